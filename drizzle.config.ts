@@ -1,0 +1,8 @@
+import { defineConfig } from 'drizzle-kit';
+
+export default defineConfig({
+  dialect: 'sqlite',
+  schema: './db/schema/index.ts',
+  out: './db/migrations',
+  dbCredentials: { url: process.env.ERAWATCH_DB ?? './data/erawatch.db' },
+});

@@ -1,0 +1,146 @@
+// The probe's data contract. The poller, the store, the rollout analysis, the API and the UI all read
+// these shapes, so a change here is a change of contract: extend, do not rename.
+
+export const CLIENT_ERAS = ['modern', 'legacy', 'unavailable'] as const;
+export type ClientEra = (typeof CLIENT_ERAS)[number];
+
+export const SERVED_ERAS = ['modern-only', 'dual-era', 'legacy-only', 'unknown'] as const;
+export type ServedEra = (typeof SERVED_ERAS)[number];
+
+export const PROBE_STEPS = ['discover', 'discover-retry', 'initialize', 'audit'] as const;
+export type ProbeStep = (typeof PROBE_STEPS)[number];
+
+/** What one request/response exchange came to. `result` and `rpc_error` are protocol answers; the rest are not. */
+export const OUTCOMES = [
+  'result',
+  'rpc_error',
+  'timeout',
+  'refused',
+  'reset',
+  'closed',
+  'empty',
+  'invalid_json',
+  'not_jsonrpc',
+  'wrong_id',
+  'body_too_large',
+  'redirect_refused',
+  'http_5xx',
+  'http_4xx',
+  'auth_required',
+  'unsupported_content_type',
+  'egress_refused',
+  'dns_failed',
+  'tls_error',
+  'network_error',
+  'process_exited',
+  'spawn_failed',
+] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+export const LEGACY_CHECKS = [
+  'id_match',
+  'single_result',
+  'protocol_version',
+  'capabilities_object',
+  'server_info',
+] as const;
+export type LegacyCheckName = (typeof LEGACY_CHECKS)[number];
+
+export interface LegacyCheck {
+  name: LegacyCheckName;
+  passed: boolean;
+  detail?: string;
+}
+
+export interface RpcErrorInfo {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export interface EvidenceStep {
+  step: ProbeStep;
+  method: string;
+  protocolVersion: string;
+  requestId: string | number;
+  httpStatus: number | null;
+  contentType: string | null;
+  outcome: Outcome;
+  rpcError: RpcErrorInfo | null;
+  elapsedMs: number;
+  /** Human detail: the socket error, the failed check, the anomaly. */
+  detail?: string;
+  /** The five positive-evidence checks, on `initialize` and `audit` steps that got as far as a response. */
+  checks?: LegacyCheck[];
+  /** True when the server issued an Mcp-Session-Id (which the probe then ended with DELETE). */
+  sessionIssued?: boolean;
+}
+
+export interface ServerInfo {
+  name: string;
+  version: string;
+}
+
+export interface CacheHint {
+  ttlMs: number;
+  cacheScope: string;
+}
+
+export interface Verdict {
+  url: string;
+  verdict: ClientEra;
+  /** Machine code: discover_result, negotiated_after_32022, modern_incompatible, legacy_positive_evidence, ambiguous_not_allowlisted, legacy_check_failed:<check>, timeout, ... */
+  reason: string;
+  negotiatedVersion: string | null;
+  /** Every revision seen served, newest first. */
+  supported: string[];
+  servedEras: ServedEra;
+  serverInfo: ServerInfo | null;
+  cache: CacheHint | null;
+  initializeSent: boolean;
+  /** Set when the server's answers contradict themselves, e.g. a -32022 listing only handshake-era revisions. */
+  anomaly: string | null;
+  evidence: EvidenceStep[];
+  /** Epoch ms when the probe started, and its total duration. */
+  probedAt: number;
+  durationMs: number;
+  /** The IP actually connected to, when known. */
+  address: string | null;
+  /** Value of the target's attribution response header (e.g. x-served-by), when configured and present. */
+  servedBy: string | null;
+}
+
+export interface ProbeTarget {
+  url: string;
+  /** Connect to this IP instead of resolving the URL's host; Host header and TLS SNI stay the URL's. */
+  connectAddress?: string;
+  /** Static request headers (auth), values already resolved. */
+  headers?: Record<string, string>;
+  allowLegacy?: boolean;
+  auditLegacy?: boolean;
+  /** Response header whose value names the node that answered (for samples through a balancer). */
+  attributionHeader?: string;
+}
+
+export interface ProbeOptions {
+  /** Modern revisions we speak, newest first. */
+  modernVersions: string[];
+  /** Handshake-era revisions we accept as positive legacy evidence, newest first. */
+  legacyVersions: string[];
+  timeoutMs: number;
+  legacyProbeTimeoutMs: number;
+  maxBodyBytes: number;
+  clientInfo: ServerInfo;
+}
+
+export const DEFAULT_MODERN_VERSIONS = ['2026-07-28'] as const;
+export const DEFAULT_LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'] as const;
+
+export const DEFAULT_PROBE_OPTIONS: ProbeOptions = {
+  modernVersions: [...DEFAULT_MODERN_VERSIONS],
+  legacyVersions: [...DEFAULT_LEGACY_VERSIONS],
+  timeoutMs: 5_000,
+  legacyProbeTimeoutMs: 3_000,
+  maxBodyBytes: 1024 * 1024,
+  clientInfo: { name: 'erawatch', version: '0.1.0' },
+};

@@ -1,0 +1,64 @@
+// The balancer registration contract, shared by the store, the REST API, the config file and the UI.
+// Client-safe: no database imports.
+import { z } from 'zod';
+import { DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
+
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .max(2048, 'must be at most 2048 characters');
+
+const revision = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a revision date like 2025-11-25');
+
+const headerName = z
+  .string()
+  .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, 'must be a valid HTTP header name')
+  .max(100);
+
+/** A header value is stored as given; `env:NAME` is resolved from the environment at probe time. */
+const headerValue = z
+  .string()
+  .max(4096)
+  .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks');
+
+export const BalancerName = z
+  .string()
+  .trim()
+  .min(1, 'is required')
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'may use letters, digits, spaces, dots, dashes and underscores');
+
+const balancerFields = {
+  name: BalancerName,
+  publicUrl: httpUrl,
+  nodeUrls: z.array(httpUrl).max(1000, 'at most 1000 node URLs').default([]),
+  resolveDns: z.boolean().default(false),
+  samplesPerCycle: z.int().min(0).max(50).default(4),
+  intervalMs: z.int().min(1_000).max(86_400_000).default(30_000),
+  timeoutMs: z.int().min(100).max(60_000).default(5_000),
+  legacyProbeTimeoutMs: z.int().min(100).max(60_000).default(3_000),
+  allowLegacy: z.boolean().default(false),
+  auditLegacy: z.boolean().default(false),
+  legacyVersions: z
+    .array(revision)
+    .min(1)
+    .max(20)
+    .default([...DEFAULT_LEGACY_VERSIONS]),
+  headers: z.record(headerName, headerValue).default({}),
+  attributionHeader: headerName.nullable().default(null),
+};
+
+function deadlineBelowInterval(b: { timeoutMs: number; legacyProbeTimeoutMs: number; intervalMs: number }) {
+  return b.timeoutMs * 2 + b.legacyProbeTimeoutMs < b.intervalMs;
+}
+const deadlineMessage = {
+  message: 'the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs) must stay below intervalMs',
+  path: ['timeoutMs'],
+};
+
+export const CreateBalancerInput = z.object(balancerFields).refine(deadlineBelowInterval, deadlineMessage);
+export type CreateBalancerInput = z.input<typeof CreateBalancerInput>;
+export type BalancerSettings = z.output<typeof CreateBalancerInput>;
+
+/** Partial update; the merged result is validated again with CreateBalancerInput. */
+export const UpdateBalancerInput = z.object(balancerFields).partial();
+export type UpdateBalancerInput = z.input<typeof UpdateBalancerInput>;
