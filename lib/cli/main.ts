@@ -1,5 +1,40 @@
-import { z } from 'zod';
+// `erawatch <command> [args]`: each command is a module in ./commands exporting `run(argv)`, loaded on demand
+// so that `erawatch probe` does not pay for the database or the web server.
+const COMMANDS: Record<string, { summary: string; file: string }> = {
+  probe: { summary: 'probe one MCP endpoint and print its era verdict', file: 'probe' },
+  demo: { summary: 'run the dashboard with an embedded demo fleet', file: 'demo' },
+  poller: { summary: 'run the poller as its own process', file: 'poller' },
+  'db-migrate': { summary: 'apply database migrations', file: 'db-migrate' },
+  config: { summary: 'config export: write current registrations as YAML', file: 'config' },
+  'host-check': { summary: 'check an agent host startup from host.yaml', file: 'host-check' },
+  bench: { summary: 'run a benchmark: probe | poller | api | ui', file: 'bench' },
+};
+
+function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)} ${c.summary}`);
+  return `usage: erawatch <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+}
+
 export async function main(argv: string[]): Promise<number> {
-  console.log('erawatch', argv, z.string().parse('ok'));
-  return 0;
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage());
+    return name ? 0 : 2;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    process.stderr.write(`erawatch: unknown command '${name}'\n${usage()}`);
+    return 2;
+  }
+  let mod: { run(argv: string[]): Promise<number> };
+  try {
+    mod = (await import(`./commands/${command.file}.ts`)) as { run(argv: string[]): Promise<number> };
+  } catch (err) {
+    if (err instanceof Error && /Cannot find module|ERR_MODULE_NOT_FOUND/.test(err.message)) {
+      process.stderr.write(`erawatch: '${name}' is not available in this build\n`);
+      return 2;
+    }
+    throw err;
+  }
+  return mod.run(rest);
 }

@@ -33,7 +33,7 @@ export interface RunningPeer {
 const serversDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'servers');
 const require = createRequire(import.meta.url);
 
-function commandFor(kind: PeerKind, opts: PeerOptions): { args: string[]; env: NodeJS.ProcessEnv } {
+function commandFor(kind: PeerKind, opts: PeerOptions): { args: string[]; env: Record<string, string> } {
   const host = opts.host ?? '127.0.0.1';
   const common = ['--port', String(opts.port ?? 0), '--host', host];
   if (opts.name) common.push('--name', opts.name);
@@ -90,7 +90,10 @@ function waitForPort(child: ChildProcess, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`peer did not start within ${timeoutMs} ms: ${err}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`peer did not start within ${timeoutMs} ms: ${err}`)),
+      timeoutMs,
+    );
     child.stderr?.on('data', (chunk: Buffer) => {
       err = (err + chunk.toString()).slice(-2000);
     });

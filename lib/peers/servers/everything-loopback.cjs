@@ -8,7 +8,9 @@ http.Server.prototype.listen = function patchedListen(...args) {
   const callback = args.find((a) => typeof a === 'function');
   this.once('listening', () => {
     const address = this.address();
-    process.stdout.write(JSON.stringify({ port: address && typeof address === 'object' ? address.port : null }) + '\n');
+    process.stdout.write(
+      JSON.stringify({ port: address && typeof address === 'object' ? address.port : null }) + '\n',
+    );
   });
   return listen.call(this, port, host, callback);
 };

@@ -27,9 +27,13 @@ const name = values.name || `erawatch-peer-v1-${values.mode}`;
 
 function makeServer() {
   const server = new McpServer({ name, version: values.version }, { instructions: 'Erawatch peer.' });
-  server.registerTool('echo', { description: 'Echo the given text', inputSchema: { text: z.string() } }, async ({ text }) => ({
-    content: [{ type: 'text', text }],
-  }));
+  server.registerTool(
+    'echo',
+    { description: 'Echo the given text', inputSchema: { text: z.string() } },
+    async ({ text }) => ({
+      content: [{ type: 'text', text }],
+    }),
+  );
   return server;
 }
 
@@ -38,7 +42,8 @@ app.use(express.json({ limit: '4mb' }));
 // Every JSON-RPC method the server saw, so tests can assert on the server side what a probe sent.
 const received = [];
 app.use((req, _res, next) => {
-  if (req.method === 'POST') received.push({ method: typeof req.body?.method === 'string' ? req.body.method : null });
+  if (req.method === 'POST')
+    received.push({ method: typeof req.body?.method === 'string' ? req.body.method : null });
   else if (req.method === 'DELETE') received.push({ httpMethod: 'DELETE' });
   next();
 });
@@ -72,7 +77,13 @@ if (values.mode === 'stateless') {
       transport = created;
     }
     if (!transport) {
-      res.status(400).json({ jsonrpc: '2.0', error: { code: -32000, message: 'Bad Request: No valid session ID provided' }, id: null });
+      res
+        .status(400)
+        .json({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Bad Request: No valid session ID provided' },
+          id: null,
+        });
       return;
     }
     await transport.handleRequest(req, res, req.body);
