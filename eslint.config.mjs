@@ -3,7 +3,17 @@ import tseslint from 'typescript-eslint';
 import nextVitals from 'eslint-config-next/core-web-vitals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.next/', 'data/', 'db/migrations/', 'test-results/', 'next-env.d.ts', 'bench-results/'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.next/',
+      'data/',
+      'db/migrations/',
+      'test-results/',
+      'next-env.d.ts',
+      'bench-results/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   ...nextVitals,
@@ -15,7 +25,20 @@ export default tseslint.config(
     },
   },
   {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     files: ['**/*.mjs', '**/*.cjs'],
-    languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly' } },
+    languageOptions: {
+      globals: {
+        process: 'readonly',
+        console: 'readonly',
+        URL: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
   },
 );

@@ -77,13 +77,11 @@ if (values.mode === 'stateless') {
       transport = created;
     }
     if (!transport) {
-      res
-        .status(400)
-        .json({
-          jsonrpc: '2.0',
-          error: { code: -32000, message: 'Bad Request: No valid session ID provided' },
-          id: null,
-        });
+      res.status(400).json({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: 'Bad Request: No valid session ID provided' },
+        id: null,
+      });
       return;
     }
     await transport.handleRequest(req, res, req.body);
