@@ -1,0 +1,63 @@
+// A real v2 SDK MCP server (@modelcontextprotocol/server 2.4.0) over stdio, as an agent host launches it.
+// node v2-stdio.mjs [--name N] [--version V] [--tools echo,search] [--legacy serve|reject]
+//   [--slow-first-ms N] [--chatter] [--record FILE]
+// --slow-first-ms holds every request until N ms after the first one arrived (a server slow to start);
+// --chatter logs each message to stderr; --record appends every received method to FILE.
+import { parseArgs } from 'node:util';
+import { McpServer } from '@modelcontextprotocol/server';
+import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import * as z from 'zod';
+import { logLine, splitList, wrapTransport } from './common-stdio.mjs';
+
+const { values } = parseArgs({
+  options: {
+    name: { type: 'string', default: 'erawatch-peer-v2-stdio' },
+    version: { type: 'string', default: '2.4.0' },
+    tools: { type: 'string', default: 'echo' },
+    legacy: { type: 'string', default: 'serve' },
+    'slow-first-ms': { type: 'string', default: '0' },
+    chatter: { type: 'boolean', default: false },
+    record: { type: 'string' },
+  },
+});
+if (values.legacy !== 'serve' && values.legacy !== 'reject') {
+  console.error(`unknown legacy mode ${values.legacy}`);
+  process.exit(2);
+}
+const tools = splitList(values.tools);
+if (values.chatter) logLine(`${values.name} starting; tools: ${tools.join(', ')}`);
+
+const inner = new StdioServerTransport();
+const transport = wrapTransport(inner, {
+  recordPath: values.record,
+  holdFirstMs: Number(values['slow-first-ms']),
+});
+if (values.chatter) {
+  const send = transport.send;
+  transport.send = (message, options) => {
+    logLine(`answered id ${message?.id ?? '-'}`);
+    return send(message, options);
+  };
+}
+
+serveStdio(
+  () => {
+    const server = new McpServer(
+      { name: values.name, version: values.version },
+      { instructions: 'Erawatch stdio peer.' },
+    );
+    for (const tool of tools) {
+      server.registerTool(
+        tool,
+        { description: `${tool} from ${values.name}`, inputSchema: z.object({ text: z.string() }) },
+        async ({ text }) => ({ content: [{ type: 'text', text }] }),
+      );
+    }
+    return server;
+  },
+  {
+    legacy: values.legacy,
+    transport,
+    onerror: (error) => logLine(`error: ${error.message}`),
+  },
+);
