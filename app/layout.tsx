@@ -1,15 +1,43 @@
 import type { Metadata } from 'next';
+import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { Nav } from '@/components/nav';
+import { Providers } from '@/components/providers';
+import { readRefreshMs } from '@/lib/query/refresh';
+import './globals.css';
+
+// Every screen shows live fleet data, and the refresh interval is read from the environment at run time.
+export const dynamic = 'force-dynamic';
 
 export const metadata: Metadata = {
-  title: 'Erawatch',
+  title: { default: 'Erawatch', template: '%s · Erawatch' },
   description: 'MCP era rollout monitor',
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body>{children}</body>
+      <body>
+        <a className="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header className="topbar">
+          <Link href="/" className="brand">
+            <svg className="brand-mark" viewBox="0 0 16 16" width="18" height="18" aria-hidden="true">
+              <circle cx="8" cy="8" r="7" fill="none" stroke="currentColor" strokeWidth="1.6" />
+              <path d="M8 1a7 7 0 0 1 0 14z" fill="currentColor" />
+            </svg>
+            Erawatch
+          </Link>
+          <Nav />
+          <span className="topbar-note">MCP era rollout monitor · target revision 2026-07-28</span>
+        </header>
+        <Providers refreshMs={readRefreshMs(process.env)}>
+          <main id="main" className="main">
+            {children}
+          </main>
+        </Providers>
+      </body>
     </html>
   );
 }

@@ -1,0 +1,31 @@
+import { QueryClient, defaultShouldDehydrateQuery, isServer } from '@tanstack/react-query';
+
+/** Default live refresh of every dashboard query, overridable by ERAWATCH_UI_REFRESH_MS on the server. */
+export const DEFAULT_REFRESH_MS = 2_000;
+
+export function makeQueryClient(refreshMs: number = DEFAULT_REFRESH_MS): QueryClient {
+  return new QueryClient({
+    defaultOptions: {
+      queries: {
+        // Server-prefetched data is fresh on arrival; the interval keeps it live without reloads.
+        staleTime: Math.min(refreshMs, 5_000),
+        refetchInterval: refreshMs,
+        refetchIntervalInBackground: false,
+        retry: 1,
+      },
+      dehydrate: {
+        shouldDehydrateQuery: (query) =>
+          defaultShouldDehydrateQuery(query) || query.state.status === 'pending',
+      },
+    },
+  });
+}
+
+let browserClient: QueryClient | undefined;
+
+/** One client per server request, one per browser tab. */
+export function getQueryClient(refreshMs?: number): QueryClient {
+  if (isServer) return makeQueryClient(refreshMs);
+  browserClient ??= makeQueryClient(refreshMs);
+  return browserClient;
+}
