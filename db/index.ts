@@ -1,0 +1,104 @@
+// The one database handle (server-only): opens SQLite, sets the pragmas, applies committed migrations.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import * as schema from './schema';
+
+export type Db = BetterSQLite3Database<typeof schema>;
+/** A drizzle handle inside a transaction (the same connection); queries taking `tx` accept either. */
+export type Tx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+
+export interface Store {
+  db: Db;
+  sqlite: Database.Database;
+  file: string;
+  close(): void;
+}
+
+export const DEFAULT_DB_FILE = './data/erawatch.db';
+
+export function dbFileFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+  return env.ERAWATCH_DB && env.ERAWATCH_DB.trim() !== '' ? env.ERAWATCH_DB : DEFAULT_DB_FILE;
+}
+
+/** The committed migrations: next to this file in the source tree, else under the working directory (bundled). */
+export function migrationsFolder(): string {
+  const candidates = [
+    process.env.ERAWATCH_MIGRATIONS,
+    safeDirOf(import.meta.url, 'migrations'),
+    path.join(process.cwd(), 'db', 'migrations'),
+  ];
+  for (const dir of candidates) {
+    if (dir && fs.existsSync(path.join(dir, 'meta', '_journal.json'))) return dir;
+  }
+  throw new Error(`database migrations not found (looked in ${candidates.filter(Boolean).join(', ')})`);
+}
+
+function safeDirOf(url: string, sub: string): string | undefined {
+  try {
+    return path.join(path.dirname(fileURLToPath(url)), sub);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, and migrates. */
+export function openDb(file: string = dbFileFromEnv()): Store {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const sqlite = new Database(file);
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode keeps every committed transaction across a process crash (not across power loss).
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    const db = drizzle(sqlite, { schema });
+    applyMigrations(db);
+    return {
+      db,
+      sqlite,
+      file,
+      close() {
+        if (sqlite.open) sqlite.close();
+      },
+    };
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
+}
+
+// Two processes opening a fresh file at once may race on the same migration; the loser sees the winner's
+// tables, so one retry (which then finds the migration recorded) settles it.
+function applyMigrations(db: Db): void {
+  const folder = migrationsFolder();
+  try {
+    migrate(db, { migrationsFolder: folder });
+  } catch (err) {
+    if (!(err instanceof Error && /already exists/.test(err.message))) throw err;
+    migrate(db, { migrationsFolder: folder });
+  }
+}
+
+/** Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so no upgrade deadlock. */
+export function writeTransaction<T>(store: Store, fn: (tx: Db) => T): T {
+  return store.sqlite.transaction(() => fn(store.db)).immediate();
+}
+
+const GLOBAL_KEY = Symbol.for('erawatch.store');
+type GlobalWithStore = typeof globalThis & { [GLOBAL_KEY]?: Store };
+
+/** The process-wide store (one per process, survives dev-server module reloads), at ERAWATCH_DB. */
+export function getStore(): Store {
+  const g = globalThis as GlobalWithStore;
+  const existing = g[GLOBAL_KEY];
+  if (existing && existing.sqlite.open) return existing;
+  const store = openDb(dbFileFromEnv());
+  g[GLOBAL_KEY] = store;
+  return store;
+}
+
+export { schema };

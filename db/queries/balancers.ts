@@ -1,0 +1,190 @@
+import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
+import {
+  CreateBalancerInput,
+  UpdateBalancerInput,
+  type BalancerSettings,
+  type CreateBalancerInput as CreateBalancerInputType,
+  type UpdateBalancerInput as UpdateBalancerInputType,
+} from '@/lib/schemas/balancer';
+import { writeTransaction, type Store } from '../index';
+import { newId } from '../ids';
+import { balancers, balancerStates, type BalancerRow } from '../schema';
+
+export interface Balancer extends BalancerSettings {
+  id: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface BalancerSummary {
+  /** `uniform`, `non-uniform`, … as the latest analysis put it; null before the first cycle. */
+  status: string;
+  severity: string | null;
+  degraded: boolean;
+  analyzedAt: number;
+}
+
+export interface BalancerListItem extends Balancer {
+  summary: BalancerSummary | null;
+}
+
+export interface ListBalancersOptions {
+  limit?: number;
+  cursor?: string | null;
+  q?: string | null;
+}
+
+function toBalancer(row: BalancerRow): Balancer {
+  return {
+    id: row.id,
+    name: row.name,
+    publicUrl: row.publicUrl,
+    nodeUrls: row.nodeUrls,
+    resolveDns: row.resolveDns,
+    samplesPerCycle: row.samplesPerCycle,
+    intervalMs: row.intervalMs,
+    timeoutMs: row.timeoutMs,
+    legacyProbeTimeoutMs: row.legacyProbeTimeoutMs,
+    allowLegacy: row.allowLegacy,
+    auditLegacy: row.auditLegacy,
+    legacyVersions: row.legacyVersions,
+    headers: row.headers,
+    attributionHeader: row.attributionHeader,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function parseSettings(input: unknown): BalancerSettings {
+  const parsed = CreateBalancerInput.safeParse(input);
+  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
+  return parsed.data;
+}
+
+function assertNameFree(store: Store, name: string, exceptId: string | null): void {
+  const clash = store.db.select({ id: balancers.id }).from(balancers).where(eq(balancers.name, name)).get();
+  if (clash && clash.id !== exceptId) throw new ConflictError(`a balancer named '${name}' already exists`);
+}
+
+/** Validates and stores a new balancer. Duplicate name: ConflictError; bad input: ValidationError. */
+export function createBalancer(
+  store: Store,
+  input: CreateBalancerInputType,
+  now: number = Date.now(),
+): Balancer {
+  const settings = parseSettings(input);
+  return writeTransaction(store, (tx) => {
+    assertNameFree(store, settings.name, null);
+    const row = tx
+      .insert(balancers)
+      .values({ id: newId('bal'), ...settings, createdAt: now, updatedAt: now })
+      .returning()
+      .get();
+    return toBalancer(row);
+  });
+}
+
+export function getBalancer(store: Store, id: string): Balancer {
+  const row = store.db.select().from(balancers).where(eq(balancers.id, id)).get();
+  if (!row) throw new NotFoundError('balancer', id);
+  return toBalancer(row);
+}
+
+export function getBalancerByName(store: Store, name: string): Balancer {
+  const row = store.db.select().from(balancers).where(eq(balancers.name, name)).get();
+  if (!row) throw new NotFoundError('balancer', name);
+  return toBalancer(row);
+}
+
+export function encodeCursor(value: string): string {
+  return Buffer.from(value, 'utf8').toString('base64url');
+}
+
+function decodeCursor(cursor: string): string {
+  const value = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (value === '' || encodeCursor(value) !== cursor) {
+    throw new ValidationError([{ path: 'cursor', message: 'is not a cursor this API issued' }]);
+  }
+  return value;
+}
+
+export function clampLimit(limit: number | undefined, fallback: number, max: number): number {
+  if (limit === undefined) return fallback;
+  if (!Number.isInteger(limit) || limit < 1 || limit > max) {
+    throw new ValidationError([{ path: 'limit', message: `must be an integer from 1 to ${max}` }]);
+  }
+  return limit;
+}
+
+/** Balancers by name, each with its latest analysis summary; `q` matches a substring of the name. */
+export function listBalancers(
+  store: Store,
+  opts: ListBalancersOptions = {},
+): { items: BalancerListItem[]; nextCursor: string | null } {
+  const limit = clampLimit(opts.limit, 50, 500);
+  const after = opts.cursor ? decodeCursor(opts.cursor) : null;
+  const q = opts.q?.trim() ?? '';
+  if (q.length > 100) throw new ValidationError([{ path: 'q', message: 'must be at most 100 characters' }]);
+  const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const rows = store.db
+    .select({ b: balancers, s: balancerStates })
+    .from(balancers)
+    .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
+    .where(
+      and(
+        after === null ? undefined : gt(balancers.name, after),
+        q === '' ? undefined : sql`${balancers.name} LIKE ${pattern} ESCAPE '\\'`,
+      ),
+    )
+    .orderBy(asc(balancers.name))
+    .limit(limit + 1)
+    .all();
+  const page = rows.slice(0, limit);
+  const items = page.map(({ b, s }) => ({
+    ...toBalancer(b),
+    summary: s
+      ? { status: s.status, severity: s.severity, degraded: s.degraded, analyzedAt: s.analyzedAt }
+      : null,
+  }));
+  const last = page[page.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.b.name) : null };
+}
+
+/** Applies the fields present in `patch`; the merged settings are validated as a whole. */
+export function updateBalancer(
+  store: Store,
+  id: string,
+  patch: UpdateBalancerInputType,
+  now: number = Date.now(),
+): Balancer {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
+    throw new ValidationError([{ path: '', message: 'must be an object' }]);
+  }
+  const parsed = UpdateBalancerInput.safeParse(patch);
+  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
+  // zod applies defaults inside partial(): keep only the keys the caller actually sent.
+  const sent = new Set(Object.keys(patch));
+  const changes = Object.fromEntries(Object.entries(parsed.data).filter(([k]) => sent.has(k)));
+  return writeTransaction(store, (tx) => {
+    const current = getBalancer(store, id);
+    const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = current;
+    const merged = parseSettings({ ...settings, ...changes });
+    assertNameFree(store, merged.name, id);
+    const row = tx
+      .update(balancers)
+      .set({ ...merged, updatedAt: now })
+      .where(eq(balancers.id, id))
+      .returning()
+      .get();
+    return toBalancer(row);
+  });
+}
+
+/** Deletes a balancer with its nodes, states, history, rollups, events, windows and analysis. */
+export function deleteBalancer(store: Store, id: string): void {
+  writeTransaction(store, (tx) => {
+    const res = tx.delete(balancers).where(eq(balancers.id, id)).run();
+    if (res.changes === 0) throw new NotFoundError('balancer', id);
+  });
+}

@@ -1,0 +1,119 @@
+import { and, desc, eq, gte, lt } from 'drizzle-orm';
+import { ValidationError, type FieldIssue } from '@/lib/errors';
+import type { Store, Tx } from '../index';
+import { newId } from '../ids';
+import { EVENT_TYPES, events, type EventRow, type EventType } from '../schema';
+import { clampLimit, encodeCursor } from './balancers';
+
+export interface EventDraft {
+  type: EventType;
+  balancerId: string;
+  nodeId?: string | null;
+  /** Epoch ms of the transition. */
+  at: number;
+  data?: Record<string, unknown>;
+}
+
+export interface StoredEvent {
+  id: string;
+  seq: number;
+  balancerId: string;
+  nodeId: string | null;
+  type: EventType;
+  at: number;
+  data: Record<string, unknown>;
+}
+
+function toEvent(r: EventRow): StoredEvent {
+  return { ...r, type: r.type as EventType };
+}
+
+function validateDraft(d: EventDraft, i: number): FieldIssue[] {
+  const issues: FieldIssue[] = [];
+  if (!(EVENT_TYPES as readonly string[]).includes(d.type)) {
+    issues.push({ path: `${i}.type`, message: `must be one of ${EVENT_TYPES.join(', ')}` });
+  }
+  if (typeof d.balancerId !== 'string' || d.balancerId === '')
+    issues.push({ path: `${i}.balancerId`, message: 'is required' });
+  if (!Number.isInteger(d.at) || d.at < 0)
+    issues.push({ path: `${i}.at`, message: 'must be epoch milliseconds' });
+  return issues;
+}
+
+/**
+ * The single place events are written. Call it inside the transaction that writes the state change, so
+ * the event (and anything written beside it, such as webhook deliveries) commits or rolls back with it.
+ */
+export function insertEvents(tx: Tx, drafts: EventDraft[]): StoredEvent[] {
+  const issues = drafts.flatMap(validateDraft);
+  if (issues.length > 0) throw new ValidationError(issues);
+  const out: StoredEvent[] = [];
+  for (const d of drafts) {
+    const row = tx
+      .insert(events)
+      .values({
+        id: newId('evt'),
+        balancerId: d.balancerId,
+        nodeId: d.nodeId ?? null,
+        type: d.type,
+        at: d.at,
+        data: d.data ?? {},
+      })
+      .returning()
+      .get();
+    out.push(toEvent(row));
+  }
+  return out;
+}
+
+export interface ListEventsOptions {
+  balancerId?: string;
+  type?: string;
+  since?: number;
+  until?: number;
+  cursor?: string | null;
+  limit?: number;
+}
+
+/** Newest first; `since` inclusive, `until` exclusive (epoch ms); `cursor` continues a previous page. */
+export function listEvents(
+  store: Store,
+  opts: ListEventsOptions = {},
+): { items: StoredEvent[]; nextCursor: string | null } {
+  const limit = clampLimit(opts.limit, 100, 1000);
+  const issues: FieldIssue[] = [];
+  if (opts.type !== undefined && !(EVENT_TYPES as readonly string[]).includes(opts.type)) {
+    issues.push({ path: 'type', message: `must be one of ${EVENT_TYPES.join(', ')}` });
+  }
+  if (opts.since !== undefined && !Number.isFinite(opts.since))
+    issues.push({ path: 'since', message: 'must be epoch milliseconds' });
+  if (opts.until !== undefined && !Number.isFinite(opts.until))
+    issues.push({ path: 'until', message: 'must be epoch milliseconds' });
+  let before: number | null = null;
+  if (opts.cursor) {
+    const decoded = Buffer.from(opts.cursor, 'base64url').toString('utf8');
+    const n = Number(decoded);
+    if (!/^\d+$/.test(decoded) || encodeCursor(decoded) !== opts.cursor) {
+      issues.push({ path: 'cursor', message: 'is not a cursor this API issued' });
+    } else before = n;
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  const rows = store.db
+    .select()
+    .from(events)
+    .where(
+      and(
+        opts.balancerId !== undefined ? eq(events.balancerId, opts.balancerId) : undefined,
+        opts.type !== undefined ? eq(events.type, opts.type) : undefined,
+        opts.since !== undefined ? gte(events.at, opts.since) : undefined,
+        opts.until !== undefined ? lt(events.at, opts.until) : undefined,
+        before !== null ? lt(events.seq, before) : undefined,
+      ),
+    )
+    .orderBy(desc(events.seq))
+    .limit(limit + 1)
+    .all();
+  const page = rows.slice(0, limit).map(toEvent);
+  const last = page[page.length - 1];
+  return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(String(last.seq)) : null };
+}

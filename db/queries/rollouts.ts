@@ -1,0 +1,69 @@
+import { and, eq, isNull } from 'drizzle-orm';
+import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '@/lib/errors';
+import { writeTransaction, type Store } from '../index';
+import { newId } from '../ids';
+import { balancers, rolloutWindows, type RolloutWindowRow } from '../schema';
+
+export type RolloutWindow = RolloutWindowRow;
+
+/** Declares a rollout window; one open window per balancer (a second is a ConflictError). */
+export function openRolloutWindow(
+  store: Store,
+  balancerId: string,
+  input: { target: string; deadline: number },
+  now: number = Date.now(),
+): RolloutWindow {
+  const issues: FieldIssue[] = [];
+  if (typeof input?.target !== 'string' || input.target.trim() === '')
+    issues.push({ path: 'target', message: 'is required' });
+  else if (input.target.length > 500)
+    issues.push({ path: 'target', message: 'must be at most 500 characters' });
+  if (typeof input?.deadline !== 'number' || !Number.isInteger(input.deadline)) {
+    issues.push({ path: 'deadline', message: 'must be epoch milliseconds' });
+  } else if (input.deadline <= now) issues.push({ path: 'deadline', message: 'must be in the future' });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return writeTransaction(store, (tx) => {
+    const b = tx.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, balancerId)).get();
+    if (!b) throw new NotFoundError('balancer', balancerId);
+    const open = getOpenWindow(store, balancerId);
+    if (open)
+      throw new ConflictError(`balancer '${balancerId}' already has an open rollout window (${open.id})`);
+    return tx
+      .insert(rolloutWindows)
+      .values({
+        id: newId('win'),
+        balancerId,
+        target: input.target.trim(),
+        deadline: input.deadline,
+        openedAt: now,
+        closedAt: null,
+      })
+      .returning()
+      .get();
+  });
+}
+
+export function closeRolloutWindow(store: Store, windowId: string, now: number = Date.now()): RolloutWindow {
+  return writeTransaction(store, (tx) => {
+    const w = tx.select().from(rolloutWindows).where(eq(rolloutWindows.id, windowId)).get();
+    if (!w) throw new NotFoundError('rollout window', windowId);
+    if (w.closedAt !== null) throw new ConflictError(`rollout window '${windowId}' is already closed`);
+    const updated = tx
+      .update(rolloutWindows)
+      .set({ closedAt: now })
+      .where(eq(rolloutWindows.id, windowId))
+      .returning()
+      .get();
+    return updated ?? { ...w, closedAt: now };
+  });
+}
+
+export function getOpenWindow(store: Store, balancerId: string): RolloutWindow | null {
+  return (
+    store.db
+      .select()
+      .from(rolloutWindows)
+      .where(and(eq(rolloutWindows.balancerId, balancerId), isNull(rolloutWindows.closedAt)))
+      .get() ?? null
+  );
+}

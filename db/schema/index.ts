@@ -1,0 +1,10 @@
+// Every table, one file per entity. drizzle.config.ts points here; add a line when adding a table.
+export * from './balancers';
+export * from './nodes';
+export * from './node-states';
+export * from './node-history';
+export * from './rollups';
+export * from './events';
+export * from './rollout-windows';
+export * from './balancer-states';
+export * from './poller-lease';

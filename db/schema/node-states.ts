@@ -1,0 +1,23 @@
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { Verdict } from '@/lib/probe/types';
+import { nodes } from './nodes';
+
+/** The latest verdict of each node, updated in place every probe. */
+export const nodeStates = sqliteTable('node_states', {
+  nodeId: text('node_id')
+    .primaryKey()
+    .references(() => nodes.id, { onDelete: 'cascade' }),
+  verdict: text('verdict', { mode: 'json' }).$type<Verdict>().notNull(),
+  fingerprintKey: text('fingerprint_key').notNull(),
+  clientEra: text('client_era').notNull(),
+  reason: text('reason').notNull(),
+  probedAt: integer('probed_at').notNull(),
+  durationMs: integer('duration_ms').notNull(),
+  /** Since the fingerprint last changed. */
+  fingerprintSince: integer('fingerprint_since').notNull(),
+  probes: integer('probes').notNull(),
+  failures: integer('failures').notNull(),
+  consecutiveFailures: integer('consecutive_failures').notNull(),
+});
+
+export type NodeStateRow = typeof nodeStates.$inferSelect;

@@ -1,0 +1,30 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { balancers } from './balancers';
+
+/** How a node came to be known: a listed URL, a DNS address of the balancer's host, or a sample attribution. */
+export const NODE_ORIGINS = ['listed', 'dns', 'sample'] as const;
+export type NodeOrigin = (typeof NODE_ORIGINS)[number];
+
+export const nodes = sqliteTable(
+  'nodes',
+  {
+    id: text('id').primaryKey(),
+    balancerId: text('balancer_id')
+      .notNull()
+      .references(() => balancers.id, { onDelete: 'cascade' }),
+    /** Stable identity within the balancer: `listed:<url>`, `dns:<address>`, `sample:<servedBy>`. */
+    key: text('key').notNull(),
+    origin: text('origin', { enum: NODE_ORIGINS }).notNull(),
+    url: text('url').notNull(),
+    address: text('address'),
+    servedBy: text('served_by'),
+    createdAt: integer('created_at').notNull(),
+    lastSeenAt: integer('last_seen_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('nodes_balancer_key').on(t.balancerId, t.key),
+    index('nodes_balancer').on(t.balancerId),
+  ],
+);
+
+export type NodeRow = typeof nodes.$inferSelect;
