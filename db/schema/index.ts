@@ -8,3 +8,5 @@ export * from './events';
 export * from './rollout-windows';
 export * from './balancer-states';
 export * from './poller-lease';
+export * from './tokens';
+export * from './webhooks';

@@ -1,0 +1,290 @@
+// The one wrapper every /api/v1 route goes through: authenticate, rate-limit, run the handler, and map every
+// thrown error to problem+json. Handlers stay thin: parse with zod, call one lib/db function, answer.
+import type { z } from 'zod';
+import { getStore, type Store } from '@/db/index';
+import { findTokenBySecret } from '@/db/queries/tokens';
+import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
+import { currentAuthMode, isLoopbackHost, type AuthMode } from '@/lib/auth/mode';
+import { SESSION_COOKIE, readCookie, sameOrigin, verifySession } from '@/lib/auth/session';
+import { looksLikeToken, secretsEqual } from '@/lib/auth/tokens';
+import type { TokenScope } from '@/lib/schemas/token';
+import { EgressRefusedError } from '@/lib/net/egress';
+import { HttpProblem, buildProblem, problemResponse, zodIssuesToParams, type InvalidParam } from './problem';
+import { getRateLimiters } from './rate-limit';
+
+/** `read` and `write` are token scopes; `admin` (tokens, sessions) needs the admin secret, a session or local mode. */
+export type Access = 'public' | 'read' | 'write' | 'admin';
+
+export type Principal =
+  | { kind: 'token'; id: string; scope: TokenScope }
+  | { kind: 'admin'; via: 'secret' | 'session' }
+  | { kind: 'local' }
+  | { kind: 'anonymous' };
+
+export interface ApiContext<P> {
+  req: Request;
+  params: P;
+  principal: Principal;
+  store: Store;
+  now: number;
+  mode: AuthMode;
+}
+
+export const MAX_BODY_BYTES = 256 * 1024;
+const UNSAFE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function json(data: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(data), {
+    status,
+    headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
+  });
+}
+
+export function noContent(): Response {
+  return new Response(null, { status: 204, headers: { 'cache-control': 'no-store' } });
+}
+
+function unauthorized(code: string, detail: string): HttpProblem {
+  return new HttpProblem(401, code, detail, { headers: { 'www-authenticate': 'Bearer realm="erawatch"' } });
+}
+
+/** Who is calling. Throws 401/403 for credentials that are present but wrong. */
+export function authenticate(req: Request, store: Store, mode: AuthMode, now: number): Principal {
+  const header = req.headers.get('authorization');
+  if (header !== null) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1])
+      throw unauthorized('invalid_authorization', 'the Authorization header must be "Bearer <token>"');
+    const secret = match[1];
+    if (mode.adminSecret !== null && secretsEqual(secret, mode.adminSecret))
+      return { kind: 'admin', via: 'secret' };
+    const token = looksLikeToken(secret) ? findTokenBySecret(store, secret, now) : null;
+    if (!token) throw unauthorized('invalid_token', 'the bearer token is unknown or has been revoked');
+    return { kind: 'token', id: token.id, scope: token.scope };
+  }
+  const cookie = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
+  if (cookie !== null && mode.adminSecret !== null && verifySession(cookie, mode.adminSecret, now)) {
+    if (UNSAFE.has(req.method) && !sameOrigin(req)) {
+      throw new HttpProblem(
+        403,
+        'origin_mismatch',
+        'a write with a session cookie needs an Origin header equal to this server',
+      );
+    }
+    return { kind: 'admin', via: 'session' };
+  }
+  if (mode.local) {
+    // Local mode trusts this machine; the Host check stops DNS rebinding, the Origin check cross-site writes.
+    const host = req.headers.get('host') ?? new URL(req.url).host;
+    const hostname = host.replace(/:\d+$/, '');
+    if (!isLoopbackHost(hostname)) {
+      throw new HttpProblem(
+        403,
+        'host_not_loopback',
+        `local mode answers only loopback host names, not '${hostname}'`,
+      );
+    }
+    if (UNSAFE.has(req.method) && !sameOrigin(req)) {
+      throw unauthorized(
+        'credentials_required',
+        'a write needs a bearer token, or an Origin header equal to this server',
+      );
+    }
+    return { kind: 'local' };
+  }
+  return { kind: 'anonymous' };
+}
+
+function allows(principal: Principal, access: Access): boolean {
+  if (access === 'public') return true;
+  switch (principal.kind) {
+    case 'admin':
+    case 'local':
+      return true;
+    case 'token':
+      return access === 'read' || (access === 'write' && principal.scope === 'write');
+    case 'anonymous':
+      return false;
+  }
+}
+
+function requireAccess(principal: Principal, access: Access): void {
+  if (allows(principal, access)) return;
+  if (principal.kind === 'anonymous') {
+    throw unauthorized(
+      'credentials_required',
+      'this endpoint needs a bearer token (Authorization: Bearer <token>)',
+    );
+  }
+  const need =
+    access === 'admin' ? 'the admin secret or a dashboard session' : `a token with scope '${access}'`;
+  throw new HttpProblem(403, 'insufficient_scope', `this endpoint needs ${need}`);
+}
+
+function principalKey(p: Principal): string {
+  switch (p.kind) {
+    case 'token':
+      return `token:${p.id}`;
+    case 'admin':
+      return `admin:${p.via}`;
+    default:
+      return p.kind;
+  }
+}
+
+function fieldPointer(path: string): string {
+  return path === '' ? '/' : `/${path.split('.').join('/')}`;
+}
+
+/** Maps anything thrown to a problem Response; unknown errors become an opaque 500 (logged, never echoed). */
+export function errorToResponse(err: unknown): Response {
+  if (err instanceof HttpProblem) {
+    return problemResponse(buildProblem(err.status, err.code, err.message, err.errors), err.headers);
+  }
+  if (err instanceof ValidationError) {
+    const errors = err.issues.map((i) => ({ pointer: fieldPointer(i.path), detail: i.message }));
+    return problemResponse(buildProblem(422, 'validation_failed', 'the request has invalid fields', errors));
+  }
+  if (err instanceof NotFoundError) return problemResponse(buildProblem(404, 'not_found', err.message));
+  if (err instanceof ConflictError) return problemResponse(buildProblem(409, 'conflict', err.message));
+  if (err instanceof EgressRefusedError) {
+    return problemResponse(
+      buildProblem(422, 'egress_refused', err.message, [{ pointer: '/url', detail: err.message }]),
+    );
+  }
+  console.error('erawatch api: unhandled error', err instanceof Error ? err.stack : err);
+  return problemResponse(
+    buildProblem(500, 'internal', 'an internal error occurred; the server log has the details'),
+  );
+}
+
+export function withApi<P extends Record<string, string> = Record<string, never>>(
+  access: Access,
+  handler: (ctx: ApiContext<P>) => Response | Promise<Response>,
+): (req: Request, route?: { params: Promise<P> }) => Promise<Response> {
+  return async (req, route) => {
+    try {
+      const now = Date.now();
+      const mode = currentAuthMode();
+      const store = getStore();
+      const limiters = getRateLimiters();
+      let principal: Principal;
+      try {
+        principal = authenticate(req, store, mode, now);
+      } catch (err) {
+        if (
+          err instanceof HttpProblem &&
+          err.status === 401 &&
+          !limiters.failedAuth.take('auth', now).allowed
+        ) {
+          throw new HttpProblem(
+            429,
+            'too_many_failed_attempts',
+            'too many failed authentication attempts; wait a minute',
+            {
+              headers: { 'retry-after': '60' },
+            },
+          );
+        }
+        throw err;
+      }
+      requireAccess(principal, access);
+      if (principal.kind !== 'anonymous') {
+        const limit = limiters.requests.take(principalKey(principal), now);
+        if (!limit.allowed) {
+          throw new HttpProblem(429, 'rate_limited', `too many requests; retry in ${limit.retryAfterS} s`, {
+            headers: { 'retry-after': String(limit.retryAfterS) },
+          });
+        }
+      }
+      const params = route ? await route.params : ({} as P);
+      return await handler({ req, params, principal, store, now, mode });
+    } catch (err) {
+      return errorToResponse(err);
+    }
+  };
+}
+
+/** Reads a JSON body under the size cap and parses it with `schema`: 415, 413, 400 or 422 otherwise. */
+export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.output<S>> {
+  const type = req.headers.get('content-type') ?? '';
+  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type)) {
+    throw new HttpProblem(415, 'unsupported_media_type', 'send the body as application/json');
+  }
+  const declared = Number(req.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const text = await readCapped(req, MAX_BODY_BYTES);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (err) {
+    throw new HttpProblem(
+      400,
+      'malformed_json',
+      `the body is not valid JSON: ${err instanceof Error ? err.message : 'parse error'}`,
+    );
+  }
+  const parsed = schema.safeParse(body);
+  if (!parsed.success) {
+    throw new HttpProblem(422, 'validation_failed', 'the request has invalid fields', {
+      errors: zodIssuesToParams(parsed.error),
+    });
+  }
+  return parsed.data;
+}
+
+function tooLarge(): HttpProblem {
+  return new HttpProblem(413, 'body_too_large', `the body is larger than ${MAX_BODY_BYTES} bytes`);
+}
+
+async function readCapped(req: Request, cap: number): Promise<string> {
+  if (!req.body) return '';
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > cap) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Parses URL query parameters with `schema`; failures are 400 with a pointer per parameter. */
+export function readQuery<S extends z.ZodType>(req: Request, schema: S): z.output<S> {
+  const url = new URL(req.url);
+  const raw: Record<string, string> = {};
+  for (const [k, v] of url.searchParams) raw[k] = v;
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const errors: InvalidParam[] = parsed.error.issues.map((i) => ({
+      pointer: `/${i.path.map(String).join('/')}`,
+      detail: i.message,
+      in: 'query',
+    }));
+    throw new HttpProblem(400, 'invalid_query', 'the query string has invalid parameters', { errors });
+  }
+  return parsed.data;
+}
+
+/** Runs a store call whose ValidationErrors concern query parameters (cursor, limit): those are 400s. */
+export function asQueryErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (err) {
+    if (err instanceof ValidationError) {
+      const errors: InvalidParam[] = err.issues.map((i) => ({
+        pointer: fieldPointer(i.path),
+        detail: i.message,
+        in: 'query',
+      }));
+      throw new HttpProblem(400, 'invalid_query', 'the query string has invalid parameters', { errors });
+    }
+    throw err;
+  }
+}

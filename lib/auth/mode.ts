@@ -1,0 +1,60 @@
+// Where the web server listens and whether an admin secret is set decide how requests authenticate. A
+// loopback bind with no admin secret is "local mode": only this machine can connect, so the dashboard
+// may read and write without a login (writes still need a same-origin Origin). Any other bind needs the secret.
+import { isIP } from 'node:net';
+
+export const MIN_ADMIN_SECRET_LENGTH = 16;
+
+/** The host the server binds: ERAWATCH_BIND, else `next start -H/--hostname`, else all interfaces. */
+export function bindHostFrom(argv: readonly string[], env: NodeJS.ProcessEnv): string {
+  const fromEnv = env.ERAWATCH_BIND?.trim();
+  if (fromEnv) return fromEnv;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if ((arg === '-H' || arg === '--hostname') && argv[i + 1]) return argv[i + 1] ?? '';
+    const eq = /^--hostname=(.+)$/.exec(arg);
+    if (eq?.[1]) return eq[1];
+  }
+  // next start without -H listens on every interface.
+  return '0.0.0.0';
+}
+
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  if (isIP(bare) === 4) return bare.startsWith('127.');
+  if (isIP(bare) === 6) return bare === '::1' || /^::ffff:127\./i.test(bare);
+  return false;
+}
+
+export interface AuthMode {
+  adminSecret: string | null;
+  bindHost: string;
+  /** Loopback bind and no admin secret: the dashboard needs no login. */
+  local: boolean;
+}
+
+export function authModeFrom(argv: readonly string[], env: NodeJS.ProcessEnv): AuthMode {
+  const secret = env.ERAWATCH_ADMIN_SECRET?.trim() || null;
+  const bindHost = bindHostFrom(argv, env);
+  return { adminSecret: secret, bindHost, local: secret === null && isLoopbackHost(bindHost) };
+}
+
+export function currentAuthMode(): AuthMode {
+  return authModeFrom(process.argv, process.env);
+}
+
+/** Null when the server may start with this configuration, else the message to exit with. */
+export function startupRefusal(mode: AuthMode): string | null {
+  if (mode.adminSecret !== null && mode.adminSecret.length < MIN_ADMIN_SECRET_LENGTH) {
+    return `ERAWATCH_ADMIN_SECRET is too short: use at least ${MIN_ADMIN_SECRET_LENGTH} characters (for example: openssl rand -base64 32).`;
+  }
+  if (mode.adminSecret === null && !isLoopbackHost(mode.bindHost)) {
+    return (
+      `refusing to listen on ${mode.bindHost} (not loopback) without an admin secret. ` +
+      'Set ERAWATCH_ADMIN_SECRET (at least 16 characters, e.g. ERAWATCH_ADMIN_SECRET="$(openssl rand -base64 32)"), ' +
+      'or bind to loopback with `next start -H 127.0.0.1`.'
+    );
+  }
+  return null;
+}

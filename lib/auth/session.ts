@@ -1,0 +1,72 @@
+// The dashboard's login session: a stateless cookie, HMAC-signed with a key derived from the admin secret, so
+// changing the secret logs everyone out. Writes with a session also need an Origin equal to the server's own.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+export const SESSION_COOKIE = 'erawatch_session';
+export const SESSION_TTL_MS = 12 * 3_600_000;
+
+function sessionKey(adminSecret: string): Buffer {
+  return createHmac('sha256', adminSecret).update('erawatch-session-v1').digest();
+}
+
+function sign(payload: string, adminSecret: string): string {
+  return createHmac('sha256', sessionKey(adminSecret)).update(payload).digest('base64url');
+}
+
+export function issueSession(adminSecret: string, now: number): { value: string; expiresAt: number } {
+  const expiresAt = now + SESSION_TTL_MS;
+  const payload = Buffer.from(JSON.stringify({ v: 1, iat: now, exp: expiresAt })).toString('base64url');
+  return { value: `${payload}.${sign(payload, adminSecret)}`, expiresAt };
+}
+
+export function verifySession(value: string, adminSecret: string, now: number): boolean {
+  const dot = value.indexOf('.');
+  if (dot <= 0) return false;
+  const payload = value.slice(0, dot);
+  const given = Buffer.from(value.slice(dot + 1), 'base64url');
+  const expected = Buffer.from(sign(payload, adminSecret), 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+  try {
+    const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown };
+    return typeof body.exp === 'number' && body.exp > now;
+  } catch {
+    return false;
+  }
+}
+
+export function readCookie(header: string | null, name: string): string | null {
+  if (!header) return null;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
+  }
+  return null;
+}
+
+export function sessionCookie(value: string, maxAgeMs: number, secure: boolean): string {
+  const attrs = [
+    `${SESSION_COOKIE}=${value}`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Lax',
+    `Max-Age=${Math.floor(maxAgeMs / 1000)}`,
+  ];
+  if (secure) attrs.push('Secure');
+  return attrs.join('; ');
+}
+
+/** The request's own origin as the browser sees it (scheme from x-forwarded-proto when a proxy set it). */
+export function requestOrigin(req: Request): string | null {
+  const host = req.headers.get('host');
+  if (!host) return null;
+  const proto =
+    req.headers.get('x-forwarded-proto')?.split(',')[0]?.trim() || new URL(req.url).protocol.replace(':', '');
+  return `${proto}://${host}`;
+}
+
+/** True when a state-changing request comes from a page of this server. */
+export function sameOrigin(req: Request): boolean {
+  const origin = req.headers.get('origin');
+  const own = requestOrigin(req);
+  return origin !== null && own !== null && origin === own;
+}

@@ -1,0 +1,41 @@
+// Event contract as the API serves it. Client-safe.
+import { z } from 'zod';
+import { EVENT_TYPES } from '@/lib/rollout/types';
+import { Cursor, Id, Limit, TimeBound, Timestamp } from './common';
+
+export const EventType = z.enum(EVENT_TYPES, { error: `must be one of: ${EVENT_TYPES.join(', ')}` });
+
+export const EventQuery = z.object({
+  balancerId: Id.optional(),
+  type: z
+    .string()
+    .optional()
+    .transform((s, ctx) => {
+      if (s === undefined || s === '') return [];
+      const types = s.split(',');
+      for (const t of types) {
+        if (!(EVENT_TYPES as readonly string[]).includes(t)) {
+          ctx.addIssue({ code: 'custom', message: `unknown event type '${t}'` });
+          return z.NEVER;
+        }
+      }
+      return types;
+    })
+    .meta({ description: 'comma-separated event types' }),
+  since: TimeBound.optional(),
+  until: TimeBound.optional(),
+  limit: Limit,
+  cursor: Cursor.optional(),
+});
+
+export const Event = z
+  .object({
+    id: z.string(),
+    balancerId: z.string(),
+    nodeId: z.string().nullable(),
+    type: z.string(),
+    at: Timestamp,
+    data: z.record(z.string(), z.unknown()),
+  })
+  .meta({ id: 'Event' });
+export type Event = z.infer<typeof Event>;
