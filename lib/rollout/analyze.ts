@@ -1,0 +1,281 @@
+// One balancer, one cycle: partition by fingerprint, flag divergence, degradation and flapping, measure
+// the cache hazard, evaluate gates and window progress, and produce the snapshot the next cycle diffs.
+import type { Verdict } from '@/lib/probe/types';
+import { keyedFingerprintOf } from './fingerprint';
+import { evaluateGate } from './gate';
+import type {
+  BalancerAnalysis,
+  BalancerSnapshot,
+  BalancerState,
+  CacheHazard,
+  CycleInput,
+  DisplayStatus,
+  Fingerprint,
+  FlappingNode,
+  NodeObservation,
+  NodeSnapshot,
+  PartitionGroup,
+  SampleObservation,
+  Severity,
+  WindowProgress,
+} from './types';
+import { DISPLAY_STATUSES, SNAPSHOT_VERSION } from './types';
+import { validateCycleInput } from './validate';
+import { computeWindowProgress } from './window';
+
+/** How many stuck window ids a snapshot remembers; older ones can no longer be re-flagged. */
+const REMEMBERED_STUCK_WINDOWS = 20;
+
+type Keyed = { key: string; fingerprint: Fingerprint } | null;
+interface KeyedNode {
+  obs: NodeObservation;
+  keyed: Keyed;
+}
+interface KeyedSample {
+  obs: SampleObservation;
+  keyed: Keyed;
+}
+
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+export function partitionByFingerprint(nodes: KeyedNode[], samples: KeyedSample[]): PartitionGroup[] {
+  const groups = new Map<string, PartitionGroup & { sampleNodes: Set<string> }>();
+  const groupOf = (keyed: NonNullable<Keyed>) => {
+    const existing = groups.get(keyed.key);
+    if (existing) return existing;
+    const created = {
+      key: keyed.key,
+      fingerprint: keyed.fingerprint,
+      nodeIds: [],
+      sampleCount: 0,
+      sampleNodeIds: [],
+      sampleNodes: new Set<string>(),
+    };
+    groups.set(keyed.key, created);
+    return created;
+  };
+  for (const n of nodes) if (n.keyed) groupOf(n.keyed).nodeIds.push(n.obs.nodeId);
+  for (const s of samples) {
+    if (!s.keyed) continue;
+    const group = groupOf(s.keyed);
+    group.sampleCount += 1;
+    if (s.obs.nodeId !== null) group.sampleNodes.add(s.obs.nodeId);
+  }
+  const size = (g: PartitionGroup) => g.nodeIds.length + g.sampleCount;
+  return [...groups.values()]
+    .map(({ sampleNodes, ...g }) => ({
+      ...g,
+      nodeIds: [...g.nodeIds].sort(byText),
+      sampleNodeIds: [...sampleNodes].sort(byText),
+    }))
+    .sort((a, b) => size(b) - size(a) || byText(a.key, b.key));
+}
+
+export function stateOfPartition(partition: PartitionGroup[]): {
+  state: BalancerState;
+  severity: Severity | null;
+} {
+  if (partition.length === 0) return { state: 'unknown', severity: null };
+  if (partition.length === 1) return { state: 'uniform', severity: null };
+  const eras = new Set(partition.map((g) => g.fingerprint.era));
+  return { state: 'non-uniform', severity: eras.size > 1 ? 'era-split' : 'drift' };
+}
+
+export function measureCacheHazard(verdicts: Verdict[], sampleKeys: Keyed[]): CacheHazard {
+  const ttls = verdicts.flatMap((v) => (v.cache ? [v.cache.ttlMs] : []));
+  const available = sampleKeys.filter((k): k is NonNullable<Keyed> => k !== null);
+  const first = available[0];
+  const contradicting = first ? available.filter((k) => k.key !== first.key).length : 0;
+  return {
+    maxTtlMs: ttls.length > 0 ? Math.max(...ttls) : null,
+    availableSamples: available.length,
+    contradictingSamples: contradicting,
+    contradictingShare: available.length >= 2 ? contradicting / available.length : null,
+  };
+}
+
+/** Changes inside (at - windowMs, at]; a node flaps with more than `threshold` of them. */
+export function findFlapping(
+  nodes: NodeObservation[],
+  at: number,
+  threshold: number,
+  windowMs: number,
+): FlappingNode[] {
+  return nodes
+    .map((n) => ({
+      nodeId: n.nodeId,
+      changes: n.recentChanges.filter((t) => t > at - windowMs && t <= at).length,
+    }))
+    .filter((f) => f.changes > threshold)
+    .sort((a, b) => byText(a.nodeId, b.nodeId));
+}
+
+/** The first status in DISPLAY_STATUSES order whose flag is set; `unknown` when none is. */
+export function pickDisplayStatus(flags: Partial<Record<DisplayStatus, boolean>>): DisplayStatus {
+  return DISPLAY_STATUSES.find((s) => flags[s] === true) ?? 'unknown';
+}
+
+export function analyzeCycle(input: CycleInput): BalancerAnalysis {
+  const { flapThreshold, flapWindowMs } = validateCycleInput(input);
+  const prev = input.previous ?? null;
+  const at = input.at;
+
+  const nodes: KeyedNode[] = input.nodes.map((obs) => ({ obs, keyed: keyedFingerprintOf(obs.verdict) }));
+  const samples: KeyedSample[] = input.samples.map((obs) => ({
+    obs,
+    keyed: keyedFingerprintOf(obs.verdict),
+  }));
+
+  const partition = partitionByFingerprint(nodes, samples);
+  const { state, severity } = stateOfPartition(partition);
+  const only = partition.length === 1 ? partition[0] : undefined;
+
+  const degraded = nodes
+    .filter((n) => n.keyed === null)
+    .map((n) => ({
+      nodeId: n.obs.nodeId,
+      url: n.obs.verdict.url,
+      reason: n.obs.verdict.reason,
+      anomaly: n.obs.verdict.anomaly,
+    }))
+    .sort((a, b) => byText(a.nodeId, b.nodeId));
+  const unavailableSamples = samples
+    .filter((s) => s.keyed === null)
+    .map((s) => ({ nodeId: s.obs.nodeId, url: s.obs.verdict.url, reason: s.obs.verdict.reason }));
+  const isDegraded = degraded.length > 0 || unavailableSamples.length > 0;
+
+  const flapping = findFlapping(input.nodes, at, flapThreshold, flapWindowMs);
+  const cacheHazard = measureCacheHazard(
+    [...input.nodes.map((n) => n.verdict), ...input.samples.map((s) => s.verdict)],
+    samples.map((s) => s.keyed),
+  );
+  const gates = [...new Set(input.gateRevisions)].map((revision) => ({
+    revision,
+    ...evaluateGate(input.nodes, revision),
+  }));
+
+  const window: WindowProgress | null = input.window
+    ? computeWindowProgress(input.window, {
+        at,
+        nodes,
+        samples,
+        uniformFingerprint: only ? { key: only.key, fingerprint: only.fingerprint } : null,
+        alreadyStuck: prev?.stuckWindows.includes(input.window.id) ?? false,
+      })
+    : null;
+
+  const rolling = window?.status === 'open' && state === 'non-uniform';
+  const probed = nodes.length + samples.length;
+  const displayStatus = pickDisplayStatus({
+    stuck: window?.status === 'stuck',
+    rolling,
+    'era-split': severity === 'era-split',
+    drift: severity === 'drift',
+    down: state === 'unknown' && probed > 0,
+    flapping: flapping.length > 0,
+    degraded: isDegraded,
+    uniform: state === 'uniform',
+  });
+
+  const snapshot = buildSnapshot(input, prev, {
+    state,
+    severity,
+    displayStatus,
+    rolling,
+    window,
+    nodes,
+    flapping,
+    gates,
+  });
+
+  return {
+    balancerId: input.balancerId,
+    at,
+    state,
+    severity,
+    partition,
+    degraded,
+    unavailableSamples,
+    isDegraded,
+    flapping,
+    cacheHazard,
+    gates,
+    window,
+    rolling,
+    holdAlerts: rolling,
+    displayStatus,
+    counts: {
+      nodes: nodes.length,
+      availableNodes: nodes.filter((n) => n.keyed !== null).length,
+      samples: samples.length,
+      availableSamples: cacheHazard.availableSamples,
+    },
+    snapshot,
+  };
+}
+
+interface SnapshotParts {
+  state: BalancerState;
+  severity: Severity | null;
+  displayStatus: DisplayStatus;
+  rolling: boolean;
+  window: WindowProgress | null;
+  nodes: KeyedNode[];
+  flapping: FlappingNode[];
+  gates: { revision: string; ready: boolean; reasons: string[] }[];
+}
+
+function buildSnapshot(
+  input: CycleInput,
+  prev: BalancerSnapshot | null,
+  parts: SnapshotParts,
+): BalancerSnapshot {
+  const lastKnown = new Map((prev?.nodes ?? []).map((n) => [n.nodeId, n]));
+  const nodes: NodeSnapshot[] = parts.nodes
+    .map(({ obs, keyed }): NodeSnapshot => {
+      if (keyed) {
+        return {
+          nodeId: obs.nodeId,
+          available: true,
+          reason: null,
+          fingerprintKey: keyed.key,
+          era: keyed.fingerprint.era,
+          servedEras: keyed.fingerprint.servedEras,
+        };
+      }
+      const known = lastKnown.get(obs.nodeId);
+      return {
+        nodeId: obs.nodeId,
+        available: false,
+        reason: obs.verdict.reason,
+        fingerprintKey: known?.fingerprintKey ?? null,
+        era: known?.era ?? null,
+        servedEras: known?.servedEras ?? null,
+      };
+    })
+    .sort((a, b) => byText(a.nodeId, b.nodeId));
+
+  let stuckWindows = prev?.stuckWindows ?? [];
+  const w = parts.window;
+  if (w?.stuck && !stuckWindows.includes(w.windowId)) {
+    stuckWindows = [...stuckWindows, w.windowId].slice(-REMEMBERED_STUCK_WINDOWS);
+  }
+
+  return {
+    version: SNAPSHOT_VERSION,
+    balancerId: input.balancerId,
+    at: input.at,
+    state: parts.state,
+    severity: parts.severity,
+    settledState: parts.state === 'unknown' ? (prev?.settledState ?? null) : parts.state,
+    displayStatus: parts.displayStatus,
+    rolling: parts.rolling,
+    window: w ? { id: w.windowId, status: w.status, label: w.label, deadline: w.deadline } : null,
+    nodes,
+    flapping: parts.flapping.map((f) => f.nodeId),
+    gates: parts.gates
+      .map((g) => ({ revision: g.revision, ready: g.ready, reasons: g.reasons }))
+      .sort((a, b) => byText(a.revision, b.revision)),
+    stuckWindows,
+  };
+}

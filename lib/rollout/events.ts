@@ -1,0 +1,87 @@
+// Events are transitions between two persisted snapshots, so each is emitted once: diffing a snapshot
+// against itself yields nothing. On the first cycle (no previous snapshot) only what needs action now
+// is emitted: divergence, unavailable and flapping nodes, stuck windows; never recoveries or gates.
+import type { BalancerSnapshot, EventDraft, EventType, NodeSnapshot } from './types';
+import { RolloutInputError } from './validate';
+
+export function diffSnapshots(
+  prev: BalancerSnapshot | null,
+  next: BalancerSnapshot,
+  at: number,
+): EventDraft[] {
+  const issues: string[] = [];
+  if (typeof next !== 'object' || next === null) issues.push('next must be a snapshot');
+  else if (prev !== null && prev.balancerId !== next.balancerId) {
+    issues.push(`snapshots belong to different balancers: "${prev.balancerId}" and "${next.balancerId}"`);
+  }
+  if (typeof at !== 'number' || !Number.isFinite(at)) issues.push('at must be a finite epoch-ms number');
+  if (issues.length > 0) throw new RolloutInputError(issues);
+
+  const events: EventDraft[] = [];
+  const emit = (type: EventType, nodeId: string | null, data: Record<string, unknown>) =>
+    events.push({ type, balancerId: next.balancerId, nodeId, at, data });
+
+  const was = prev?.settledState ?? null;
+  if (next.settledState === 'non-uniform' && was !== 'non-uniform') {
+    emit('balancer.diverged', null, {
+      severity: next.severity,
+      from: was,
+      rolling: next.rolling,
+      windowId: next.window?.id ?? null,
+    });
+  } else if (next.settledState === 'uniform' && was === 'non-uniform') {
+    emit('balancer.converged', null, { fromSeverity: prev?.severity ?? null });
+  }
+
+  const before = new Map<string, NodeSnapshot>((prev?.nodes ?? []).map((n) => [n.nodeId, n]));
+  for (const node of next.nodes) {
+    const old = before.get(node.nodeId);
+    if (!node.available) {
+      if (!old || old.available) emit('node.unavailable', node.nodeId, { reason: node.reason });
+      continue;
+    }
+    if (old && !old.available) {
+      emit('node.recovered', node.nodeId, {
+        era: node.era,
+        servedEras: node.servedEras,
+        downReason: old.reason,
+      });
+    }
+    // `old` holds the last known era even across an outage, so an upgrade during a restart counts.
+    if (old && old.era !== null && (old.era !== node.era || old.servedEras !== node.servedEras)) {
+      emit('node.era_changed', node.nodeId, {
+        from: { era: old.era, servedEras: old.servedEras },
+        to: { era: node.era, servedEras: node.servedEras },
+      });
+    }
+  }
+
+  const wasFlapping = new Set(prev?.flapping ?? []);
+  for (const nodeId of next.flapping) {
+    if (!wasFlapping.has(nodeId)) emit('node.flapping', nodeId, {});
+  }
+
+  if (prev !== null) {
+    const gatesBefore = new Map(prev.gates.map((g) => [g.revision, g.ready]));
+    for (const gate of next.gates) {
+      const wasReady = gatesBefore.get(gate.revision);
+      if (wasReady === false && gate.ready) emit('gate.opened', null, { revision: gate.revision });
+      if (wasReady === true && !gate.ready) {
+        emit('gate.closed', null, { revision: gate.revision, reasons: gate.reasons });
+      }
+    }
+  }
+
+  const stuckBefore = new Set(prev?.stuckWindows ?? []);
+  for (const windowId of next.stuckWindows) {
+    if (stuckBefore.has(windowId)) continue;
+    const current = next.window?.id === windowId ? next.window : null;
+    emit('rollout.stuck', null, {
+      windowId,
+      progress: current?.label ?? null,
+      deadline: current?.deadline ?? null,
+    });
+  }
+
+  return events;
+}

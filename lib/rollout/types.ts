@@ -1,0 +1,241 @@
+// The rollout analysis contract. The poller persists BalancerSnapshot and EventDraft, the API and the UI
+// read BalancerAnalysis, so extend these shapes, do not rename them. Client-safe: no Node imports.
+import type { ServedEra, Verdict } from '@/lib/probe/types';
+
+export type AvailableEra = 'modern' | 'legacy';
+
+/** The comparable part of a verdict. `supported` is normalised: distinct, newest first. */
+export interface Fingerprint {
+  era: AvailableEra;
+  negotiatedVersion: string | null;
+  supported: string[];
+  servedEras: ServedEra;
+  serverName: string | null;
+  serverVersion: string | null;
+}
+
+export interface NodeObservation {
+  nodeId: string;
+  verdict: Verdict;
+  /** Epoch ms of this node's recent fingerprint changes, from history. */
+  recentChanges: number[];
+}
+
+export interface SampleObservation {
+  verdict: Verdict;
+  /** Attributed via a response header, when known. */
+  nodeId: string | null;
+}
+
+/** Every field given must match; at least one is required. */
+export interface RolloutTarget {
+  era?: AvailableEra;
+  negotiatedVersion?: string;
+  servedEras?: ServedEra;
+  supportedIncludes?: string;
+  fingerprintKey?: string;
+}
+
+export interface RolloutWindowInput {
+  id: string;
+  target: RolloutTarget;
+  openedAt: number;
+  deadline: number;
+}
+
+export interface CycleOptions {
+  /** A node flaps when its fingerprint changed more than this many times inside the flap window. */
+  flapThreshold?: number;
+  flapWindowMs?: number;
+}
+
+export interface CycleInput {
+  balancerId: string;
+  at: number;
+  nodes: NodeObservation[];
+  samples: SampleObservation[];
+  window: RolloutWindowInput | null;
+  gateRevisions: string[];
+  options?: CycleOptions;
+  /**
+   * The snapshot persisted after the previous cycle. It carries what one cycle cannot know: a node's
+   * last known era across an outage, the last settled uniform/non-uniform state, windows already stuck.
+   */
+  previous?: BalancerSnapshot | null;
+}
+
+export const BALANCER_STATES = ['uniform', 'non-uniform', 'unknown'] as const;
+export type BalancerState = (typeof BALANCER_STATES)[number];
+
+export const SEVERITIES = ['era-split', 'drift'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** One fingerprint and who presented it this cycle. */
+export interface PartitionGroup {
+  key: string;
+  fingerprint: Fingerprint;
+  /** Nodes probed directly, sorted. */
+  nodeIds: string[];
+  sampleCount: number;
+  /** Distinct nodes that samples in this group were attributed to, sorted. */
+  sampleNodeIds: string[];
+}
+
+export interface UnavailableNode {
+  nodeId: string;
+  url: string;
+  reason: string;
+  anomaly: string | null;
+}
+
+export interface UnavailableSample {
+  nodeId: string | null;
+  url: string;
+  reason: string;
+}
+
+export interface FlappingNode {
+  nodeId: string;
+  /** Fingerprint changes inside the flap window. */
+  changes: number;
+}
+
+export interface CacheHazard {
+  /** Largest ttlMs among this cycle's nodes and samples; how long a client may keep a stale era. */
+  maxTtlMs: number | null;
+  /** Available samples this cycle (the denominator of `contradictingShare`). */
+  availableSamples: number;
+  /** Available samples whose fingerprint differs from the first available sample's. */
+  contradictingSamples: number;
+  /** contradictingSamples / availableSamples; null with fewer than 2 available samples. */
+  contradictingShare: number | null;
+}
+
+export interface GateResult {
+  revision: string;
+  ready: boolean;
+  reasons: string[];
+}
+
+export const WINDOW_STATUSES = ['scheduled', 'open', 'complete', 'stuck'] as const;
+export type WindowStatus = (typeof WINDOW_STATUSES)[number];
+
+export interface WindowProgress {
+  windowId: string;
+  status: WindowStatus;
+  onTarget: number;
+  total: number;
+  unit: 'nodes' | 'samples';
+  /** e.g. "6 of 10 nodes on 2026-07-28". */
+  label: string;
+  /** e.g. "2026-07-28" or "modern · dual-era". */
+  targetLabel: string;
+  deadline: number;
+  /** Past the deadline and not uniform on target (latched for the window). */
+  stuck: boolean;
+}
+
+/** One status for the UI; the tuple order is the precedence, highest first. */
+export const DISPLAY_STATUSES = [
+  'stuck',
+  'rolling',
+  'era-split',
+  'drift',
+  'down',
+  'flapping',
+  'degraded',
+  'uniform',
+  'unknown',
+] as const;
+export type DisplayStatus = (typeof DISPLAY_STATUSES)[number];
+
+export interface BalancerAnalysis {
+  balancerId: string;
+  at: number;
+  state: BalancerState;
+  /** Set only when state is non-uniform. */
+  severity: Severity | null;
+  /** Largest group first. */
+  partition: PartitionGroup[];
+  /** Unavailable nodes with their reasons: reported beside the state, never counted as divergence. */
+  degraded: UnavailableNode[];
+  unavailableSamples: UnavailableSample[];
+  isDegraded: boolean;
+  flapping: FlappingNode[];
+  cacheHazard: CacheHazard;
+  gates: GateResult[];
+  window: WindowProgress | null;
+  /** Non-uniform inside an open rollout window: expected, shown as progress. */
+  rolling: boolean;
+  /** True while rolling: divergence alerts should be held, events still recorded. */
+  holdAlerts: boolean;
+  displayStatus: DisplayStatus;
+  counts: { nodes: number; availableNodes: number; samples: number; availableSamples: number };
+  snapshot: BalancerSnapshot;
+}
+
+export interface NodeSnapshot {
+  nodeId: string;
+  available: boolean;
+  /** The unavailable reason, or null when available. */
+  reason: string | null;
+  /** Current fingerprint when available; the last known one while unavailable (null if never seen). */
+  fingerprintKey: string | null;
+  era: AvailableEra | null;
+  servedEras: ServedEra | null;
+}
+
+export interface GateSnapshot {
+  revision: string;
+  ready: boolean;
+  reasons: string[];
+}
+
+export interface WindowSnapshot {
+  id: string;
+  status: WindowStatus;
+  label: string;
+  deadline: number;
+}
+
+export const SNAPSHOT_VERSION = 1;
+
+/** The persistable part of an analysis, enough to diff the next cycle. JSON-safe; arrays sorted. */
+export interface BalancerSnapshot {
+  version: typeof SNAPSHOT_VERSION;
+  balancerId: string;
+  at: number;
+  state: BalancerState;
+  severity: Severity | null;
+  /** Last determined uniform/non-uniform state, carried across `unknown` cycles. */
+  settledState: 'uniform' | 'non-uniform' | null;
+  displayStatus: DisplayStatus;
+  rolling: boolean;
+  window: WindowSnapshot | null;
+  nodes: NodeSnapshot[];
+  flapping: string[];
+  gates: GateSnapshot[];
+  /** Windows already flagged stuck, oldest first, bounded. */
+  stuckWindows: string[];
+}
+
+export const EVENT_TYPES = [
+  'balancer.diverged',
+  'balancer.converged',
+  'node.unavailable',
+  'node.recovered',
+  'node.era_changed',
+  'node.flapping',
+  'rollout.stuck',
+  'gate.opened',
+  'gate.closed',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface EventDraft {
+  type: EventType;
+  balancerId: string;
+  nodeId: string | null;
+  at: number;
+  data: Record<string, unknown>;
+}
