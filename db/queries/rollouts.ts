@@ -1,4 +1,6 @@
 import { and, eq, isNull } from 'drizzle-orm';
+import type { RolloutTarget } from '@/lib/rollout/types';
+import { checkTarget } from '@/lib/rollout/validate';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '@/lib/errors';
 import { writeTransaction, type Store } from '../index';
 import { newId } from '../ids';
@@ -10,14 +12,16 @@ export type RolloutWindow = RolloutWindowRow;
 export function openRolloutWindow(
   store: Store,
   balancerId: string,
-  input: { target: string; deadline: number },
+  input: { target: RolloutTarget; deadline: number },
   now: number = Date.now(),
 ): RolloutWindow {
   const issues: FieldIssue[] = [];
-  if (typeof input?.target !== 'string' || input.target.trim() === '')
-    issues.push({ path: 'target', message: 'is required' });
-  else if (input.target.length > 500)
-    issues.push({ path: 'target', message: 'must be at most 500 characters' });
+  const targetIssues: string[] = [];
+  checkTarget(input?.target, targetIssues);
+  for (const message of targetIssues) {
+    const [first = '', ...rest] = message.replace(/^window\./, '').split(' ');
+    issues.push({ path: first, message: rest.join(' ') });
+  }
   if (typeof input?.deadline !== 'number' || !Number.isInteger(input.deadline)) {
     issues.push({ path: 'deadline', message: 'must be epoch milliseconds' });
   } else if (input.deadline <= now) issues.push({ path: 'deadline', message: 'must be in the future' });
@@ -33,7 +37,7 @@ export function openRolloutWindow(
       .values({
         id: newId('win'),
         balancerId,
-        target: input.target.trim(),
+        target: pickTarget(input.target),
         deadline: input.deadline,
         openedAt: now,
         closedAt: null,
@@ -66,4 +70,18 @@ export function getOpenWindow(store: Store, balancerId: string): RolloutWindow |
       .where(and(eq(rolloutWindows.balancerId, balancerId), isNull(rolloutWindows.closedAt)))
       .get() ?? null
   );
+}
+
+const TARGET_FIELDS = [
+  'era',
+  'negotiatedVersion',
+  'servedEras',
+  'supportedIncludes',
+  'fingerprintKey',
+] as const;
+
+function pickTarget(target: RolloutTarget): RolloutTarget {
+  const out: Record<string, unknown> = {};
+  for (const f of TARGET_FIELDS) if (target[f] !== undefined) out[f] = target[f];
+  return out as RolloutTarget;
 }

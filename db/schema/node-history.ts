@@ -17,6 +17,8 @@ export const nodeHistory = sqliteTable(
     reason: text('reason').notNull(),
     negotiatedVersion: text('negotiated_version'),
     servedEras: text('served_eras').notNull(),
+    /** An available fingerprint that differs from the last available one (what flapping counts). */
+    isChange: integer('is_change', { mode: 'boolean' }).notNull().default(false),
     startedAt: integer('started_at').notNull(),
     endedAt: integer('ended_at'),
     /** Probes and failures inside the span, set when the span closes. */

@@ -8,7 +8,10 @@ export const nodeStates = sqliteTable('node_states', {
     .primaryKey()
     .references(() => nodes.id, { onDelete: 'cascade' }),
   verdict: text('verdict', { mode: 'json' }).$type<Verdict>().notNull(),
+  /** The fingerprint key, or `unavailable` while the node does not answer usefully. */
   fingerprintKey: text('fingerprint_key').notNull(),
+  /** The last available fingerprint key, kept across outages to tell a real change from a recovery. */
+  lastAvailableKey: text('last_available_key'),
   clientEra: text('client_era').notNull(),
   reason: text('reason').notNull(),
   probedAt: integer('probed_at').notNull(),

@@ -1,4 +1,5 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { RolloutTarget } from '@/lib/rollout/types';
 import { balancers } from './balancers';
 
 /** A declared rollout: non-uniform is expected until the deadline, then `rollout.stuck`. */
@@ -9,8 +10,8 @@ export const rolloutWindows = sqliteTable(
     balancerId: text('balancer_id')
       .notNull()
       .references(() => balancers.id, { onDelete: 'cascade' }),
-    /** The target fingerprint key (or a revision) the nodes are moving to. */
-    target: text('target').notNull(),
+    /** What the nodes are moving to (era, version, served set or fingerprint key), as JSON. */
+    target: text('target', { mode: 'json' }).$type<RolloutTarget>().notNull(),
     deadline: integer('deadline').notNull(),
     openedAt: integer('opened_at').notNull(),
     closedAt: integer('closed_at'),

@@ -223,35 +223,42 @@ describe('rollout windows', () => {
   it('opens one window per balancer, closes it, validates input', () => {
     const b = createBalancer(store, { ...base, name: 'rollout' });
     expect(getOpenWindow(store, b.id)).toBeNull();
-    const w = openRolloutWindow(store, b.id, { target: 'modern:2026-07-28', deadline: 10_000 }, 1_000);
+    const w = openRolloutWindow(
+      store,
+      b.id,
+      { target: { era: 'modern', negotiatedVersion: '2026-07-28', junk: 1 } as never, deadline: 10_000 },
+      1_000,
+    );
+    expect(w.target).toEqual({ era: 'modern', negotiatedVersion: '2026-07-28' });
     expect(w).toMatchObject({
       balancerId: b.id,
-      target: 'modern:2026-07-28',
+      target: { era: 'modern', negotiatedVersion: '2026-07-28' },
       deadline: 10_000,
       openedAt: 1_000,
       closedAt: null,
     });
     expect(getOpenWindow(store, b.id)?.id).toBe(w.id);
-    expect(() => openRolloutWindow(store, b.id, { target: 'x', deadline: 20_000 }, 1_000)).toThrow(
-      ConflictError,
-    );
+    expect(() =>
+      openRolloutWindow(store, b.id, { target: { era: 'modern' }, deadline: 20_000 }, 1_000),
+    ).toThrow(ConflictError);
     expect(closeRolloutWindow(store, w.id, 2_000).closedAt).toBe(2_000);
     expect(getOpenWindow(store, b.id)).toBeNull();
     expect(() => closeRolloutWindow(store, w.id)).toThrow(ConflictError);
     expect(() => closeRolloutWindow(store, 'win_missing')).toThrow(NotFoundError);
-    expect(() => openRolloutWindow(store, 'bal_missing', { target: 'x', deadline: 20_000 }, 1_000)).toThrow(
-      NotFoundError,
-    );
+    expect(() =>
+      openRolloutWindow(store, 'bal_missing', { target: { era: 'modern' }, deadline: 20_000 }, 1_000),
+    ).toThrow(NotFoundError);
   });
 
   it.each([
-    [{ target: '', deadline: 5_000 }, 'target'],
-    [{ target: 'x', deadline: 500 }, 'deadline'],
-    [{ target: 'x', deadline: 1.5 }, 'deadline'],
+    [{ target: {}, deadline: 5_000 }, 'target'],
+    [{ target: { era: 'ancient' }, deadline: 5_000 }, 'target.era'],
+    [{ target: { era: 'modern' }, deadline: 500 }, 'deadline'],
+    [{ target: { era: 'modern' }, deadline: 1.5 }, 'deadline'],
   ])('rejects %o', (input, field) => {
     const b = getBalancerByName(store, 'rollout');
     try {
-      openRolloutWindow(store, b.id, input, 1_000);
+      openRolloutWindow(store, b.id, input as never, 1_000);
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ValidationError);
