@@ -1,3 +1,31 @@
-export default function Home() {
-  return <main>Erawatch</main>;
+import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { FleetView } from '@/components/balancers/fleet-view';
+import { makeQueryClient } from '@/lib/query/make-query-client';
+import { fleetQuery } from '@/lib/query/options';
+import { makeServerFetcher } from '@/lib/query/server-fetcher';
+
+export const metadata: Metadata = { title: 'Fleet' };
+
+export default async function FleetPage() {
+  const client = makeQueryClient();
+  await client.prefetchQuery(fleetQuery(await makeServerFetcher()));
+  return (
+    <>
+      <div className="page-head">
+        <h1>Fleet</h1>
+        <span className="sub">
+          Is any balancer giving contradictory answers? Non-uniform balancers are listed first.
+        </span>
+        <span className="spacer" />
+        <Link className="btn btn-primary" href="/balancers/new">
+          Register balancer
+        </Link>
+      </div>
+      <HydrationBoundary state={dehydrate(client)}>
+        <FleetView />
+      </HydrationBoundary>
+    </>
+  );
 }

@@ -1,5 +1,6 @@
 // How each state, era and gate is shown: always an icon and a text label, colour only as a third cue.
 // Pure data, shared by components, tests and the benchmark.
+import { DISPLAY_STATUSES } from '@/lib/rollout/types';
 
 export const ICON_NAMES = [
   'check',
@@ -32,18 +33,23 @@ export interface Presentation {
   hint: string;
 }
 
-export const BALANCER_STATES = [
-  'era-split',
-  'drift',
-  'flapping',
-  'rolling',
-  'degraded',
-  'uniform',
-  'pending',
-] as const;
-export type BalancerState = (typeof BALANCER_STATES)[number];
+/** The fleet list's status: the analysis' display status, or `pending` before the first cycle. */
+export const FLEET_STATUSES = [...DISPLAY_STATUSES, 'pending'] as const;
+export type FleetStatus = (typeof FLEET_STATUSES)[number];
 
-const STATE: Record<BalancerState, Presentation> = {
+const STATUS: Record<FleetStatus, Presentation> = {
+  stuck: {
+    label: 'rollout stuck',
+    icon: 'alert',
+    tone: 'bad',
+    hint: 'The rollout window passed its deadline and the nodes still disagree.',
+  },
+  rolling: {
+    label: 'rolling',
+    icon: 'rolling',
+    tone: 'info',
+    hint: 'Inside an open rollout window: non-uniform is expected, alerts are held.',
+  },
   'era-split': {
     label: 'era-split',
     icon: 'split',
@@ -56,17 +62,12 @@ const STATE: Record<BalancerState, Presentation> = {
     tone: 'warn',
     hint: 'Same client era, but served sets or versions differ between nodes.',
   },
+  down: { label: 'down', icon: 'unavailable', tone: 'bad', hint: 'No node or sample is available.' },
   flapping: {
     label: 'flapping',
     icon: 'flap',
     tone: 'warn',
     hint: 'A node keeps changing its fingerprint (restarts, or a URL that is really a balancer).',
-  },
-  rolling: {
-    label: 'rolling',
-    icon: 'rolling',
-    tone: 'info',
-    hint: 'Inside an open rollout window: non-uniform is expected, alerts are held.',
   },
   degraded: {
     label: 'degraded',
@@ -80,6 +81,7 @@ const STATE: Record<BalancerState, Presentation> = {
     tone: 'ok',
     hint: 'Every available node gives the same answer.',
   },
+  unknown: { label: 'unknown', icon: 'unknown', tone: 'muted', hint: 'The last cycle could not decide.' },
   pending: {
     label: 'not probed yet',
     icon: 'clock',
@@ -88,13 +90,17 @@ const STATE: Record<BalancerState, Presentation> = {
   },
 };
 
-export function presentState(state: BalancerState): Presentation {
-  return STATE[state];
+export function presentStatus(status: FleetStatus): Presentation {
+  return STATUS[status];
 }
 
 /** Order in the fleet list: the states that hurt clients first. */
-export function stateRank(state: BalancerState): number {
-  return BALANCER_STATES.indexOf(state);
+export function statusRank(status: FleetStatus): number {
+  return FLEET_STATUSES.indexOf(status);
+}
+
+export function isFleetStatus(value: unknown): value is FleetStatus {
+  return typeof value === 'string' && (FLEET_STATUSES as readonly string[]).includes(value);
 }
 
 export const ERAS = ['modern', 'legacy', 'unavailable'] as const;

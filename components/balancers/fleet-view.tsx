@@ -1,0 +1,245 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import Link from 'next/link';
+import { useDeferredValue, useMemo, useRef, useState } from 'react';
+import { Age } from '@/components/ui/age';
+import { Badge } from '@/components/ui/badge';
+import { EraMixBar } from '@/components/ui/era-mix';
+import { Icon } from '@/components/ui/icon';
+import { LoadError, Loading } from '@/components/ui/query-state';
+import { browserFetcher } from '@/lib/query/fetch-json';
+import { fleetQuery } from '@/lib/query/options';
+import {
+  countFleet,
+  filterFleet,
+  sortFleet,
+  toFleetRow,
+  type FleetFilter,
+  type FleetRow,
+} from '@/lib/ui/fleet';
+import { FLEET_STATUSES, presentGate, presentStatus } from '@/lib/ui/presentation';
+
+const ROW_HEIGHT = 38;
+
+export function FleetView() {
+  const { data, error, isPending } = useQuery(fleetQuery(browserFetcher));
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState<FleetFilter['status']>('all');
+  const deferredSearch = useDeferredValue(search);
+
+  const rows = useMemo(() => sortFleet((data ?? []).map(toFleetRow)), [data]);
+  const counts = useMemo(() => countFleet(rows), [rows]);
+  const visible = useMemo(
+    () => filterFleet(rows, { search: deferredSearch, status }),
+    [rows, deferredSearch, status],
+  );
+
+  if (isPending) return <Loading what="the fleet" />;
+  if (error && !data) return <LoadError error={error} what="the fleet" />;
+  if (rows.length === 0) return <EmptyFleet />;
+
+  const presentStatuses = FLEET_STATUSES.filter((s) => (counts.byStatus[s] ?? 0) > 0);
+  return (
+    <>
+      {error ? <LoadError error={error} what="the latest fleet state" /> : null}
+      <ul className="counts" aria-label="Fleet counts">
+        <CountButton
+          n={counts.total}
+          label="balancers"
+          selected={status === 'all'}
+          onClick={() => setStatus('all')}
+        />
+        <CountButton
+          n={counts.nonUniform}
+          label="non-uniform"
+          icon="split"
+          selected={status === 'non-uniform'}
+          onClick={() => setStatus('non-uniform')}
+          testId="count-non-uniform"
+        />
+        {presentStatuses.map((s) => (
+          <CountButton
+            key={s}
+            n={counts.byStatus[s] ?? 0}
+            label={presentStatus(s).label}
+            icon={presentStatus(s).icon}
+            selected={status === s}
+            onClick={() => setStatus(s)}
+          />
+        ))}
+      </ul>
+      <div className="panel">
+        <div className="panel-body toolbar" style={{ marginBottom: 0 }}>
+          <label className="visually-hidden" htmlFor="fleet-search">
+            Search balancers
+          </label>
+          <input
+            id="fleet-search"
+            type="search"
+            placeholder="Search name or URL"
+            value={search}
+            onChange={(e) => setSearch(e.target.value)}
+            style={{ width: 260 }}
+          />
+          <label className="visually-hidden" htmlFor="fleet-status">
+            Filter by state
+          </label>
+          <select
+            id="fleet-status"
+            value={status}
+            onChange={(e) => setStatus(e.target.value as FleetFilter['status'])}
+          >
+            <option value="all">All states</option>
+            <option value="non-uniform">Non-uniform</option>
+            {FLEET_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {presentStatus(s).label}
+              </option>
+            ))}
+          </select>
+          <span className="muted" role="status" aria-live="polite">
+            {visible.length === rows.length
+              ? `${rows.length} balancers`
+              : `${visible.length} of ${rows.length} balancers`}
+          </span>
+        </div>
+        <FleetList rows={visible} />
+      </div>
+    </>
+  );
+}
+
+function CountButton(props: {
+  n: number;
+  label: string;
+  icon?: Parameters<typeof Icon>[0]['name'];
+  selected: boolean;
+  onClick: () => void;
+  testId?: string;
+}) {
+  return (
+    <li className={`count${props.selected ? ' selected' : ''}`} data-testid={props.testId}>
+      <button type="button" onClick={props.onClick} aria-pressed={props.selected}>
+        <span className="count-n">{props.n}</span>
+        <span className="count-label">
+          {props.icon ? <Icon name={props.icon} /> : null}
+          {props.label}
+        </span>
+      </button>
+    </li>
+  );
+}
+
+function FleetList({ rows }: { rows: FleetRow[] }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  // The virtualizer's functions change every render; nothing here memoises them, so the warning does not apply.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+    initialRect: { width: 1200, height: 720 },
+    getItemKey: (i) => rows[i]?.id ?? i,
+  });
+  if (rows.length === 0) {
+    return <p className="empty">No balancer matches this filter.</p>;
+  }
+  return (
+    <div className="vlist" role="table" aria-label="Balancers" aria-rowcount={rows.length + 1}>
+      <div className="vrow vhead fleet-cols" role="row">
+        <span role="columnheader">Balancer</span>
+        <span role="columnheader">State</span>
+        <span role="columnheader">Era mix</span>
+        <span role="columnheader">Gate 2026-07-28</span>
+        <span role="columnheader">Last probe</span>
+        <span role="columnheader" className="col-url">
+          Public URL
+        </span>
+      </div>
+      <div
+        ref={scrollRef}
+        className="vscroll"
+        style={{ height: `min(${rows.length * ROW_HEIGHT + 2}px, calc(100vh - 250px))`, minHeight: 160 }}
+      >
+        <div className="vbody" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+          {virtualizer.getVirtualItems().map((item) => {
+            const row = rows[item.index];
+            if (!row) return null;
+            return (
+              <FleetRowView key={item.key} row={row} top={item.start} index={item.index} height={item.size} />
+            );
+          })}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function FleetRowView({
+  row,
+  top,
+  index,
+  height,
+}: {
+  row: FleetRow;
+  top: number;
+  index: number;
+  height: number;
+}) {
+  const status = presentStatus(row.status);
+  return (
+    <div
+      className={`vrow fleet-cols${row.nonUniform ? ' is-flagged' : ''}`}
+      role="row"
+      aria-rowindex={index + 2}
+      data-testid="fleet-row"
+      data-balancer={row.name}
+      style={{ transform: `translateY(${top}px)`, height }}
+    >
+      <span role="cell">
+        <Link href={`/balancers/${encodeURIComponent(row.id)}`}>{row.name}</Link>
+      </span>
+      <span role="cell" className="badges">
+        <Badge p={status} testId="fleet-status" />
+        {row.nonUniform && row.status !== 'era-split' && row.status !== 'drift' ? (
+          <Badge p={{ ...presentStatus('drift'), label: 'non-uniform', icon: 'split' }} />
+        ) : null}
+        {row.degraded && row.status !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}
+      </span>
+      <span role="cell">
+        {row.progress ? <span title={row.progress}>{row.progress}</span> : <EraMixBar mix={row.mix} />}
+      </span>
+      <span role="cell">
+        <Badge p={presentGate(row.gateReady)} />
+      </span>
+      <span role="cell" className="muted">
+        <Age at={row.lastProbeAt} />
+      </span>
+      <span role="cell" className="col-url mono muted" title={row.publicUrl}>
+        {row.publicUrl}
+      </span>
+    </div>
+  );
+}
+
+function EmptyFleet() {
+  return (
+    <div className="panel empty" data-testid="fleet-empty">
+      <h2>No balancers yet</h2>
+      <p>
+        Register a balancer (its public URL and, optionally, its node URLs) and Erawatch starts probing it on
+        its interval.
+      </p>
+      <p>
+        <Link className="btn btn-primary" href="/balancers/new">
+          Register a balancer
+        </Link>
+      </p>
+      <p className="muted">
+        Or run <code>npm run demo</code> to start a demo fleet of real MCP servers mid-rollout.
+      </p>
+    </div>
+  );
+}

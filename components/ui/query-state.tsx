@@ -1,0 +1,24 @@
+import { ApiProblem } from '@/lib/query/problem';
+import { Icon } from './icon';
+
+/** The one way a screen says its data could not be loaded: what failed, and that it will retry. */
+export function LoadError({ error, what }: { error: unknown; what: string }) {
+  const message =
+    error instanceof ApiProblem ? error.message : error instanceof Error ? error.message : String(error);
+  return (
+    <div className="notice tone-bad" role="alert">
+      <Icon name="alert" />
+      <span>
+        Could not load {what}: {message}. Retrying on the next refresh.
+      </span>
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p className="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}

@@ -1,0 +1,141 @@
+// Shared query keys and options: a server page prefetches with these and its client component reads the
+// same key with useQuery, so the first paint is server data and polling takes over from there.
+import { queryOptions } from '@tanstack/react-query';
+import type { ApiToken } from '@/lib/schemas/token';
+import type { WebhookDelivery, WebhookEndpoint } from '@/lib/schemas/webhook';
+import { requestJson, type Fetcher } from './fetch-json';
+import type {
+  BalancerDetail,
+  BalancerListItem,
+  EventItem,
+  NodeDetail,
+  NodeHistorySpan,
+  NodeItem,
+  Page,
+  RollupItem,
+} from './types';
+
+/** The overview reads the whole fleet; pages of 500 keep each response small. */
+const FLEET_PAGE = 500;
+const FLEET_MAX_PAGES = 40;
+
+export const queryKeys = {
+  fleet: ['fleet'] as const,
+  balancer: (id: string) => ['balancer', id] as const,
+  balancerNodes: (id: string) => ['balancer', id, 'nodes'] as const,
+  balancerEvents: (id: string) => ['balancer', id, 'events'] as const,
+  node: (id: string) => ['node', id] as const,
+  nodeHistory: (id: string) => ['node', id, 'history'] as const,
+  nodeRollups: (id: string) => ['node', id, 'rollups'] as const,
+  events: (filter: EventFilter) => ['events', filter] as const,
+  webhooks: ['webhooks'] as const,
+  deliveries: (id: string) => ['webhooks', id, 'deliveries'] as const,
+  tokens: ['tokens'] as const,
+};
+
+export async function fetchFleet(fetcher: Fetcher): Promise<BalancerListItem[]> {
+  const items: BalancerListItem[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < FLEET_MAX_PAGES; page += 1) {
+    const qs: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const body: Page<BalancerListItem> = await requestJson<Page<BalancerListItem>>(
+      fetcher,
+      `/api/v1/balancers?limit=${FLEET_PAGE}${qs}`,
+    );
+    items.push(...body.items);
+    cursor = body.nextCursor;
+    if (!cursor) break;
+  }
+  return items;
+}
+
+export function fleetQuery(fetcher: Fetcher) {
+  return queryOptions({ queryKey: queryKeys.fleet, queryFn: () => fetchFleet(fetcher) });
+}
+
+const enc = encodeURIComponent;
+
+export function balancerQuery(fetcher: Fetcher, id: string) {
+  return queryOptions({
+    queryKey: queryKeys.balancer(id),
+    queryFn: () => requestJson<BalancerDetail>(fetcher, `/api/v1/balancers/${enc(id)}`),
+  });
+}
+
+export function balancerNodesQuery(fetcher: Fetcher, id: string) {
+  return queryOptions({
+    queryKey: queryKeys.balancerNodes(id),
+    queryFn: async () =>
+      (await requestJson<Page<NodeItem>>(fetcher, `/api/v1/balancers/${enc(id)}/nodes`)).items,
+  });
+}
+
+export function balancerEventsQuery(fetcher: Fetcher, id: string) {
+  return queryOptions({
+    queryKey: queryKeys.balancerEvents(id),
+    queryFn: async () =>
+      (await requestJson<Page<EventItem>>(fetcher, `/api/v1/events?balancerId=${enc(id)}&limit=200`)).items,
+  });
+}
+
+export function nodeQuery(fetcher: Fetcher, id: string) {
+  return queryOptions({
+    queryKey: queryKeys.node(id),
+    queryFn: () => requestJson<NodeDetail>(fetcher, `/api/v1/nodes/${enc(id)}`),
+  });
+}
+
+export function nodeHistoryQuery(fetcher: Fetcher, id: string) {
+  return queryOptions({
+    queryKey: queryKeys.nodeHistory(id),
+    queryFn: async () =>
+      (await requestJson<Page<NodeHistorySpan>>(fetcher, `/api/v1/nodes/${enc(id)}/history`)).items,
+  });
+}
+
+export function nodeRollupsQuery(fetcher: Fetcher, id: string) {
+  return queryOptions({
+    queryKey: queryKeys.nodeRollups(id),
+    queryFn: async () =>
+      (await requestJson<Page<RollupItem>>(fetcher, `/api/v1/nodes/${enc(id)}/rollups`)).items,
+  });
+}
+
+export interface EventFilter {
+  balancerId: string;
+  type: string;
+  limit: number;
+}
+
+export function eventsQuery(fetcher: Fetcher, filter: EventFilter) {
+  const params = new URLSearchParams({ limit: String(filter.limit) });
+  if (filter.balancerId) params.set('balancerId', filter.balancerId);
+  if (filter.type) params.set('type', filter.type);
+  return queryOptions({
+    queryKey: queryKeys.events(filter),
+    queryFn: () => requestJson<Page<EventItem>>(fetcher, `/api/v1/events?${params.toString()}`),
+  });
+}
+
+export function webhooksQuery(fetcher: Fetcher) {
+  return queryOptions({
+    queryKey: queryKeys.webhooks,
+    queryFn: async () => (await requestJson<Page<WebhookEndpoint>>(fetcher, '/api/v1/webhooks')).items,
+  });
+}
+
+export function deliveriesQuery(fetcher: Fetcher, id: string) {
+  return queryOptions({
+    queryKey: queryKeys.deliveries(id),
+    queryFn: async () =>
+      (await requestJson<Page<WebhookDelivery>>(fetcher, `/api/v1/webhooks/${enc(id)}/deliveries?limit=100`))
+        .items,
+  });
+}
+
+export function tokensQuery(fetcher: Fetcher) {
+  return queryOptions({
+    queryKey: queryKeys.tokens,
+    queryFn: async () => (await requestJson<Page<ApiToken>>(fetcher, '/api/v1/tokens')).items,
+  });
+}

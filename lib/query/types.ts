@@ -1,0 +1,101 @@
+// Response shapes of the REST API as the dashboard reads them. Client-safe: types only.
+import type { Verdict } from '@/lib/probe/types';
+import type { BalancerAnalysis } from '@/lib/rollout/types';
+import type { BalancerSettings } from '@/lib/schemas/balancer';
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+export interface Balancer extends BalancerSettings {
+  id: string;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export interface BalancerSummary {
+  status: string;
+  severity: string | null;
+  degraded: boolean;
+  analyzedAt: number;
+}
+
+export interface BalancerListItem extends Balancer {
+  summary: BalancerSummary | null;
+  analysis?: BalancerAnalysis | null;
+}
+
+export interface RolloutWindow {
+  id: string;
+  balancerId: string;
+  target: string;
+  deadline: number;
+  openedAt: number;
+  closedAt: number | null;
+}
+
+export interface BalancerDetail extends Balancer {
+  summary?: BalancerSummary | null;
+  analysis: BalancerAnalysis | null;
+  window?: RolloutWindow | null;
+}
+
+export interface NodeState {
+  verdict: Verdict;
+  fingerprintKey: string;
+  clientEra: string;
+  reason: string;
+  probedAt: number;
+  durationMs: number;
+  fingerprintSince: number;
+  probes: number;
+  failures: number;
+  consecutiveFailures: number;
+}
+
+export interface NodeItem {
+  id: string;
+  balancerId: string;
+  key: string;
+  origin: 'listed' | 'dns' | 'sample';
+  url: string;
+  address: string | null;
+  servedBy: string | null;
+  createdAt: number;
+  lastSeenAt: number;
+  state: NodeState | null;
+}
+
+export type NodeDetail = NodeItem;
+
+export interface NodeHistorySpan {
+  id: number;
+  nodeId: string;
+  fingerprintKey: string;
+  clientEra: string;
+  reason: string;
+  negotiatedVersion: string | null;
+  servedEras: string;
+  startedAt: number;
+  endedAt: number | null;
+  probes: number | null;
+  failures: number | null;
+}
+
+export interface RollupItem {
+  hourStart: number;
+  probes: number;
+  failures: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+export interface EventItem {
+  id: string;
+  balancerId: string;
+  nodeId: string | null;
+  type: string;
+  at: number;
+  data: Record<string, unknown>;
+}

@@ -1,0 +1,150 @@
+// The fleet overview's rows, counts, ordering and filtering: pure functions over what the API returns.
+import type { BalancerAnalysis } from '@/lib/rollout/types';
+import { isFleetStatus, statusRank, type FleetStatus } from './presentation';
+
+export const GATE_REVISION = '2026-07-28';
+
+export interface EraMix {
+  modern: number;
+  legacy: number;
+  unavailable: number;
+}
+
+/** The part of a balancer list item the overview reads; `analysis` is the latest BalancerAnalysis, if any. */
+export interface FleetSource {
+  id: string;
+  name: string;
+  publicUrl: string;
+  summary?: { status: string; severity: string | null; degraded: boolean; analyzedAt: number } | null;
+  analysis?: BalancerAnalysis | null;
+}
+
+export interface FleetRow {
+  id: string;
+  name: string;
+  publicUrl: string;
+  status: FleetStatus;
+  /** Non-uniform by the analysis (era-split or drift), whatever the display status says (rolling, stuck). */
+  nonUniform: boolean;
+  degraded: boolean;
+  mix: EraMix;
+  /** Ready to advertise GATE_REVISION; null before the first cycle. */
+  gateReady: boolean | null;
+  /** "6 of 10 nodes on 2026-07-28" while a rollout window is open. */
+  progress: string | null;
+  lastProbeAt: number | null;
+}
+
+/** Nodes per client era from the partition and the unavailable list; samples when no node is probed directly. */
+export function eraMixOf(analysis: BalancerAnalysis): EraMix {
+  const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0 };
+  const bySamples = analysis.counts.nodes === 0;
+  for (const group of analysis.partition) {
+    mix[group.fingerprint.era] += bySamples ? group.sampleCount : group.nodeIds.length;
+  }
+  mix.unavailable = bySamples ? analysis.unavailableSamples.length : analysis.degraded.length;
+  return mix;
+}
+
+export function gateOf(analysis: BalancerAnalysis, revision: string = GATE_REVISION): boolean | null {
+  const gate = analysis.gates.find((g) => g.revision === revision) ?? analysis.gates[0];
+  return gate ? gate.ready : null;
+}
+
+export function toFleetRow(source: FleetSource): FleetRow {
+  const a = source.analysis ?? null;
+  if (a) {
+    return {
+      id: source.id,
+      name: source.name,
+      publicUrl: source.publicUrl,
+      status: a.displayStatus,
+      nonUniform: a.state === 'non-uniform',
+      degraded: a.isDegraded,
+      mix: eraMixOf(a),
+      gateReady: gateOf(a),
+      progress: a.window ? a.window.label : null,
+      lastProbeAt: a.at,
+    };
+  }
+  const s = source.summary ?? null;
+  const status: FleetStatus =
+    s && isFleetStatus(s.severity ?? s.status) ? ((s.severity ?? s.status) as FleetStatus) : 'pending';
+  return {
+    id: source.id,
+    name: source.name,
+    publicUrl: source.publicUrl,
+    status,
+    nonUniform: s?.status === 'non-uniform',
+    degraded: s?.degraded ?? false,
+    mix: { modern: 0, legacy: 0, unavailable: 0 },
+    gateReady: null,
+    progress: null,
+    lastProbeAt: s?.analyzedAt ?? null,
+  };
+}
+
+/** Non-uniform first (by status precedence), then by name. */
+export function sortFleet(rows: FleetRow[]): FleetRow[] {
+  return [...rows].sort(
+    (a, b) =>
+      Number(b.nonUniform) - Number(a.nonUniform) ||
+      statusRank(a.status) - statusRank(b.status) ||
+      a.name.localeCompare(b.name),
+  );
+}
+
+export interface FleetFilter {
+  /** Case-insensitive substring of the name or public URL. */
+  search: string;
+  /** One status, `non-uniform`, or `all`. */
+  status: FleetStatus | 'non-uniform' | 'all';
+}
+
+export function filterFleet(rows: FleetRow[], filter: FleetFilter): FleetRow[] {
+  const needle = filter.search.trim().toLowerCase();
+  return rows.filter((r) => {
+    if (filter.status === 'non-uniform' && !r.nonUniform) return false;
+    if (filter.status !== 'all' && filter.status !== 'non-uniform' && r.status !== filter.status)
+      return false;
+    if (needle === '') return true;
+    return r.name.toLowerCase().includes(needle) || r.publicUrl.toLowerCase().includes(needle);
+  });
+}
+
+export interface FleetCounts {
+  total: number;
+  nonUniform: number;
+  degraded: number;
+  byStatus: Partial<Record<FleetStatus, number>>;
+}
+
+export function countFleet(rows: FleetRow[]): FleetCounts {
+  const counts: FleetCounts = { total: rows.length, nonUniform: 0, degraded: 0, byStatus: {} };
+  for (const r of rows) {
+    if (r.nonUniform) counts.nonUniform += 1;
+    if (r.degraded) counts.degraded += 1;
+    counts.byStatus[r.status] = (counts.byStatus[r.status] ?? 0) + 1;
+  }
+  return counts;
+}
+
+/** "12 s ago", "4 min ago", "3 h ago", "2 d ago"; "never" for null. */
+export function formatAge(at: number | null, now: number): string {
+  if (at === null) return 'never';
+  const s = Math.max(0, Math.round((now - at) / 1000));
+  if (s < 60) return `${s} s ago`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.floor(m / 60);
+  if (h < 48) return `${h} h ago`;
+  return `${Math.floor(h / 24)} d ago`;
+}
+
+export function formatMix(mix: EraMix): string {
+  const parts: string[] = [];
+  if (mix.modern > 0) parts.push(`${mix.modern} modern`);
+  if (mix.legacy > 0) parts.push(`${mix.legacy} legacy`);
+  if (mix.unavailable > 0) parts.push(`${mix.unavailable} unavailable`);
+  return parts.length === 0 ? 'no nodes yet' : parts.join(' · ');
+}
