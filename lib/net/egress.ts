@@ -1,0 +1,166 @@
+// The one egress guard for every outbound connection Erawatch makes (probes, webhooks): http(s) only, the
+// resolved address checked at connect time, link-local and metadata addresses always refused.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { Agent, buildConnector } from 'undici';
+
+export interface EgressPolicy {
+  allowLoopback: boolean;
+  allowPrivate: boolean;
+}
+
+/** Resolves a host name to one address; injectable so tests need no DNS. */
+export type LookupFn = (hostname: string) => Promise<{ address: string; family: number }>;
+
+export const defaultLookup: LookupFn = (hostname) => dnsLookup(hostname, { verbatim: true });
+
+/** The server side reaches loopback only when the operator says so (demo, tests); private ranges are fleets. */
+export function egressPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): EgressPolicy {
+  return { allowLoopback: env.ERAWATCH_ALLOW_LOOPBACK === '1', allowPrivate: true };
+}
+
+function blockOf(ranges: Array<[string, number, 'ipv4' | 'ipv6']>): BlockList {
+  const list = new BlockList();
+  for (const [net, prefix, type] of ranges) list.addSubnet(net, prefix, type);
+  return list;
+}
+
+const METADATA = new Set(['169.254.169.254', '100.100.100.200', '168.63.129.16', 'fd00:ec2::254']);
+const LINK_LOCAL = blockOf([
+  ['169.254.0.0', 16, 'ipv4'],
+  ['fe80::', 10, 'ipv6'],
+]);
+const NOT_UNICAST = blockOf([
+  ['0.0.0.0', 8, 'ipv4'],
+  ['224.0.0.0', 4, 'ipv4'],
+  ['240.0.0.0', 4, 'ipv4'],
+  ['::', 128, 'ipv6'],
+  ['ff00::', 8, 'ipv6'],
+]);
+const LOOPBACK = blockOf([
+  ['127.0.0.0', 8, 'ipv4'],
+  ['::1', 128, 'ipv6'],
+]);
+const PRIVATE = blockOf([
+  ['10.0.0.0', 8, 'ipv4'],
+  ['172.16.0.0', 12, 'ipv4'],
+  ['192.168.0.0', 16, 'ipv4'],
+  ['100.64.0.0', 10, 'ipv4'],
+  ['198.18.0.0', 15, 'ipv4'],
+  ['fc00::', 7, 'ipv6'],
+]);
+
+/** An IPv4 address hidden in IPv6 (mapped ::ffff:a.b.c.d or NAT64 64:ff9b::/96) is judged as IPv4. */
+function embeddedIPv4(ip: string): string | null {
+  const lower = ip.toLowerCase();
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted?.[1]) return dotted[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex?.[1] && hex[2]) {
+    const hi = parseInt(hex[1], 16);
+    const lo = parseInt(hex[2], 16);
+    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  }
+  return null;
+}
+
+/** Null when the policy allows connecting to `ip`, else the reason it is refused. */
+export function checkAddress(ip: string, policy: EgressPolicy): string | null {
+  const family = isIP(ip);
+  if (family === 0) return `not an IP address: ${ip}`;
+  const v4 = family === 6 ? embeddedIPv4(ip) : ip;
+  const addr = v4 ?? ip;
+  const type = v4 ? 'ipv4' : 'ipv6';
+  if (METADATA.has(addr.toLowerCase())) return `cloud metadata address ${ip} is always refused`;
+  if (LINK_LOCAL.check(addr, type)) return `link-local address ${ip} is always refused`;
+  if (NOT_UNICAST.check(addr, type)) return `${ip} is not a unicast address`;
+  if (LOOPBACK.check(addr, type))
+    return policy.allowLoopback ? null : `loopback address ${ip} is not allowed`;
+  if (PRIVATE.check(addr, type)) return policy.allowPrivate ? null : `private address ${ip} is not allowed`;
+  return null;
+}
+
+/** Null when the URL may be fetched at all (scheme and shape), else the reason. */
+export function checkUrl(url: string): string | null {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `not a valid URL: ${url}`;
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    return `scheme ${parsed.protocol} is not http(s)`;
+  if (parsed.username || parsed.password) return 'credentials in the URL are not allowed; use a header';
+  return null;
+}
+
+/** Thrown (through the connector) when the guard refuses an address; transports map it to `egress_refused`. */
+export class EgressRefusedError extends Error {
+  readonly code = 'ERAWATCH_EGRESS_REFUSED';
+  constructor(message: string) {
+    super(message);
+    this.name = 'EgressRefusedError';
+  }
+}
+
+/** Resolves (unless already an IP) and checks; the returned address is what the connection must use. */
+export async function resolveAllowed(
+  hostname: string,
+  policy: EgressPolicy,
+  lookup: LookupFn = defaultLookup,
+): Promise<string> {
+  const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  const address = isIP(bare) ? bare : (await lookup(bare)).address;
+  const refusal = checkAddress(address, policy);
+  if (refusal) throw new EgressRefusedError(refusal);
+  return address;
+}
+
+export interface EgressAgentOptions {
+  lookup?: LookupFn;
+  connectTimeoutMs?: number;
+  /** Idle keep-alive sockets per origin. */
+  connections?: number;
+  keepAliveTimeoutMs?: number;
+  /** Extra TLS options (e.g. a test CA). */
+  tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean };
+}
+
+/**
+ * An undici Agent whose every new connection resolves the host, applies the policy to the address and
+ * connects to exactly that address. To pin a request to another IP, send it to origin `scheme://IP:port`
+ * with the original `host` header: undici then derives TLS SNI from that header (see pinnedOrigin).
+ */
+export function createEgressAgent(policy: EgressPolicy, options: EgressAgentOptions = {}): Agent {
+  const lookup = options.lookup ?? defaultLookup;
+  const base = buildConnector({ timeout: options.connectTimeoutMs ?? 10_000, ...options.tls });
+  const connect: buildConnector.connector = (opts, callback) => {
+    resolveAllowed(opts.hostname, policy, lookup).then(
+      (address) => {
+        const named = isIP(opts.hostname) === 0;
+        base(
+          {
+            ...opts,
+            hostname: address,
+            servername: opts.servername ?? (named && opts.protocol === 'https:' ? opts.hostname : undefined),
+          },
+          callback,
+        );
+      },
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), null),
+    );
+  };
+  return new Agent({
+    connect,
+    connections: options.connections ?? null,
+    keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
+    pipelining: 1,
+  });
+}
+
+/** Where to send a request so that it reaches `address` while Host and SNI stay the URL's. */
+export function pinnedOrigin(url: URL, address: string): { origin: string; host: string } {
+  const ipHost = isIP(address) === 6 ? `[${address}]` : address;
+  const port = url.port ? `:${url.port}` : '';
+  return { origin: `${url.protocol}//${ipHost}${port}`, host: url.host };
+}

@@ -1,0 +1,467 @@
+// probeNode: DESIGN.md "The probe" for one node. Discover first; a recognised modern error settles the era
+// and forbids every initialize in the probe; anything else is ambiguous and fails closed unless the target
+// is allowlisted for one bounded legacy probe. Never throws because of anything a server did.
+import type { Dispatcher } from 'undici';
+import { checkAddress, checkUrl, resolveAllowed, type EgressPolicy, type LookupFn } from '@/lib/net/egress';
+import { sharedProbeAgent } from './agent';
+import {
+  checkLegacyInitialize,
+  classifyDiscover,
+  deriveServedEras,
+  HEADER_MISMATCH,
+  isHandshakeEra,
+  isModernError,
+  isPlainObject,
+  MISSING_CLIENT_CAPABILITY,
+  newestMutual,
+  rpcErrorOf,
+  sortRevisions,
+  type DiscoverFacts,
+} from './classify';
+import { HttpTransport, outcomeOfError } from './http-transport';
+import type { Exchange, JsonRpcRequest, ProbeTransport, SendOptions } from './transport';
+import type { EvidenceStep, Outcome, ProbeOptions, ProbeStep, ProbeTarget, Verdict } from './types';
+
+export interface ProbeDeps {
+  /** The shared keep-alive Agent (createProbeAgent); never one per probe. */
+  dispatcher?: Dispatcher;
+  /** Defaults to no loopback, private ranges allowed; the CLI allows loopback, the server reads the env. */
+  egress?: EgressPolicy;
+  now?: () => number;
+  lookup?: LookupFn;
+  /** A ready transport (e.g. stdio, later); when set, URL resolution and the egress check are the caller's. */
+  transport?: ProbeTransport;
+}
+
+export const DEFAULT_EGRESS: EgressPolicy = { allowLoopback: false, allowPrivate: true };
+
+const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion';
+const CLIENT_INFO_META = 'io.modelcontextprotocol/clientInfo';
+const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities';
+
+let requestCounter = 0;
+/** Unique per request in this process, so a retry can never be mistaken for the answer to its predecessor. */
+function nextRequestId(): string {
+  requestCounter += 1;
+  return `erawatch-${requestCounter}`;
+}
+
+/** Broken-server outcomes keep their own name as the reason; protocol answers that are not modern do not. */
+const ANSWER_OUTCOMES: ReadonlySet<Outcome> = new Set<Outcome>(['result', 'rpc_error', 'http_4xx']);
+
+function ambiguousReason(outcome: Outcome): string {
+  return ANSWER_OUTCOMES.has(outcome) ? 'ambiguous_not_allowlisted' : outcome;
+}
+
+export function validateProbeOptions(options: ProbeOptions): void {
+  const problems: string[] = [];
+  if (options.modernVersions.length === 0) problems.push('modernVersions is empty');
+  if (options.legacyVersions.length === 0) problems.push('legacyVersions is empty');
+  for (const [name, value] of [
+    ['timeoutMs', options.timeoutMs],
+    ['legacyProbeTimeoutMs', options.legacyProbeTimeoutMs],
+    ['maxBodyBytes', options.maxBodyBytes],
+  ] as const) {
+    if (!Number.isInteger(value) || value <= 0) problems.push(`${name} must be a positive integer`);
+  }
+  if (problems.length > 0) throw new RangeError(`invalid probe options: ${problems.join('; ')}`);
+}
+
+interface ProbeState {
+  verdict: Verdict;
+  served: Set<string>;
+  /** A recognised modern error was seen: no initialize may follow, whatever the target says. */
+  modernErrorSeen: boolean;
+  discovered: boolean;
+}
+
+export async function probeNode(
+  target: ProbeTarget,
+  options: ProbeOptions,
+  deps: ProbeDeps = {},
+): Promise<Verdict> {
+  validateProbeOptions(options);
+  const now = deps.now ?? Date.now;
+  const started = now();
+  const state: ProbeState = {
+    verdict: {
+      url: target.url,
+      verdict: 'unavailable',
+      reason: 'not_probed',
+      negotiatedVersion: null,
+      supported: [],
+      servedEras: 'unknown',
+      serverInfo: null,
+      cache: null,
+      initializeSent: false,
+      anomaly: null,
+      evidence: [],
+      probedAt: started,
+      durationMs: 0,
+      address: null,
+      servedBy: null,
+    },
+    served: new Set(),
+    modernErrorSeen: false,
+    discovered: false,
+  };
+  const v = state.verdict;
+  try {
+    const transport = deps.transport ?? (await openHttpTransport(target, options, deps, state, now));
+    if (transport) await runProbe(transport, target, options, state);
+  } catch (err) {
+    // Only a defect of ours lands here; the verdict still fails closed.
+    v.verdict = 'unavailable';
+    v.reason = 'internal_error';
+    v.anomaly = err instanceof Error ? err.message : String(err);
+  }
+  v.supported = sortRevisions(state.served);
+  v.servedEras = deriveServedEras(v.supported);
+  v.durationMs = Math.max(0, now() - started);
+  return v;
+}
+
+/** Applies the egress guard and pins the address; on refusal records the step and returns null. */
+async function openHttpTransport(
+  target: ProbeTarget,
+  options: ProbeOptions,
+  deps: ProbeDeps,
+  state: ProbeState,
+  now: () => number,
+): Promise<ProbeTransport | null> {
+  const policy = deps.egress ?? DEFAULT_EGRESS;
+  const refuse = (outcome: Outcome, detail: string): null => {
+    state.verdict.reason = outcome;
+    state.verdict.evidence.push({
+      step: 'discover',
+      method: 'server/discover',
+      protocolVersion: options.modernVersions[0] ?? '',
+      requestId: nextRequestId(),
+      httpStatus: null,
+      contentType: null,
+      outcome,
+      rpcError: null,
+      elapsedMs: 0,
+      detail,
+    });
+    return null;
+  };
+  const urlProblem = checkUrl(target.url);
+  if (urlProblem) return refuse('egress_refused', urlProblem);
+  const url = new URL(target.url);
+  let address: string;
+  if (target.connectAddress !== undefined) {
+    const refusal = checkAddress(target.connectAddress, policy);
+    if (refusal) return refuse('egress_refused', refusal);
+    address = target.connectAddress;
+  } else {
+    try {
+      address = await resolveAllowed(url.hostname, policy, deps.lookup);
+    } catch (err) {
+      const mapped = outcomeOfError(err);
+      return refuse(mapped.outcome === 'network_error' ? 'dns_failed' : mapped.outcome, mapped.detail);
+    }
+  }
+  state.verdict.address = address;
+  return new HttpTransport({
+    url,
+    dispatcher: deps.dispatcher ?? sharedProbeAgent(policy),
+    address,
+    headers: target.headers,
+    attributionHeader: target.attributionHeader,
+    now,
+  });
+}
+
+function discoverRequest(version: string, options: ProbeOptions): JsonRpcRequest {
+  return {
+    jsonrpc: '2.0',
+    id: nextRequestId(),
+    method: 'server/discover',
+    params: {
+      _meta: {
+        [PROTOCOL_VERSION_META]: version,
+        [CLIENT_INFO_META]: options.clientInfo,
+        [CLIENT_CAPABILITIES_META]: {},
+      },
+    },
+  };
+}
+
+function initializeRequest(version: string, options: ProbeOptions): JsonRpcRequest {
+  return {
+    jsonrpc: '2.0',
+    id: nextRequestId(),
+    method: 'initialize',
+    params: { protocolVersion: version, capabilities: {}, clientInfo: options.clientInfo },
+  };
+}
+
+function recordStep(
+  state: ProbeState,
+  step: ProbeStep,
+  request: JsonRpcRequest,
+  version: string,
+  ex: Exchange,
+): EvidenceStep {
+  const evidence: EvidenceStep = {
+    step,
+    method: request.method,
+    protocolVersion: version,
+    requestId: request.id,
+    httpStatus: ex.httpStatus,
+    contentType: ex.contentType,
+    outcome: ex.outcome,
+    rpcError: ex.outcome === 'rpc_error' ? rpcErrorOf(ex.message) : null,
+    elapsedMs: ex.elapsedMs,
+  };
+  if (ex.detail) evidence.detail = ex.detail;
+  state.verdict.evidence.push(evidence);
+  return evidence;
+}
+
+function appendDetail(step: EvidenceStep, text: string): void {
+  step.detail = step.detail ? `${step.detail}; ${text}` : text;
+}
+
+async function runProbe(
+  transport: ProbeTransport,
+  target: ProbeTarget,
+  options: ProbeOptions,
+  state: ProbeState,
+): Promise<void> {
+  const v = state.verdict;
+  const asked = options.modernVersions[0] ?? '';
+  const send: SendOptions = {
+    timeoutMs: options.timeoutMs,
+    maxBodyBytes: options.maxBodyBytes,
+    methodHeader: true,
+  };
+  const request = discoverRequest(asked, options);
+  const ex = await transport.request(request, { ...send, protocolVersionHeader: asked });
+  recordStep(state, 'discover', request, asked, ex);
+  v.servedBy = ex.servedBy;
+  if (ex.address) v.address = ex.address;
+
+  const first = classifyDiscover(ex.outcome, ex.message);
+  if (first.kind === 'discover') {
+    settleDiscover(state, first.facts, options, 'discover_result');
+  } else if (first.kind === 'modern_error') {
+    state.modernErrorSeen = true;
+    if (first.code === HEADER_MISMATCH) {
+      settleModern(state, null, 'modern_error_header_mismatch');
+    } else if (first.code === MISSING_CLIENT_CAPABILITY) {
+      state.served.add(asked);
+      settleModern(state, asked, 'modern_error_missing_capability');
+    } else {
+      await negotiateAfterUnsupported(transport, options, state, asked, first.supported, send);
+    }
+  } else if (target.allowLegacy) {
+    await probeLegacy(transport, options, state);
+  } else {
+    v.verdict = 'unavailable';
+    v.reason = ambiguousReason(ex.outcome);
+  }
+
+  if (target.auditLegacy && !state.modernErrorSeen && (state.discovered || v.verdict === 'legacy')) {
+    await auditLegacy(transport, options, state);
+  }
+}
+
+function settleModern(state: ProbeState, version: string | null, reason: string): void {
+  state.verdict.verdict = 'modern';
+  state.verdict.negotiatedVersion = version;
+  state.verdict.reason = reason;
+}
+
+function settleDiscover(
+  state: ProbeState,
+  facts: DiscoverFacts,
+  options: ProbeOptions,
+  reason: string,
+): void {
+  const v = state.verdict;
+  state.discovered = true;
+  for (const revision of facts.supportedVersions) state.served.add(revision);
+  v.serverInfo = facts.serverInfo;
+  v.cache = facts.cache;
+  const mutual = newestMutual(facts.supportedVersions, options.modernVersions);
+  if (mutual) {
+    settleModern(state, mutual, reason);
+  } else {
+    v.verdict = 'unavailable';
+    v.reason = 'modern_incompatible';
+  }
+}
+
+/** -32022: pick the newest mutual revision from data.supported and retry once with a new id. */
+async function negotiateAfterUnsupported(
+  transport: ProbeTransport,
+  options: ProbeOptions,
+  state: ProbeState,
+  asked: string,
+  supported: string[] | null,
+  send: SendOptions,
+): Promise<void> {
+  const v = state.verdict;
+  v.verdict = 'unavailable';
+  v.reason = 'modern_incompatible';
+  if (supported === null) {
+    v.anomaly = '-32022 without a data.supported list';
+    return;
+  }
+  for (const revision of supported) state.served.add(revision);
+  const mutual = newestMutual(
+    supported.filter((r) => r !== asked),
+    options.modernVersions,
+  );
+  if (!mutual) {
+    if (supported.length > 0 && supported.every(isHandshakeEra)) {
+      v.anomaly = `-32022 lists only handshake-era revisions: ${supported.join(', ')}`;
+    }
+    return;
+  }
+  const retry = discoverRequest(mutual, options);
+  const ex = await transport.request(retry, { ...send, protocolVersionHeader: mutual });
+  recordStep(state, 'discover-retry', retry, mutual, ex);
+  const second = classifyDiscover(ex.outcome, ex.message);
+  if (second.kind === 'discover') {
+    settleDiscover(state, second.facts, options, 'negotiated_after_32022');
+  } else if (second.kind === 'modern_error') {
+    for (const revision of second.supported ?? []) state.served.add(revision);
+    if (second.code === MISSING_CLIENT_CAPABILITY) {
+      state.served.add(mutual);
+      settleModern(state, mutual, 'modern_error_missing_capability');
+    } else if (second.code === HEADER_MISMATCH) {
+      settleModern(state, null, 'modern_error_header_mismatch');
+    }
+  } else {
+    v.reason =
+      ambiguousReason(ex.outcome) === 'ambiguous_not_allowlisted' ? 'modern_retry_failed' : ex.outcome;
+  }
+}
+
+/** A modern error's data.supported names revisions the server serves. */
+function addSupportedFromError(state: ProbeState, message: Record<string, unknown> | null): void {
+  const data = rpcErrorOf(message)?.data;
+  const supported = isPlainObject(data) ? data.supported : undefined;
+  if (!Array.isArray(supported)) return;
+  for (const revision of supported) if (typeof revision === 'string') state.served.add(revision);
+}
+
+interface InitializeAttempt {
+  step: EvidenceStep;
+  ex: Exchange;
+  passed: boolean;
+  protocolVersion: string | null;
+}
+
+/** One initialize under legacyProbeTimeoutMs; ends any session it opened unless told to keep it for a moment. */
+async function sendInitialize(
+  transport: ProbeTransport,
+  options: ProbeOptions,
+  state: ProbeState,
+  step: 'initialize' | 'audit',
+  version: string,
+): Promise<InitializeAttempt> {
+  const request = initializeRequest(version, options);
+  state.verdict.initializeSent = true;
+  const send: SendOptions = { timeoutMs: options.legacyProbeTimeoutMs, maxBodyBytes: options.maxBodyBytes };
+  const ex = await transport.request(request, send);
+  const evidence = recordStep(state, step, request, version, ex);
+  if (ex.sessionId) evidence.sessionIssued = true;
+  let passed = false;
+  let protocolVersion: string | null = null;
+  if (isModernError(ex.outcome, ex.message)) {
+    state.modernErrorSeen = true;
+  } else if (
+    ex.message &&
+    (ex.outcome === 'result' || ex.outcome === 'rpc_error' || ex.outcome === 'wrong_id')
+  ) {
+    const checked = checkLegacyInitialize(ex.message, request.id, options.legacyVersions);
+    evidence.checks = checked.checks;
+    passed = checked.failed === null;
+    protocolVersion = checked.protocolVersion;
+    if (passed && step === 'initialize') {
+      state.verdict.serverInfo = checked.serverInfo;
+    }
+  }
+  return { step: evidence, ex, passed, protocolVersion };
+}
+
+async function endSession(
+  transport: ProbeTransport,
+  options: ProbeOptions,
+  attempt: InitializeAttempt,
+  version: string,
+): Promise<void> {
+  const sessionId = attempt.ex.sessionId;
+  if (!sessionId) return;
+  const ended = await transport.endSession(sessionId, {
+    timeoutMs: options.legacyProbeTimeoutMs,
+    maxBodyBytes: options.maxBodyBytes,
+    protocolVersionHeader: version,
+  });
+  appendDetail(attempt.step, `session DELETE: ${ended.httpStatus ?? ended.outcome}`);
+}
+
+async function probeLegacy(
+  transport: ProbeTransport,
+  options: ProbeOptions,
+  state: ProbeState,
+): Promise<void> {
+  const v = state.verdict;
+  const version = options.legacyVersions[0] ?? '';
+  const attempt = await sendInitialize(transport, options, state, 'initialize', version);
+  const { ex } = attempt;
+  v.verdict = 'unavailable';
+  if (state.modernErrorSeen) {
+    // A modern server refused the handshake: its era is modern, but nothing was negotiated.
+    addSupportedFromError(state, ex.message);
+    v.reason = 'modern_error_on_initialize';
+  } else if (attempt.step.checks) {
+    const failed = attempt.step.checks.find((c) => !c.passed);
+    if (failed || !attempt.protocolVersion) {
+      v.reason = `legacy_check_failed:${failed?.name ?? 'protocol_version'}`;
+      v.serverInfo = null;
+    } else {
+      v.verdict = 'legacy';
+      v.reason = 'legacy_positive_evidence';
+      v.negotiatedVersion = attempt.protocolVersion;
+      state.served.add(attempt.protocolVersion);
+      const note = await transport.notify(
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        {
+          timeoutMs: options.legacyProbeTimeoutMs,
+          maxBodyBytes: options.maxBodyBytes,
+          protocolVersionHeader: attempt.protocolVersion,
+          sessionId: ex.sessionId ?? undefined,
+        },
+      );
+      appendDetail(attempt.step, `notifications/initialized: ${note.httpStatus ?? note.outcome}`);
+    }
+  } else {
+    v.reason = ex.outcome;
+  }
+  await endSession(transport, options, attempt, attempt.protocolVersion ?? version);
+}
+
+/** One initialize per configured legacy revision; a revision is served only when the server echoes it. */
+async function auditLegacy(
+  transport: ProbeTransport,
+  options: ProbeOptions,
+  state: ProbeState,
+): Promise<void> {
+  const alreadyAsked = state.verdict.verdict === 'legacy' ? options.legacyVersions[0] : undefined;
+  for (const version of options.legacyVersions) {
+    if (version === alreadyAsked) continue;
+    const attempt = await sendInitialize(transport, options, state, 'audit', version);
+    if (attempt.passed && attempt.protocolVersion === version) state.served.add(version);
+    else if (attempt.passed) appendDetail(attempt.step, `counter-offered ${attempt.protocolVersion ?? ''}`);
+    await endSession(transport, options, attempt, attempt.protocolVersion ?? version);
+    if (state.modernErrorSeen) {
+      addSupportedFromError(state, attempt.ex.message);
+      break;
+    }
+  }
+}
