@@ -1,0 +1,188 @@
+// `erawatch probe <url>`: one era probe from the operator's shell. Loopback is allowed here because the
+// operator named the target; the server side reaches loopback only with ERAWATCH_ALLOW_LOOPBACK=1.
+import { parseArgs } from 'node:util';
+import { checkUrl } from '@/lib/net/egress';
+import {
+  closeSharedProbeAgents,
+  DEFAULT_PROBE_OPTIONS,
+  probeNode,
+  type ProbeTarget,
+  type Verdict,
+} from '@/lib/probe';
+
+const USAGE =
+  "usage: erawatch probe <url> [--allow-legacy] [--audit-legacy] [--timeout-ms N] [--legacy-timeout-ms N] [--header 'Name: value']... [--json]";
+const MAX_TIMEOUT_MS = 600_000;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'accept',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-session-id',
+  'transfer-encoding',
+  'connection',
+]);
+
+export interface ProbeCommand {
+  target: ProbeTarget;
+  timeoutMs: number;
+  legacyTimeoutMs: number;
+  json: boolean;
+}
+
+class UsageError extends Error {}
+
+function parseTimeout(flag: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw))
+    throw new UsageError(`${flag} must be a whole number of milliseconds, got '${raw}'`);
+  const value = Number(raw);
+  if (value < 1 || value > MAX_TIMEOUT_MS)
+    throw new UsageError(`${flag} must be between 1 and ${MAX_TIMEOUT_MS}`);
+  return value;
+}
+
+function parseHeaders(raw: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const entry of raw) {
+    const colon = entry.indexOf(':');
+    const name = colon > 0 ? entry.slice(0, colon).trim() : '';
+    const value = colon > 0 ? entry.slice(colon + 1).trim() : '';
+    if (!name || !HEADER_NAME.test(name))
+      throw new UsageError(`--header must look like 'Name: value', got '${entry}'`);
+    if (/[\r\n\0]/.test(value))
+      throw new UsageError(`--header value for ${name} contains a control character`);
+    if (RESERVED_HEADERS.has(name.toLowerCase()))
+      throw new UsageError(`--header cannot set ${name}; the probe sets it`);
+    headers[name] = value;
+  }
+  return headers;
+}
+
+/** Parses argv into a probe command; throws UsageError with a one-line message on bad usage. */
+export function parseProbeArgs(argv: string[]): ProbeCommand {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        'allow-legacy': { type: 'boolean' },
+        'audit-legacy': { type: 'boolean' },
+        'timeout-ms': { type: 'string' },
+        'legacy-timeout-ms': { type: 'string' },
+        header: { type: 'string', multiple: true },
+        json: { type: 'boolean' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(err instanceof Error ? err.message : String(err));
+  }
+  const { values, positionals } = parsed;
+  if (positionals.length !== 1 || !positionals[0]) {
+    throw new UsageError(
+      positionals.length === 0 ? 'missing <url>' : `expected one <url>, got ${positionals.length}`,
+    );
+  }
+  const url = positionals[0];
+  const urlProblem = checkUrl(url);
+  if (urlProblem) throw new UsageError(urlProblem);
+  const headers = parseHeaders(values.header ?? []);
+  const target: ProbeTarget = {
+    url,
+    allowLegacy: values['allow-legacy'] ?? false,
+    auditLegacy: values['audit-legacy'] ?? false,
+  };
+  if (Object.keys(headers).length > 0) target.headers = headers;
+  return {
+    target,
+    timeoutMs: parseTimeout('--timeout-ms', values['timeout-ms'], DEFAULT_PROBE_OPTIONS.timeoutMs),
+    legacyTimeoutMs: parseTimeout(
+      '--legacy-timeout-ms',
+      values['legacy-timeout-ms'],
+      DEFAULT_PROBE_OPTIONS.legacyProbeTimeoutMs,
+    ),
+    json: values.json ?? false,
+  };
+}
+
+/** The `--json` document: exactly the fields the CLI contract names. */
+export function verdictToJson(v: Verdict): Record<string, unknown> {
+  return {
+    url: v.url,
+    verdict: v.verdict,
+    reason: v.reason,
+    negotiatedVersion: v.negotiatedVersion,
+    supported: v.supported,
+    servedEras: v.servedEras,
+    serverInfo: v.serverInfo,
+    cache: v.cache,
+    initializeSent: v.initializeSent,
+    evidence: v.evidence.map((e) => ({
+      step: e.step,
+      protocolVersion: e.protocolVersion,
+      requestId: e.requestId,
+      httpStatus: e.httpStatus,
+      outcome: e.outcome,
+      rpcError: e.rpcError ? { code: e.rpcError.code, message: e.rpcError.message } : null,
+      elapsedMs: e.elapsedMs,
+    })),
+  };
+}
+
+export function formatVerdict(v: Verdict): string {
+  const era = v.negotiatedVersion ? `${v.verdict} (${v.negotiatedVersion})` : v.verdict;
+  const lines = [
+    `${v.url}: ${era}, reason ${v.reason}`,
+    `  served: ${v.supported.length > 0 ? v.supported.join(', ') : 'nothing known'} [${v.servedEras}]`,
+  ];
+  if (v.serverInfo) lines.push(`  server: ${v.serverInfo.name} ${v.serverInfo.version}`);
+  if (v.cache) lines.push(`  cache: ttlMs ${v.cache.ttlMs}, scope ${v.cache.cacheScope}`);
+  if (v.anomaly) lines.push(`  anomaly: ${v.anomaly}`);
+  lines.push(`  initialize sent: ${v.initializeSent ? 'yes' : 'no'}`);
+  for (const e of v.evidence) {
+    const status = e.httpStatus === null ? '-' : String(e.httpStatus);
+    const rpc = e.rpcError ? ` ${e.rpcError.code} ${e.rpcError.message}` : '';
+    const detail = e.detail ? ` (${e.detail})` : '';
+    lines.push(
+      `  ${e.step} ${e.protocolVersion} id=${e.requestId}: HTTP ${status} ${e.outcome}${rpc}, ${e.elapsedMs} ms${detail}`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  let command: ProbeCommand;
+  try {
+    command = parseProbeArgs(argv);
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    process.stderr.write(`erawatch probe: ${err.message} (erawatch probe --help for usage)\n`);
+    return 2;
+  }
+  try {
+    const verdict = await probeNode(
+      command.target,
+      {
+        ...DEFAULT_PROBE_OPTIONS,
+        timeoutMs: command.timeoutMs,
+        legacyProbeTimeoutMs: command.legacyTimeoutMs,
+      },
+      { egress: { allowLoopback: true, allowPrivate: true } },
+    );
+    process.stdout.write(
+      command.json ? `${JSON.stringify(verdictToJson(verdict))}\n` : formatVerdict(verdict),
+    );
+    return verdict.verdict === 'unavailable' ? 1 : 0;
+  } finally {
+    await closeSharedProbeAgents();
+  }
+}
