@@ -1,0 +1,181 @@
+// Builds the Next.js app when the build is missing or older than its sources, and runs `next start` as a
+// child process on loopback, for `erawatch demo`.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+import path from 'node:path';
+import { stopChild } from '@/lib/peers/spawn';
+
+const require = createRequire(import.meta.url);
+
+/** What the production build is made from; a change to any of them means the build is stale. */
+const BUILD_INPUTS = [
+  'app',
+  'components',
+  'lib',
+  'db',
+  'public',
+  'instrumentation.ts',
+  'middleware.ts',
+  'proxy.ts',
+  'next.config.ts',
+  'tsconfig.json',
+  'package.json',
+  'package-lock.json',
+];
+const SKIP_DIRS = new Set(['node_modules', '.next', '.git', 'data']);
+
+export interface BuildStatus {
+  current: boolean;
+  reason: string;
+}
+
+/** Newest modification time (ms) among the build inputs under `root`, and the file it belongs to. */
+export function newestInput(root: string): { file: string; mtimeMs: number } | null {
+  let newest: { file: string; mtimeMs: number } | null = null;
+  const visit = (p: string) => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(p);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const entry of fs.readdirSync(p)) if (!SKIP_DIRS.has(entry)) visit(path.join(p, entry));
+    } else if (!newest || stat.mtimeMs > newest.mtimeMs) {
+      newest = { file: path.relative(root, p), mtimeMs: stat.mtimeMs };
+    }
+  };
+  for (const input of BUILD_INPUTS) visit(path.join(root, input));
+  return newest;
+}
+
+export function checkBuild(root: string): BuildStatus {
+  const buildId = path.join(root, '.next', 'BUILD_ID');
+  let builtAt: number;
+  try {
+    builtAt = fs.statSync(buildId).mtimeMs;
+  } catch {
+    return { current: false, reason: 'no production build yet' };
+  }
+  const newest = newestInput(root);
+  if (newest && newest.mtimeMs > builtAt)
+    return { current: false, reason: `${newest.file} changed since the last build` };
+  return { current: true, reason: 'the build is newer than every source file' };
+}
+
+function nextBin(): string {
+  return require.resolve('next/dist/bin/next');
+}
+
+/** Environment shared by the build and the server: no telemetry (the demo stays on loopback). */
+function nextEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  return { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...extra };
+}
+
+export interface RunningChild {
+  pid: number;
+  /** Resolves with the exit code (or 1 when killed by a signal). */
+  exited: Promise<number>;
+  stop(): Promise<void>;
+}
+
+function track(child: ChildProcess): RunningChild {
+  const exited = new Promise<number>((resolve) => {
+    if (child.exitCode !== null) resolve(child.exitCode);
+    else child.once('exit', (code) => resolve(code ?? 1));
+  });
+  return { pid: child.pid ?? -1, exited, stop: () => stopChild(child) };
+}
+
+/** Runs `next build` with its output on this terminal. */
+export function buildNextApp(root: string): RunningChild {
+  const child = spawn(process.execPath, [nextBin(), 'build'], {
+    cwd: root,
+    env: nextEnv({ NODE_ENV: 'production' }),
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return track(child);
+}
+
+export interface NextServer extends RunningChild {
+  url: string;
+  port: number;
+}
+
+export interface StartNextOptions {
+  root: string;
+  host: string;
+  port: number;
+  env: Record<string, string>;
+  /** Give up when the server has not answered HTTP within this long (60 s by default). */
+  readyTimeoutMs?: number;
+  /** Where the server's own output goes, line by line. */
+  onOutput?: (line: string) => void;
+}
+
+/** Starts `next start` and resolves once it answers HTTP; on failure stops it and rejects with its output. */
+export async function startNextServer(options: StartNextOptions): Promise<NextServer> {
+  const { root, host, port } = options;
+  const child = spawn(process.execPath, [nextBin(), 'start', '-H', host, '-p', String(port)], {
+    cwd: root,
+    env: nextEnv({ NODE_ENV: 'production', PORT: String(port), ...options.env }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const running = track(child);
+  let tail = '';
+  const onChunk = (chunk: Buffer) => {
+    const text = chunk.toString();
+    tail = (tail + text).slice(-4000);
+    for (const line of text.split('\n')) if (line.trim() !== '') options.onOutput?.(line);
+  };
+  child.stdout?.on('data', onChunk);
+  child.stderr?.on('data', onChunk);
+
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const deadline = Date.now() + (options.readyTimeoutMs ?? 60_000);
+  const state: { exitCode: number | null } = { exitCode: null };
+  void running.exited.then((code) => {
+    state.exitCode = code;
+  });
+  while (Date.now() < deadline) {
+    if (state.exitCode !== null) throw new Error(`next start exited with code ${state.exitCode}:\n${tail}`);
+    try {
+      const res = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(5_000) });
+      await res.body?.cancel();
+      return { ...running, url, port };
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+  }
+  await running.stop();
+  throw new Error(
+    `next start did not answer on ${url} within ${options.readyTimeoutMs ?? 60_000} ms:\n${tail}`,
+  );
+}
+
+/** True when nothing listens on host:port (we could bind it). */
+export function isPortFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+}
+
+/** `preferred` when free; otherwise, unless `strict`, the next free one of the ten after it, else any free port. */
+export async function choosePort(host: string, preferred: number, strict: boolean): Promise<number> {
+  if (await isPortFree(host, preferred)) return preferred;
+  if (strict) throw new Error(`port ${preferred} on ${host} is in use (choose another with --port)`);
+  for (let p = preferred + 1; p <= preferred + 10; p++) if (await isPortFree(host, p)) return p;
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      const free = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(free));
+    });
+  });
+}

@@ -1,0 +1,37 @@
+// Registers the demo balancers through the store, idempotently: a second run updates the existing rows
+// (the fleet's ports may have changed) instead of failing on the duplicate name.
+import type { Store } from '@/db';
+import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from '@/db/queries/balancers';
+import { NotFoundError } from '@/lib/errors';
+import { CreateBalancerInput } from '@/lib/schemas/balancer';
+
+export interface Registration {
+  balancer: Balancer;
+  action: 'created' | 'updated';
+}
+
+export function registerDemoBalancers(
+  store: Store,
+  inputs: readonly CreateBalancerInput[],
+  now: number = Date.now(),
+): Registration[] {
+  return inputs.map((input) => {
+    const existing = findBalancer(store, input.name);
+    if (!existing) return { balancer: createBalancer(store, input, now), action: 'created' };
+    // Send every setting (defaults included), so a demo balancer edited by hand is reset to the demo's.
+    const full = CreateBalancerInput.safeParse(input);
+    return {
+      balancer: updateBalancer(store, existing.id, full.success ? full.data : input, now),
+      action: 'updated',
+    };
+  });
+}
+
+function findBalancer(store: Store, name: string): Balancer | null {
+  try {
+    return getBalancerByName(store, name);
+  } catch (err) {
+    if (err instanceof NotFoundError) return null;
+    throw err;
+  }
+}
