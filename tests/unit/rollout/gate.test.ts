@@ -1,0 +1,113 @@
+import { describe, expect, it } from 'vitest';
+import { evaluateGate, RolloutInputError, type NodeObservation } from '@/lib/rollout';
+import {
+  LEGACY,
+  MODERN,
+  dualVerdict,
+  legacyVerdict,
+  modernVerdict,
+  node,
+  unavailableVerdict,
+} from './verdict-factory';
+
+describe('evaluateGate', () => {
+  it.each<{ name: string; nodes: NodeObservation[]; revision: string; ready: boolean; reasons: string[] }>([
+    {
+      name: 'every node available with the same set containing the revision is ready',
+      nodes: [node('a', modernVerdict()), node('b', modernVerdict()), node('c', modernVerdict())],
+      revision: MODERN,
+      ready: true,
+      reasons: [],
+    },
+    {
+      name: 'the same set in another order is the same set',
+      nodes: [node('a', dualVerdict({ supported: [LEGACY, MODERN] })), node('b', dualVerdict())],
+      revision: MODERN,
+      ready: true,
+      reasons: [],
+    },
+    {
+      name: 'a uniform legacy fleet is ready for its legacy revision only',
+      nodes: [node('a', legacyVerdict()), node('b', legacyVerdict())],
+      revision: LEGACY,
+      ready: true,
+      reasons: [],
+    },
+    {
+      name: 'no nodes is never ready',
+      nodes: [],
+      revision: MODERN,
+      ready: false,
+      reasons: ['no nodes to check'],
+    },
+    {
+      name: 'an unavailable node blocks the gate, named with its reason',
+      nodes: [node('a', modernVerdict()), node('b', unavailableVerdict('timeout'))],
+      revision: MODERN,
+      ready: false,
+      reasons: ['1 node unavailable: b (timeout)'],
+    },
+    {
+      name: 'different served sets block the gate, each set with its nodes',
+      nodes: [node('a', modernVerdict()), node('b', dualVerdict()), node('c', modernVerdict())],
+      revision: MODERN,
+      ready: false,
+      reasons: ['nodes present 2 different served sets: [2026-07-28] on a, c; [2026-07-28, 2025-11-25] on b'],
+    },
+    {
+      name: 'a uniform set without the revision says so',
+      nodes: [node('a', legacyVerdict()), node('b', legacyVerdict())],
+      revision: MODERN,
+      ready: false,
+      reasons: ['the served set [2025-11-25] does not include 2026-07-28'],
+    },
+    {
+      name: 'mid-rollout: unavailable, differing, and not serving, all named',
+      nodes: [
+        node('a', modernVerdict()),
+        node('b', legacyVerdict()),
+        node('c', legacyVerdict()),
+        node('d', unavailableVerdict('refused')),
+        node('e', unavailableVerdict('http_5xx')),
+      ],
+      revision: MODERN,
+      ready: false,
+      reasons: [
+        '2 nodes unavailable: d (refused), e (http_5xx)',
+        'nodes present 2 different served sets: [2025-11-25] on b, c; [2026-07-28] on a',
+        '2026-07-28 is not served by b, c',
+      ],
+    },
+    {
+      name: 'every node down: the unavailable list is the whole reason',
+      nodes: [node('a', unavailableVerdict('refused'))],
+      revision: MODERN,
+      ready: false,
+      reasons: ['1 node unavailable: a (refused)'],
+    },
+  ])('$name', ({ nodes, revision, ready, reasons }) => {
+    expect(evaluateGate(nodes, revision)).toEqual({ ready, reasons });
+  });
+
+  it('shortens long node lists so reasons stay readable', () => {
+    const nodes = [
+      ...Array.from({ length: 12 }, (_, i) =>
+        node(`n${String(i).padStart(2, '0')}`, unavailableVerdict('timeout')),
+      ),
+      node('ok', modernVerdict()),
+    ];
+    const { ready, reasons } = evaluateGate(nodes, MODERN);
+    expect(ready).toBe(false);
+    expect(reasons).toEqual([
+      '12 nodes unavailable: n00 (timeout), n01 (timeout), n02 (timeout), n03 (timeout), n04 (timeout), ' +
+        'n05 (timeout), n06 (timeout), n07 (timeout), n08 (timeout), n09 (timeout) and 2 more',
+    ]);
+  });
+
+  it.each(['', '   '])('refuses an empty revision (%j)', (revision) => {
+    expect(() => evaluateGate([node('a', modernVerdict())], revision)).toThrow(RolloutInputError);
+    expect(() => evaluateGate([node('a', modernVerdict())], revision)).toThrow(
+      /revision must be a non-empty string/,
+    );
+  });
+});
