@@ -161,7 +161,8 @@ export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<De
       }),
     );
     // Keep the spec order (not the start order), so node lists read orders-1, orders-2, ...
-    for (const result of started) if (result.status === 'fulfilled') slots.set(result.value.spec.id, result.value);
+    for (const result of started)
+      if (result.status === 'fulfilled') slots.set(result.value.spec.id, result.value);
     const failed = started.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
 
