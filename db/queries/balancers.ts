@@ -21,6 +21,8 @@ export interface BalancerSummary {
   /** `uniform`, `non-uniform`, … as the latest analysis put it; null before the first cycle. */
   status: string;
   severity: string | null;
+  /** The analysis' single UI status, e.g. `era-split`, `rolling`, `degraded`. */
+  displayStatus: string;
   degraded: boolean;
   analyzedAt: number;
 }
@@ -144,7 +146,13 @@ export function listBalancers(
   const items = page.map(({ b, s }) => ({
     ...toBalancer(b),
     summary: s
-      ? { status: s.status, severity: s.severity, degraded: s.degraded, analyzedAt: s.analyzedAt }
+      ? {
+          status: s.status,
+          severity: s.severity,
+          displayStatus: s.displayStatus,
+          degraded: s.degraded,
+          analyzedAt: s.analyzedAt,
+        }
       : null,
   }));
   const last = page[page.length - 1];

@@ -9,6 +9,8 @@ export const balancerStates = sqliteTable('balancer_states', {
   /** Headline summary columns, so listing balancers does not parse the analysis JSON. */
   status: text('status').notNull(),
   severity: text('severity'),
+  /** The one status the UI shows (stuck, rolling, era-split, drift, down, flapping, degraded, uniform, unknown). */
+  displayStatus: text('display_status').notNull().default('unknown'),
   degraded: integer('degraded', { mode: 'boolean' }).notNull(),
   analysis: text('analysis', { mode: 'json' }).$type<unknown>().notNull(),
   snapshot: text('snapshot', { mode: 'json' }).$type<unknown>().notNull(),

@@ -1,0 +1,1 @@
+ALTER TABLE `balancer_states` ADD `display_status` text DEFAULT 'unknown' NOT NULL;

@@ -1,0 +1,299 @@
+// One balancer cycle: plan the probes, run them under the global cap, analyse, write one transaction.
+// Pure in its dependencies: clock, probe, resolver, environment and store are parameters.
+import { getBalancer } from '@/db/queries/balancers';
+import type { StoredEvent } from '@/db/queries/events';
+import { getOpenWindow } from '@/db/queries/rollouts';
+import { newId } from '@/db/ids';
+import type { Store } from '@/db';
+import type { ProbeTarget, Verdict } from '@/lib/probe/types';
+import { DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';
+import { analyzeCycle, diffSnapshots, DEFAULT_FLAP_WINDOW_MS, keyedFingerprintOf } from '@/lib/rollout';
+import type {
+  BalancerAnalysis,
+  BalancerSnapshot,
+  NodeObservation,
+  SampleObservation,
+} from '@/lib/rollout/types';
+import { createLimiter, type Limiter } from './limiter';
+import { hostOf, nodeKey, planCycle, unprobedVerdict, type PlannedNode } from './targets';
+import type { Clock, ProbeFn, ResolveFn } from './types';
+import { writeCycle, type NewNode, type NodeResult, type PriorState } from './write';
+
+export interface CycleDeps {
+  probe: ProbeFn;
+  resolve: ResolveFn;
+  now: Clock;
+  env: Record<string, string | undefined>;
+  /** The global cap on probes in flight, shared by every balancer. */
+  limiter: Limiter;
+  /** When the cycle was due (for the lag figure); defaults to its start. */
+  dueAt?: number;
+  /** Called as each probe starts, with its lag behind the due time. */
+  onProbeStart?: (lagMs: number) => void;
+  /** Abandon: once aborted, no further probes start and nothing is written. */
+  signal?: AbortSignal;
+  /** Revisions the gate is evaluated for (defaults to the modern revisions we speak). */
+  gateRevisions?: string[];
+}
+
+export interface CycleResult {
+  balancerId: string;
+  at: number;
+  durationMs: number;
+  probes: number;
+  analysis: BalancerAnalysis;
+  events: StoredEvent[];
+}
+
+export class CycleAbandonedError extends Error {
+  override readonly name = 'CycleAbandonedError';
+  constructor(balancerId: string) {
+    super(`cycle of balancer '${balancerId}' abandoned`);
+  }
+}
+
+interface KnownNode extends PriorStateRow {
+  id: string;
+  key: string;
+  origin: string;
+  address: string | null;
+}
+
+interface PriorStateRow {
+  fingerprintKey: string | null;
+  lastAvailableKey: string | null;
+  fingerprintSince: number | null;
+  probes: number | null;
+  failures: number | null;
+  consecutiveFailures: number | null;
+  lastSeenAt: number;
+}
+
+function priorOf(n: KnownNode): PriorState | null {
+  if (n.fingerprintKey === null) return null;
+  return {
+    fingerprintKey: n.fingerprintKey,
+    lastAvailableKey: n.lastAvailableKey,
+    fingerprintSince: n.fingerprintSince ?? n.lastSeenAt,
+    probes: n.probes ?? 0,
+    failures: n.failures ?? 0,
+    consecutiveFailures: n.consecutiveFailures ?? 0,
+    lastSeenAt: n.lastSeenAt,
+  };
+}
+
+function loadKnownNodes(store: Store, balancerId: string): Map<string, KnownNode> {
+  const rows = store.sqlite
+    .prepare(
+      `SELECT n.id, n.key, n.origin, n.address, n.last_seen_at AS lastSeenAt, s.fingerprint_key AS fingerprintKey,
+         s.last_available_key AS lastAvailableKey, s.fingerprint_since AS fingerprintSince, s.probes, s.failures,
+         s.consecutive_failures AS consecutiveFailures
+       FROM nodes n LEFT JOIN node_states s ON s.node_id = n.id WHERE n.balancer_id = ?`,
+    )
+    .all(balancerId) as KnownNode[];
+  return new Map(rows.map((r) => [r.key, r]));
+}
+
+function loadRecentChanges(store: Store, balancerId: string, since: number): Map<string, number[]> {
+  const rows = store.sqlite
+    .prepare(
+      `SELECT h.node_id AS nodeId, h.started_at AS at FROM node_history h JOIN nodes n ON n.id = h.node_id
+       WHERE n.balancer_id = ? AND h.is_change = 1 AND h.started_at >= ? ORDER BY h.started_at`,
+    )
+    .all(balancerId, since) as Array<{ nodeId: string; at: number }>;
+  const out = new Map<string, number[]>();
+  for (const r of rows) out.set(r.nodeId, [...(out.get(r.nodeId) ?? []), r.at]);
+  return out;
+}
+
+function loadPreviousSnapshot(store: Store, balancerId: string): BalancerSnapshot | null {
+  const row = store.sqlite
+    .prepare('SELECT snapshot FROM balancer_states WHERE balancer_id = ?')
+    .get(balancerId) as { snapshot: string } | undefined;
+  return row ? (JSON.parse(row.snapshot) as BalancerSnapshot) : null;
+}
+
+/** Host:port of a URL, as a proxy's served-by header would name it. */
+function hostPortOf(url: string): string | null {
+  try {
+    return new URL(url).host;
+  } catch {
+    return null;
+  }
+}
+
+/** A sample's served-by value names a listed node (by URL or host:port), a DNS node (by address) or a new one. */
+function attributionKey(servedBy: string, planned: readonly PlannedNode[]): string {
+  for (const p of planned) {
+    if (p.origin === 'listed' && (p.url === servedBy || hostPortOf(p.url) === servedBy)) return p.key;
+    if (p.origin === 'dns' && p.address === servedBy) return p.key;
+  }
+  return nodeKey('sample', servedBy);
+}
+
+export async function runCycle(store: Store, balancerId: string, deps: CycleDeps): Promise<CycleResult> {
+  const started = deps.now();
+  const dueAt = deps.dueAt ?? started;
+  const balancer = getBalancer(store, balancerId);
+  const known = loadKnownNodes(store, balancerId);
+
+  let addresses: string[] | null = null;
+  let dnsProblem: string | null = null;
+  if (balancer.resolveDns) {
+    try {
+      addresses = await deps.resolve(hostOf(balancer.publicUrl));
+      if (addresses.length === 0) dnsProblem = 'dns_failed';
+    } catch {
+      dnsProblem = 'dns_failed';
+    }
+  }
+  const plan = planCycle(balancer, addresses, deps.env);
+  // A failed lookup keeps the DNS nodes we knew, reported unavailable rather than silently dropped.
+  if (dnsProblem) {
+    for (const n of known.values()) {
+      if (n.origin === 'dns' && n.address) {
+        plan.nodes.push({
+          key: n.key,
+          origin: 'dns',
+          url: balancer.publicUrl,
+          address: n.address,
+          target: { url: balancer.publicUrl },
+        });
+      }
+    }
+  }
+
+  const probeOne = (target: ProbeTarget, skipReason: string | null): Promise<Verdict> =>
+    deps.limiter.run(async () => {
+      if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
+      const at = deps.now();
+      deps.onProbeStart?.(at - dueAt);
+      if (skipReason) return unprobedVerdict(target.url, skipReason, at, target.connectAddress ?? null);
+      try {
+        return await deps.probe(target, plan.options);
+      } catch (err) {
+        // The probe engine reports servers' faults in the verdict; a throw is ours, kept visible as a reason.
+        const v = unprobedVerdict(target.url, 'probe_error', at, target.connectAddress ?? null);
+        return { ...v, anomaly: err instanceof Error ? err.message : String(err) };
+      }
+    });
+
+  const nodeVerdicts = await Promise.all(
+    plan.nodes.map((p) =>
+      probeOne(p.target, plan.headerProblem ?? (dnsProblem && p.origin === 'dns' ? dnsProblem : null)),
+    ),
+  );
+  const sampleVerdicts = await Promise.all(plan.samples.map((t) => probeOne(t, plan.headerProblem)));
+  if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
+
+  const at = deps.now();
+  const newNodes: NewNode[] = [];
+  const idFor = (
+    key: string,
+    origin: NewNode['origin'],
+    url: string,
+    address: string | null,
+    servedBy: string | null,
+  ) => {
+    const existing = known.get(key);
+    if (existing) return existing.id;
+    const pending = newNodes.find((n) => n.key === key);
+    if (pending) return pending.id;
+    const id = newId('nod');
+    newNodes.push({ id, key, origin, url, address, servedBy });
+    return id;
+  };
+
+  const results: NodeResult[] = [];
+  const observations: NodeObservation[] = [];
+  const recent = loadRecentChanges(store, balancerId, at - DEFAULT_FLAP_WINDOW_MS);
+  plan.nodes.forEach((p, i) => {
+    const verdict = nodeVerdicts[i];
+    if (!verdict) return;
+    const nodeId = idFor(p.key, p.origin, p.url, p.address, null);
+    const keyed = keyedFingerprintOf(verdict);
+    const knownNode = known.get(p.key);
+    const prior = knownNode ? priorOf(knownNode) : null;
+    results.push({ nodeId, verdict, fingerprintKey: keyed?.key ?? null, prior });
+    const changes = recent.get(nodeId) ?? [];
+    const changedNow = keyed && prior?.lastAvailableKey && prior.lastAvailableKey !== keyed.key;
+    observations.push({
+      nodeId,
+      verdict,
+      recentChanges: changedNow ? [...changes, verdict.probedAt] : changes,
+    });
+  });
+
+  const samples: SampleObservation[] = [];
+  const sampleStates = new Map<string, NodeResult>();
+  for (const verdict of sampleVerdicts) {
+    if (!verdict.servedBy) {
+      samples.push({ verdict, nodeId: null });
+      continue;
+    }
+    const key = attributionKey(verdict.servedBy, plan.nodes);
+    const nodeId = idFor(key, 'sample', balancer.publicUrl, null, verdict.servedBy);
+    samples.push({ verdict, nodeId });
+    if (key.startsWith('sample:')) {
+      const knownNode = known.get(key);
+      // A sample-only node's state is its latest attributed sample of the cycle.
+      sampleStates.set(nodeId, {
+        nodeId,
+        verdict,
+        fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
+        prior: knownNode ? priorOf(knownNode) : null,
+      });
+    }
+  }
+  results.push(...sampleStates.values());
+
+  const previous = loadPreviousSnapshot(store, balancerId);
+  const open = getOpenWindow(store, balancerId);
+  const analysis = analyzeCycle({
+    balancerId,
+    at,
+    nodes: observations,
+    samples,
+    window: open
+      ? { id: open.id, target: open.target, openedAt: open.openedAt, deadline: open.deadline }
+      : null,
+    gateRevisions: deps.gateRevisions ?? [...DEFAULT_MODERN_VERSIONS],
+    previous,
+  });
+  const drafts = diffSnapshots(previous, analysis.snapshot, at);
+  if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
+  const events = writeCycle(store, { balancerId, at, newNodes, results, analysis, events: drafts });
+  return {
+    balancerId,
+    at,
+    durationMs: deps.now() - started,
+    probes: nodeVerdicts.length + sampleVerdicts.length,
+    analysis,
+    events,
+  };
+}
+
+/** Serialises cycles of one balancer in this process, so no node is ever probed twice at once. */
+const running = new Map<string, Promise<unknown>>();
+
+export async function runExclusive<T>(balancerId: string, task: () => Promise<T>): Promise<T> {
+  const before = running.get(balancerId) ?? Promise.resolve();
+  const mine = before.then(task, task);
+  const settled = mine.catch(() => undefined);
+  running.set(balancerId, settled);
+  try {
+    return await mine;
+  } finally {
+    if (running.get(balancerId) === settled) running.delete(balancerId);
+  }
+}
+
+export function isCycleRunning(balancerId: string): boolean {
+  return running.has(balancerId);
+}
+
+let sharedLimiter: Limiter | null = null;
+export function defaultLimiter(): Limiter {
+  sharedLimiter ??= createLimiter(64);
+  return sharedLimiter;
+}

@@ -1,0 +1,77 @@
+// The poller's public surface (server-only): start it, run one balancer's cycle now, read its status.
+import { getStore, type Store } from '@/db';
+import { runCycle, runExclusive, defaultLimiter, type CycleDeps, type CycleResult } from './cycle';
+import { readLease, type LeaseHolder } from './lease';
+import { createDefaultProbe, resolveAllAddresses } from './probe';
+import { startPollerWith, type PollerHandle, type PollerOptions, type PollerStatus } from './runner';
+
+export type { CycleResult, CycleDeps } from './cycle';
+export type { PollerHandle, PollerOptions, PollerStatus, LagSummary } from './runner';
+export type { ProbeFn, ResolveFn, Clock } from './types';
+export type { LeaseHolder } from './lease';
+export { pruneOldData, DEFAULT_RETENTION_MS } from './prune';
+
+const HANDLE_KEY = Symbol.for('erawatch.poller');
+type GlobalWithPoller = typeof globalThis & { [HANDLE_KEY]?: PollerHandle };
+
+/** Starts the poller (one per process: a second call returns the running one). */
+export function startPoller(opts: Partial<PollerOptions> = {}): PollerHandle {
+  const g = globalThis as GlobalWithPoller;
+  const existing = g[HANDLE_KEY];
+  if (existing && existing.status().state !== 'stopped') return existing;
+  const handle = startPollerWith({ ...opts, store: opts.store ?? getStore() });
+  g[HANDLE_KEY] = handle;
+  return handle;
+}
+
+/**
+ * Probes every node and sample of one balancer now, analyses and stores the result. Waits for a cycle of
+ * the same balancer already running in this process, so no node is probed twice at once.
+ */
+export function runBalancerCycle(
+  store: Store,
+  balancerId: string,
+  deps: Partial<CycleDeps> = {},
+): Promise<CycleResult> {
+  return runExclusive(balancerId, () =>
+    runCycle(store, balancerId, {
+      probe: deps.probe ?? createDefaultProbe(process.env),
+      resolve: deps.resolve ?? resolveAllAddresses,
+      now: deps.now ?? Date.now,
+      env: deps.env ?? process.env,
+      limiter: deps.limiter ?? defaultLimiter(),
+      ...(deps.dueAt !== undefined ? { dueAt: deps.dueAt } : {}),
+      ...(deps.onProbeStart ? { onProbeStart: deps.onProbeStart } : {}),
+      ...(deps.signal ? { signal: deps.signal } : {}),
+      ...(deps.gateRevisions ? { gateRevisions: deps.gateRevisions } : {}),
+    }),
+  );
+}
+
+export interface PollerReadiness {
+  /** A poller runs in this process. */
+  running: boolean;
+  /** Some poller (this one or another process) holds an unexpired lease. */
+  leaseHeld: boolean;
+  holder: LeaseHolder | null;
+  lastCycleAt: number | null;
+  lastCycleAgeMs: number | null;
+  local: PollerStatus | null;
+}
+
+/** For /readyz: is the fleet being polled, by whom, and how long since the last finished cycle. */
+export function getPollerStatus(store: Store = getStore(), now: number = Date.now()): PollerReadiness {
+  const local = (globalThis as GlobalWithPoller)[HANDLE_KEY]?.status() ?? null;
+  const lease = readLease(store);
+  const leaseHeld = lease !== null && lease.expiresAt > now;
+  const lastCycleAt = Math.max(local?.lastCycleAt ?? -Infinity, lease?.lastCycleAt ?? -Infinity);
+  const last = Number.isFinite(lastCycleAt) ? lastCycleAt : null;
+  return {
+    running: local !== null && (local.state === 'polling' || local.state === 'waiting'),
+    leaseHeld,
+    holder: lease,
+    lastCycleAt: last,
+    lastCycleAgeMs: last === null ? null : now - last,
+    local,
+  };
+}

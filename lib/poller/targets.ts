@@ -1,0 +1,133 @@
+// Which probes one balancer cycle makes: its listed node URLs, one per DNS address of its host, and K samples
+// of its public URL. Pure: the resolved addresses and the environment are parameters.
+import type { NodeOrigin } from '@/db/schema';
+import type { BalancerSettings } from '@/lib/schemas/balancer';
+import type { ProbeOptions, ProbeTarget, Verdict } from '@/lib/probe/types';
+import { DEFAULT_PROBE_OPTIONS } from '@/lib/probe/types';
+
+export interface PlannedNode {
+  key: string;
+  origin: NodeOrigin;
+  url: string;
+  address: string | null;
+  target: ProbeTarget;
+}
+
+export interface CyclePlan {
+  nodes: PlannedNode[];
+  samples: ProbeTarget[];
+  options: ProbeOptions;
+  /** Set when a header references an unset variable: every probe of the cycle is then skipped as unavailable. */
+  headerProblem: string | null;
+}
+
+export function nodeKey(origin: NodeOrigin, value: string): string {
+  return `${origin}:${value}`;
+}
+
+/** Resolves `env:NAME` header values; a missing variable is reported, never sent as an empty header. */
+export function resolveHeaders(
+  headers: Record<string, string>,
+  env: Record<string, string | undefined>,
+): { headers: Record<string, string>; missing: string[] } {
+  const out: Record<string, string> = {};
+  const missing: string[] = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const ref = /^env:([A-Za-z_][A-Za-z0-9_]*)$/.exec(value);
+    if (!ref) {
+      out[name] = value;
+      continue;
+    }
+    const varName = ref[1] ?? '';
+    const resolved = env[varName];
+    if (resolved === undefined || resolved === '' || /[\r\n]/.test(resolved)) missing.push(varName);
+    else out[name] = resolved;
+  }
+  return { headers: out, missing };
+}
+
+export function probeOptionsFor(b: BalancerSettings): ProbeOptions {
+  return {
+    ...DEFAULT_PROBE_OPTIONS,
+    legacyVersions: [...b.legacyVersions],
+    timeoutMs: b.timeoutMs,
+    legacyProbeTimeoutMs: b.legacyProbeTimeoutMs,
+  };
+}
+
+/** `addresses` is null when the balancer does not resolve DNS, or when resolution failed. */
+export function planCycle(
+  b: BalancerSettings,
+  addresses: readonly string[] | null,
+  env: Record<string, string | undefined>,
+): CyclePlan {
+  const { headers, missing } = resolveHeaders(b.headers, env);
+  const base: Omit<ProbeTarget, 'url'> = {
+    headers,
+    allowLegacy: b.allowLegacy,
+    auditLegacy: b.auditLegacy,
+  };
+  const nodes: PlannedNode[] = [];
+  const seen = new Set<string>();
+  for (const url of b.nodeUrls) {
+    const key = nodeKey('listed', url);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    nodes.push({ key, origin: 'listed', url, address: null, target: { url, ...base } });
+  }
+  for (const address of addresses ?? []) {
+    const key = nodeKey('dns', address);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    nodes.push({
+      key,
+      origin: 'dns',
+      url: b.publicUrl,
+      address,
+      target: { url: b.publicUrl, connectAddress: address, ...base },
+    });
+  }
+  const sampleTarget: ProbeTarget = {
+    url: b.publicUrl,
+    ...base,
+    ...(b.attributionHeader ? { attributionHeader: b.attributionHeader } : {}),
+  };
+  const samples = Array.from({ length: b.samplesPerCycle }, () => sampleTarget);
+  return {
+    nodes,
+    samples,
+    options: probeOptionsFor(b),
+    headerProblem: missing.length > 0 ? `header_env_missing:${missing.join(',')}` : null,
+  };
+}
+
+/** A verdict for a probe the poller could not make (DNS failed, a header variable unset). */
+export function unprobedVerdict(
+  url: string,
+  reason: string,
+  at: number,
+  address: string | null = null,
+): Verdict {
+  return {
+    url,
+    verdict: 'unavailable',
+    reason,
+    negotiatedVersion: null,
+    supported: [],
+    servedEras: 'unknown',
+    serverInfo: null,
+    cache: null,
+    initializeSent: false,
+    anomaly: null,
+    evidence: [],
+    probedAt: at,
+    durationMs: 0,
+    address,
+    servedBy: null,
+  };
+}
+
+/** The host name of a URL, without IPv6 brackets. */
+export function hostOf(url: string): string {
+  return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+}

@@ -1,0 +1,192 @@
+// The cycle's one write transaction: new nodes, node states, history spans on fingerprint change,
+// hourly rollups, the balancer's analysis and snapshot, and its events. Prepared statements: this is the
+// poller's hot path.
+import type Database from 'better-sqlite3';
+import { writeTransaction, type Store } from '@/db';
+import { bucketOf, formatHistogram, mergeHistograms, parseHistogram } from '@/db/histogram';
+import { insertEvents, type EventDraft, type StoredEvent } from '@/db/queries/events';
+import type { NodeOrigin } from '@/db/schema';
+import type { Verdict } from '@/lib/probe/types';
+import type { BalancerAnalysis } from '@/lib/rollout/types';
+
+export const UNAVAILABLE_KEY = 'unavailable';
+export const HOUR_MS = 3_600_000;
+/** nodes.last_seen_at is refreshed at most this often, to keep a quiet fleet's writes small. */
+const LAST_SEEN_RESOLUTION_MS = 5 * 60_000;
+
+export interface PriorState {
+  fingerprintKey: string;
+  lastAvailableKey: string | null;
+  fingerprintSince: number;
+  probes: number;
+  failures: number;
+  consecutiveFailures: number;
+  lastSeenAt: number;
+}
+
+export interface NewNode {
+  id: string;
+  key: string;
+  origin: NodeOrigin;
+  url: string;
+  address: string | null;
+  servedBy: string | null;
+}
+
+export interface NodeResult {
+  nodeId: string;
+  verdict: Verdict;
+  /** The fingerprint key, or null when unavailable. */
+  fingerprintKey: string | null;
+  prior: PriorState | null;
+}
+
+export interface CycleWrite {
+  balancerId: string;
+  at: number;
+  newNodes: NewNode[];
+  results: NodeResult[];
+  analysis: BalancerAnalysis;
+  events: EventDraft[];
+}
+
+interface Statements {
+  insertNode: Database.Statement;
+  touchNode: Database.Statement;
+  upsertState: Database.Statement;
+  closeSpan: Database.Statement;
+  openSpan: Database.Statement;
+  upsertRollup: Database.Statement;
+  upsertBalancerState: Database.Statement;
+}
+
+const statements = new WeakMap<Database.Database, Statements>();
+
+function statementsFor(sqlite: Database.Database): Statements {
+  const cached = statements.get(sqlite);
+  if (cached) return cached;
+  // Merging in SQL keeps rollups right even when two processes (poller, "probe now") write the same hour.
+  sqlite.function('erawatch_merge_histogram', { deterministic: true }, (a: unknown, b: unknown) =>
+    formatHistogram(mergeHistograms(parseHistogram(String(a ?? '')), parseHistogram(String(b ?? '')))),
+  );
+  const s: Statements = {
+    insertNode: sqlite.prepare(
+      `INSERT INTO nodes (id, balancer_id, key, origin, url, address, served_by, created_at, last_seen_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    touchNode: sqlite.prepare('UPDATE nodes SET last_seen_at = ? WHERE id = ?'),
+    upsertState: sqlite.prepare(
+      `INSERT INTO node_states (node_id, verdict, fingerprint_key, last_available_key, client_era, reason, probed_at,
+         duration_ms, fingerprint_since, probes, failures, consecutive_failures)
+       VALUES (@nodeId, @verdict, @fingerprintKey, @lastAvailableKey, @clientEra, @reason, @probedAt, @durationMs,
+         @fingerprintSince, @probes, @failures, @consecutiveFailures)
+       ON CONFLICT(node_id) DO UPDATE SET verdict = excluded.verdict, fingerprint_key = excluded.fingerprint_key,
+         last_available_key = excluded.last_available_key, client_era = excluded.client_era, reason = excluded.reason,
+         probed_at = excluded.probed_at, duration_ms = excluded.duration_ms,
+         fingerprint_since = excluded.fingerprint_since, probes = excluded.probes, failures = excluded.failures,
+         consecutive_failures = excluded.consecutive_failures`,
+    ),
+    closeSpan: sqlite.prepare(
+      'UPDATE node_history SET ended_at = ?, probes = ?, failures = ? WHERE node_id = ? AND ended_at IS NULL',
+    ),
+    openSpan: sqlite.prepare(
+      `INSERT INTO node_history (node_id, fingerprint_key, client_era, reason, negotiated_version, served_eras,
+         is_change, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    upsertRollup: sqlite.prepare(
+      `INSERT INTO hourly_rollups (node_id, balancer_id, hour_start, probes, failures, latency) VALUES (?, ?, ?, 1, ?, ?)
+       ON CONFLICT(node_id, hour_start) DO UPDATE SET probes = probes + 1, failures = failures + excluded.failures,
+         latency = erawatch_merge_histogram(latency, excluded.latency)`,
+    ),
+    upsertBalancerState: sqlite.prepare(
+      `INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis, snapshot,
+         analyzed_at, cycles)
+       VALUES (@balancerId, @status, @severity, @displayStatus, @degraded, @analysis, @snapshot, @analyzedAt, 1)
+       ON CONFLICT(balancer_id) DO UPDATE SET status = excluded.status, severity = excluded.severity,
+         display_status = excluded.display_status,
+         degraded = excluded.degraded, analysis = excluded.analysis, snapshot = excluded.snapshot,
+         analyzed_at = excluded.analyzed_at, cycles = cycles + 1`,
+    ),
+  };
+  statements.set(sqlite, s);
+  return s;
+}
+
+/** Whether this result starts a new history span, and whether that span is a real fingerprint change. */
+export function classifyTransition(
+  prior: PriorState | null,
+  fingerprintKey: string | null,
+): { newSpan: boolean; isChange: boolean } {
+  const key = fingerprintKey ?? UNAVAILABLE_KEY;
+  const newSpan = prior === null || prior.fingerprintKey !== key;
+  const isChange =
+    fingerprintKey !== null &&
+    prior !== null &&
+    prior.lastAvailableKey !== null &&
+    prior.lastAvailableKey !== key;
+  return { newSpan, isChange };
+}
+
+/** Writes one cycle in one BEGIN IMMEDIATE transaction; returns the stored events. */
+export function writeCycle(store: Store, w: CycleWrite): StoredEvent[] {
+  const s = statementsFor(store.sqlite);
+  return writeTransaction(store, (tx) => {
+    for (const n of w.newNodes) {
+      s.insertNode.run(n.id, w.balancerId, n.key, n.origin, n.url, n.address, n.servedBy, w.at, w.at);
+    }
+    for (const r of w.results) writeNodeResult(s, w.balancerId, r);
+    const { snapshot, ...analysis } = w.analysis;
+    s.upsertBalancerState.run({
+      balancerId: w.balancerId,
+      status: w.analysis.state,
+      severity: w.analysis.severity,
+      displayStatus: w.analysis.displayStatus,
+      degraded: w.analysis.isDegraded ? 1 : 0,
+      analysis: JSON.stringify(analysis),
+      snapshot: JSON.stringify(snapshot),
+      analyzedAt: w.at,
+    });
+    return w.events.length > 0 ? insertEvents(tx, w.events) : [];
+  });
+}
+
+function writeNodeResult(s: Statements, balancerId: string, r: NodeResult): void {
+  const v = r.verdict;
+  const at = v.probedAt;
+  const failed = v.verdict === 'unavailable';
+  const key = r.fingerprintKey ?? UNAVAILABLE_KEY;
+  const { newSpan, isChange } = classifyTransition(r.prior, r.fingerprintKey);
+  const prior = r.prior;
+  if (newSpan) {
+    if (prior) s.closeSpan.run(at, prior.probes, prior.failures, r.nodeId);
+    s.openSpan.run(
+      r.nodeId,
+      key,
+      v.verdict,
+      v.reason,
+      v.negotiatedVersion,
+      v.servedEras,
+      isChange ? 1 : 0,
+      at,
+    );
+  }
+  const base =
+    newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
+  s.upsertState.run({
+    nodeId: r.nodeId,
+    verdict: JSON.stringify(v),
+    fingerprintKey: key,
+    lastAvailableKey: r.fingerprintKey ?? prior?.lastAvailableKey ?? null,
+    clientEra: v.verdict,
+    reason: v.reason,
+    probedAt: at,
+    durationMs: Math.round(v.durationMs),
+    fingerprintSince: base.since,
+    probes: base.probes + 1,
+    failures: base.failures + (failed ? 1 : 0),
+    consecutiveFailures: failed ? (prior?.consecutiveFailures ?? 0) + 1 : 0,
+  });
+  if (prior && at - prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) s.touchNode.run(at, r.nodeId);
+  const hourStart = Math.floor(at / HOUR_MS) * HOUR_MS;
+  s.upsertRollup.run(r.nodeId, balancerId, hourStart, failed ? 1 : 0, `${bucketOf(v.durationMs)}:1`);
+}
