@@ -52,7 +52,7 @@ export function FleetView() {
         />
         <CountButton
           n={counts.nonUniform}
-          label="non-uniform"
+          label="Non-uniform"
           icon="split"
           selected={status === 'non-uniform'}
           onClick={() => setStatus('non-uniform')}
@@ -204,7 +204,7 @@ function FleetRowView({
       <span role="cell" className="badges">
         <Badge p={status} testId="fleet-status" />
         {row.nonUniform && row.status !== 'era-split' && row.status !== 'drift' ? (
-          <Badge p={{ ...presentStatus('drift'), label: 'non-uniform', icon: 'split' }} />
+          <Badge p={{ ...presentStatus('drift'), label: 'Non-uniform', icon: 'split' }} />
         ) : null}
         {row.degraded && row.status !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}
       </span>

@@ -1,0 +1,398 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { useMemo } from 'react';
+import { Timeline } from '@/components/events/timeline';
+import { Age } from '@/components/ui/age';
+import { Badge } from '@/components/ui/badge';
+import { Icon } from '@/components/ui/icon';
+import { MixChart } from '@/components/ui/mix-chart';
+import { LoadError, Loading } from '@/components/ui/query-state';
+import { useNow } from '@/components/ui/use-now';
+import { browserFetcher } from '@/lib/query/fetch-json';
+import { balancerEventsQuery, balancerNodesQuery, balancerQuery } from '@/lib/query/options';
+import type { BalancerDetail, NodeItem } from '@/lib/query/types';
+import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
+import type { BalancerAnalysis, PartitionGroup } from '@/lib/rollout/types';
+import {
+  FINGERPRINT_FIELDS,
+  describeContradiction,
+  differingFields,
+  fingerprintValue,
+  formatDuration,
+  replayEraMix,
+  type FingerprintField,
+} from '@/lib/ui/balancer';
+import { presentGate, presentStatus } from '@/lib/ui/presentation';
+import { BalancerActions, WindowControls } from './balancer-actions';
+import { NodeMatrix, nodeLabel } from './node-matrix';
+
+const FIELD_LABELS: Record<FingerprintField, string> = {
+  era: 'Client era',
+  negotiatedVersion: 'Negotiated',
+  supported: 'Served revisions',
+  servedEras: 'Served class',
+  serverName: 'Server name',
+  serverVersion: 'Server version',
+};
+
+/** "A", "B", … for fingerprint groups, largest first (the analysis' order). */
+export function groupLetter(index: number): string {
+  return index < 26 ? String.fromCharCode(65 + index) : `G${index + 1}`;
+}
+
+export function BalancerView({ id }: { id: string }) {
+  const balancer = useQuery(balancerQuery(browserFetcher, id));
+  const nodes = useQuery(balancerNodesQuery(browserFetcher, id));
+  const events = useQuery(balancerEventsQuery(browserFetcher, id));
+
+  if (balancer.isPending) return <Loading what="the balancer" />;
+  if (!balancer.data) return <LoadError error={balancer.error} what="the balancer" />;
+  const b = balancer.data;
+  const a = b.analysis;
+  const nodeList = nodes.data ?? [];
+  return (
+    <>
+      <div className="crumbs">
+        <Link href="/">Fleet</Link> / balancer
+      </div>
+      <div className="page-head">
+        <h1>{b.name}</h1>
+        <StatusBadges analysis={a} />
+        <span className="spacer" />
+        <BalancerActions balancer={b} />
+      </div>
+      {balancer.error ? <LoadError error={balancer.error} what="the latest state" /> : null}
+      <p className="sub" style={{ marginTop: -6 }}>
+        <span className="mono">{b.publicUrl}</span> · every {formatDuration(b.intervalMs)} ·{' '}
+        {a ? (
+          <>
+            analysed <Age at={a.at} />
+          </>
+        ) : (
+          'not probed yet'
+        )}
+      </p>
+      {a ? <Headline analysis={a} /> : <NotProbedYet />}
+      <div className="grid-3">
+        <HazardPanel analysis={a} />
+        <GatePanel analysis={a} />
+        <WindowPanel balancer={b} />
+      </div>
+      {a && a.partition.length > 0 ? <FingerprintGroups analysis={a} nodes={nodeList} /> : null}
+      <section className="panel" aria-labelledby="nodes-h">
+        <div className="panel-head">
+          <h2 id="nodes-h">Nodes × revisions</h2>
+          <span className="muted">
+            {a
+              ? `${a.counts.availableNodes} of ${a.counts.nodes} nodes available`
+              : `${nodeList.length} nodes`}
+            {a && a.counts.samples > 0
+              ? ` · ${a.counts.availableSamples} of ${a.counts.samples} samples via the public URL`
+              : ''}
+          </span>
+        </div>
+        {nodes.error && !nodes.data ? <LoadError error={nodes.error} what="the nodes" /> : null}
+        {nodes.isPending ? <Loading what="nodes" /> : <NodeMatrix nodes={nodeList} analysis={a} />}
+      </section>
+      <div className="grid-2">
+        <section className="panel" aria-labelledby="mix-h">
+          <div className="panel-head">
+            <h2 id="mix-h">Era mix over time</h2>
+          </div>
+          <div className="panel-body">
+            <EraMixOverTime analysis={a} events={events.data ?? []} />
+          </div>
+        </section>
+        <section className="panel" aria-labelledby="timeline-h">
+          <div className="panel-head">
+            <h2 id="timeline-h">Timeline</h2>
+            <Link href={`/events?balancerId=${encodeURIComponent(b.id)}`}>all events</Link>
+          </div>
+          {events.error && !events.data ? <LoadError error={events.error} what="events" /> : null}
+          <Timeline
+            events={events.data ?? []}
+            nodeNames={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))}
+          />
+        </section>
+      </div>
+    </>
+  );
+}
+
+function StatusBadges({ analysis: a }: { analysis: BalancerAnalysis | null }) {
+  if (!a) return <Badge p={presentStatus('pending')} testId="balancer-status" />;
+  return (
+    <span className="badges">
+      <Badge p={presentStatus(a.displayStatus)} testId="balancer-status" />
+      {a.state === 'non-uniform' && a.displayStatus !== a.severity ? (
+        <Badge
+          p={presentStatus(a.severity ?? 'drift')}
+          text={`Non-uniform: ${presentStatus(a.severity ?? 'drift').label}`}
+          testId="balancer-nonuniform"
+        />
+      ) : null}
+      {a.isDegraded && a.displayStatus !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}
+      {a.flapping.length > 0 && a.displayStatus !== 'flapping' ? (
+        <Badge p={presentStatus('flapping')} />
+      ) : null}
+    </span>
+  );
+}
+
+function Headline({ analysis: a }: { analysis: BalancerAnalysis }) {
+  if (a.state !== 'non-uniform') return null;
+  const n = a.partition.length;
+  return (
+    <div
+      className={`notice tone-${a.rolling ? 'info' : 'bad'}`}
+      role="status"
+      data-testid="nonuniform-notice"
+    >
+      <Icon name="split" />
+      <span>
+        <strong>Non-uniform ({a.severity}):</strong> nodes behind this balancer give {n} different answers.{' '}
+        {a.severity === 'era-split'
+          ? 'Clients that cached one node’s era meet another node’s contradiction and fail.'
+          : 'Clients agree on the era, but served revisions or versions differ.'}
+        {a.rolling ? ' Inside the open rollout window this is expected and alerts are held.' : ''}
+      </span>
+    </div>
+  );
+}
+
+function NotProbedYet() {
+  return (
+    <div className="notice tone-info" role="status">
+      <Icon name="clock" />
+      <span>
+        Waiting for the first probe cycle. Use <strong>Probe now</strong> to run one immediately.
+      </span>
+    </div>
+  );
+}
+
+function HazardPanel({ analysis: a }: { analysis: BalancerAnalysis | null }) {
+  const h = a?.cacheHazard;
+  return (
+    <section className="panel" aria-labelledby="hazard-h">
+      <div className="panel-head">
+        <h2 id="hazard-h">Cache hazard</h2>
+      </div>
+      <div className="panel-body">
+        {h ? (
+          <dl className="kv">
+            <dt>Largest ttlMs</dt>
+            <dd data-testid="max-ttl">
+              {h.maxTtlMs === null ? 'none advertised' : `${h.maxTtlMs} ms (${formatDuration(h.maxTtlMs)})`}
+            </dd>
+            <dt>Public URL samples</dt>
+            <dd data-testid="contradiction">{describeContradiction(h)}</dd>
+            <dt>What it means</dt>
+            <dd className="muted">
+              A client caches the era per server; for up to the largest ttlMs it may keep an answer that
+              another node contradicts.
+            </dd>
+          </dl>
+        ) : (
+          <p className="muted">No cycle yet.</p>
+        )}
+      </div>
+    </section>
+  );
+}
+
+function GatePanel({ analysis: a }: { analysis: BalancerAnalysis | null }) {
+  const gates = a?.gates ?? [];
+  return (
+    <section className="panel" aria-labelledby="gate-h">
+      <div className="panel-head">
+        <h2 id="gate-h">Gate</h2>
+      </div>
+      <div className="panel-body">
+        {gates.length === 0 ? <p className="muted">No gate evaluated yet.</p> : null}
+        {gates.map((g) => (
+          <div key={g.revision} data-testid="gate">
+            <p style={{ margin: '0 0 6px' }}>
+              Ready to advertise <strong>{g.revision}</strong>: <Badge p={presentGate(g.ready)} />
+            </p>
+            {g.reasons.length > 0 ? (
+              <ul style={{ margin: 0, paddingLeft: 18 }}>
+                {g.reasons.map((r) => (
+                  <li key={r}>{r}</li>
+                ))}
+              </ul>
+            ) : (
+              <p className="muted" style={{ margin: 0 }}>
+                Every node is available and presents the same served set.
+              </p>
+            )}
+          </div>
+        ))}
+      </div>
+    </section>
+  );
+}
+
+function WindowPanel({ balancer: b }: { balancer: BalancerDetail }) {
+  const w = b.analysis?.window ?? null;
+  const now = useNow(5_000);
+  return (
+    <section className="panel" aria-labelledby="window-h">
+      <div className="panel-head">
+        <h2 id="window-h">Rollout window</h2>
+      </div>
+      <div className="panel-body">
+        {w ? (
+          <dl className="kv" data-testid="window">
+            <dt>Status</dt>
+            <dd>
+              <Badge
+                p={{
+                  label: WINDOW_STATUS_LABELS[w.status],
+                  icon: w.stuck ? 'alert' : w.status === 'complete' ? 'check' : 'rolling',
+                  tone: w.stuck ? 'bad' : w.status === 'complete' ? 'ok' : 'info',
+                  hint: w.status,
+                }}
+              />
+            </dd>
+            <dt>Progress</dt>
+            <dd data-testid="window-progress">{w.label}</dd>
+            <dt>Target</dt>
+            <dd>{w.targetLabel}</dd>
+            <dt>Deadline</dt>
+            <dd suppressHydrationWarning>
+              {new Date(w.deadline).toISOString().replace('T', ' ').slice(0, 16)} UTC (
+              {w.deadline > now
+                ? `in ${formatDuration(w.deadline - now)}`
+                : `${formatDuration(now - w.deadline)} ago`}
+              )
+            </dd>
+          </dl>
+        ) : (
+          <p className="muted" style={{ marginTop: 0 }}>
+            No open window. Open one before a rollout: non-uniform is then shown as progress and alerts are
+            held until the deadline.
+          </p>
+        )}
+        <WindowControls balancer={b} />
+      </div>
+    </section>
+  );
+}
+
+function FingerprintGroups({ analysis: a, nodes }: { analysis: BalancerAnalysis; nodes: NodeItem[] }) {
+  const diffs = differingFields(a.partition);
+  const names = new Map(nodes.map((n) => [n.id, nodeLabel(n)]));
+  return (
+    <section className="panel" aria-labelledby="groups-h" data-testid="partition">
+      <div className="panel-head">
+        <h2 id="groups-h">Nodes grouped by fingerprint</h2>
+        <span className="muted">
+          {a.partition.length === 1
+            ? 'one fingerprint'
+            : `${a.partition.length} fingerprints; differences highlighted`}
+        </span>
+      </div>
+      <div className="panel-body">
+        {a.partition.map((g, i) => (
+          <GroupCard key={g.key} group={g} letter={groupLetter(i)} diffs={diffs} names={names} />
+        ))}
+        {a.degraded.length > 0 ? (
+          <div className="group" data-testid="group-unavailable">
+            <div className="group-head">
+              <Badge
+                p={{
+                  label: 'Unavailable',
+                  icon: 'unavailable',
+                  tone: 'bad',
+                  hint: 'not part of the partition',
+                }}
+              />
+              <span className="muted">reported beside the partition, never as divergence</span>
+            </div>
+            <div className="group-nodes">
+              {a.degraded.map((d) => (
+                <div key={d.nodeId}>
+                  <Link href={`/nodes/${encodeURIComponent(d.nodeId)}`}>{names.get(d.nodeId) ?? d.url}</Link>:{' '}
+                  <code>{d.reason}</code>
+                  {d.anomaly ? <span className="muted"> · anomaly: {d.anomaly}</span> : null}
+                </div>
+              ))}
+            </div>
+          </div>
+        ) : null}
+      </div>
+    </section>
+  );
+}
+
+function GroupCard(props: {
+  group: PartitionGroup;
+  letter: string;
+  diffs: Set<FingerprintField>;
+  names: Map<string, string>;
+}) {
+  const { group: g, letter, diffs, names } = props;
+  const shown = g.nodeIds.slice(0, 30);
+  return (
+    <div className="group" data-testid="partition-group">
+      <div className="group-head">
+        <strong>Group {letter}</strong>
+        <span className="muted">
+          {g.nodeIds.length} node{g.nodeIds.length === 1 ? '' : 's'}
+          {g.sampleCount > 0 ? ` · ${g.sampleCount} sample${g.sampleCount === 1 ? '' : 's'}` : ''}
+        </span>
+      </div>
+      <dl className="kv" style={{ marginBottom: 6 }}>
+        {FINGERPRINT_FIELDS.map((f) => (
+          <FieldRow key={f} field={f} value={fieldText(g, f)} differs={diffs.has(f)} />
+        ))}
+      </dl>
+      <div className="group-nodes">
+        {shown.map((id, i) => (
+          <span key={id}>
+            {i > 0 ? ', ' : ''}
+            <Link href={`/nodes/${encodeURIComponent(id)}`}>{names.get(id) ?? id}</Link>
+          </span>
+        ))}
+        {g.nodeIds.length > shown.length ? ` and ${g.nodeIds.length - shown.length} more` : ''}
+      </div>
+    </div>
+  );
+}
+
+function fieldText(g: PartitionGroup, f: FingerprintField): string {
+  if (f === 'servedEras') return SERVED_ERA_LABELS[g.fingerprint.servedEras];
+  return fingerprintValue(g.fingerprint, f);
+}
+
+function FieldRow({ field, value, differs }: { field: FingerprintField; value: string; differs: boolean }) {
+  return (
+    <>
+      <dt>{FIELD_LABELS[field]}</dt>
+      <dd>
+        <span className={differs ? 'diff' : undefined}>{value}</span>
+        {differs ? <span className="visually-hidden"> (differs between groups)</span> : null}
+      </dd>
+    </>
+  );
+}
+
+function EraMixOverTime({
+  analysis: a,
+  events,
+}: {
+  analysis: BalancerAnalysis | null;
+  events: Array<{ type: string; nodeId: string | null; at: number; data: Record<string, unknown> }>;
+}) {
+  const now = a?.at ?? 0;
+  const points = useMemo(() => {
+    if (!a) return [];
+    const oldest = events.reduce((m, e) => Math.min(m, e.at), now);
+    const since = Math.min(oldest - 60_000, now - 15 * 60_000);
+    return replayEraMix(a.snapshot.nodes, events, since, now);
+  }, [a, events, now]);
+  if (!a || points.length === 0) return <p className="muted">The chart starts with the first probe cycle.</p>;
+  return <MixChart points={points} now={now} title="Nodes per client era over time" />;
+}

@@ -1,0 +1,171 @@
+'use client';
+import { useVirtualizer } from '@tanstack/react-virtual';
+import Link from 'next/link';
+import { useMemo, useRef } from 'react';
+import { Age } from '@/components/ui/age';
+import { Badge } from '@/components/ui/badge';
+import type { NodeItem } from '@/lib/query/types';
+import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
+import type { BalancerAnalysis } from '@/lib/rollout/types';
+import { revisionColumns } from '@/lib/ui/balancer';
+import { presentEra } from '@/lib/ui/presentation';
+
+const ROW_HEIGHT = 36;
+
+/** How an operator recognises a node: its URL, or the attribution value for sample-discovered nodes. */
+export function nodeLabel(n: Pick<NodeItem, 'origin' | 'url' | 'servedBy' | 'address'>): string {
+  if (n.origin === 'sample' && n.servedBy) return `${n.servedBy} (via public URL)`;
+  if (n.origin === 'dns' && n.address) return `${n.address} (${n.url})`;
+  return n.url;
+}
+
+function letter(index: number): string {
+  return index < 26 ? String.fromCharCode(65 + index) : `G${index + 1}`;
+}
+
+/** The node × revision matrix: one row per node with its client verdict and a mark per revision it serves. */
+export function NodeMatrix({ nodes, analysis }: { nodes: NodeItem[]; analysis: BalancerAnalysis | null }) {
+  const scrollRef = useRef<HTMLDivElement>(null);
+  const revisions = useMemo(
+    () => revisionColumns(nodes.map((n) => n.state?.verdict.supported ?? [])),
+    [nodes],
+  );
+  const groupOf = useMemo(() => {
+    const m = new Map<string, string>();
+    analysis?.partition.forEach((g, i) => g.nodeIds.forEach((id) => m.set(id, letter(i))));
+    return m;
+  }, [analysis]);
+  const multiGroup = (analysis?.partition.length ?? 0) > 1;
+  // Nodes whose group is not the largest come first, so contradicting nodes are visible without scrolling.
+  const rows = useMemo(
+    () =>
+      [...nodes].sort((a, b) => {
+        const ga = groupOf.get(a.id) ?? '~';
+        const gb = groupOf.get(b.id) ?? '~';
+        const wa = ga === 'A' ? 1 : 0;
+        const wb = gb === 'A' ? 1 : 0;
+        return wa - wb || ga.localeCompare(gb) || nodeLabel(a).localeCompare(nodeLabel(b));
+      }),
+    [nodes, groupOf],
+  );
+  // See fleet-view: no React Compiler memoisation here, so the virtualizer's changing functions are fine.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: rows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+    initialRect: { width: 1200, height: 600 },
+    getItemKey: (i) => rows[i]?.id ?? i,
+  });
+
+  if (nodes.length === 0) {
+    return (
+      <p className="empty">
+        No nodes known yet. Nodes come from the listed node URLs, the DNS records of the host (when enabled)
+        and attributed samples of the public URL.
+      </p>
+    );
+  }
+  const template = `minmax(200px, 2.2fr) 124px minmax(120px, 1.2fr) ${revisions
+    .map(() => '84px')
+    .join(' ')} 118px 56px 68px 84px`;
+  return (
+    <div className="table-wrap">
+      <div
+        className="vlist"
+        role="table"
+        aria-label="Nodes by revision"
+        aria-rowcount={rows.length + 1}
+        style={{ minWidth: 760 + revisions.length * 90 }}
+      >
+        <div className="vrow vhead" role="row" style={{ gridTemplateColumns: template }}>
+          <span role="columnheader">Node</span>
+          <span role="columnheader">Client verdict</span>
+          <span role="columnheader">Reason</span>
+          {revisions.map((r) => (
+            <span role="columnheader" key={r} className="mono" style={{ textAlign: 'center' }}>
+              {r}
+            </span>
+          ))}
+          <span role="columnheader">Served</span>
+          <span role="columnheader">Group</span>
+          <span role="columnheader" className="num">
+            Latency
+          </span>
+          <span role="columnheader">Probed</span>
+        </div>
+        <div
+          ref={scrollRef}
+          className="vscroll"
+          style={{ height: `min(${rows.length * ROW_HEIGHT + 2}px, 60vh)`, minHeight: 80 }}
+        >
+          <div className="vbody" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+            {virtualizer.getVirtualItems().map((item) => {
+              const n = rows[item.index];
+              if (!n) return null;
+              const v = n.state?.verdict ?? null;
+              const group = groupOf.get(n.id) ?? null;
+              const served = new Set(v?.supported ?? []);
+              return (
+                <div
+                  key={item.key}
+                  role="row"
+                  aria-rowindex={item.index + 2}
+                  className={`vrow${multiGroup && group !== null && group !== 'A' ? ' is-flagged' : ''}`}
+                  data-testid="node-row"
+                  data-node-url={n.url}
+                  style={{
+                    gridTemplateColumns: template,
+                    transform: `translateY(${item.start}px)`,
+                    height: item.size,
+                  }}
+                >
+                  <span role="cell" title={n.url}>
+                    <Link href={`/nodes/${encodeURIComponent(n.id)}`}>{nodeLabel(n)}</Link>
+                  </span>
+                  <span role="cell">
+                    {v ? (
+                      <Badge
+                        p={presentEra(v.verdict)}
+                        text={
+                          v.negotiatedVersion
+                            ? `${presentEra(v.verdict).label} ${v.negotiatedVersion}`
+                            : undefined
+                        }
+                        testId="node-verdict"
+                      />
+                    ) : (
+                      <span className="muted">not probed</span>
+                    )}
+                  </span>
+                  <span role="cell" className="mono muted" title={v?.reason}>
+                    {v?.reason ?? '—'}
+                  </span>
+                  {revisions.map((r) => (
+                    <span
+                      role="cell"
+                      key={r}
+                      style={{ textAlign: 'center' }}
+                      className={served.has(r) ? 'cell-yes' : 'cell-no'}
+                    >
+                      {served.has(r) ? '✓ serves' : '–'}
+                    </span>
+                  ))}
+                  <span role="cell">{v ? SERVED_ERA_LABELS[v.servedEras] : '—'}</span>
+                  <span role="cell">{group ?? (v?.verdict === 'unavailable' ? '—' : '')}</span>
+                  <span role="cell" className="num">
+                    {v ? `${v.durationMs} ms` : '—'}
+                  </span>
+                  <span role="cell" className="muted">
+                    <Age at={n.state?.probedAt ?? null} />
+                  </span>
+                </div>
+              );
+            })}
+          </div>
+        </div>
+      </div>
+    </div>
+  );
+}

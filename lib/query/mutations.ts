@@ -1,0 +1,66 @@
+// Every write the dashboard makes, in one place so that the API paths live beside the read options.
+import type { RolloutTarget } from '@/lib/rollout/types';
+import type { CreateBalancerInput, UpdateBalancerInput } from '@/lib/schemas/balancer';
+import type { CreateTokenInput, CreatedApiToken } from '@/lib/schemas/token';
+import type { CreateWebhookInput } from '@/lib/schemas/webhook';
+import { sendJson, type Fetcher } from './fetch-json';
+import type { Balancer, RolloutWindow } from './types';
+
+const enc = encodeURIComponent;
+
+export const createBalancer = (f: Fetcher, input: CreateBalancerInput) =>
+  sendJson<Balancer>(f, 'POST', '/api/v1/balancers', input);
+
+export const updateBalancer = (f: Fetcher, id: string, patch: UpdateBalancerInput) =>
+  sendJson<Balancer>(f, 'PATCH', `/api/v1/balancers/${enc(id)}`, patch);
+
+export const deleteBalancer = (f: Fetcher, id: string) =>
+  sendJson<null>(f, 'DELETE', `/api/v1/balancers/${enc(id)}`);
+
+export const probeBalancer = (f: Fetcher, id: string) =>
+  sendJson<unknown>(f, 'POST', `/api/v1/balancers/${enc(id)}/probe`, {});
+
+export const openRolloutWindow = (
+  f: Fetcher,
+  balancerId: string,
+  input: { target: RolloutTarget; deadline: number },
+) => sendJson<RolloutWindow>(f, 'POST', `/api/v1/balancers/${enc(balancerId)}/rollouts`, input);
+
+export const closeRolloutWindow = (f: Fetcher, balancerId: string, windowId: string) =>
+  sendJson<RolloutWindow>(
+    f,
+    'POST',
+    `/api/v1/balancers/${enc(balancerId)}/rollouts/${enc(windowId)}/close`,
+    {},
+  );
+
+export interface CreatedWebhook {
+  id: string;
+  secret: string;
+}
+
+export const createWebhook = (f: Fetcher, input: CreateWebhookInput) =>
+  sendJson<CreatedWebhook>(f, 'POST', '/api/v1/webhooks', input);
+
+export const deleteWebhook = (f: Fetcher, id: string) =>
+  sendJson<null>(f, 'DELETE', `/api/v1/webhooks/${enc(id)}`);
+
+export const testWebhook = (f: Fetcher, id: string) =>
+  sendJson<unknown>(f, 'POST', `/api/v1/webhooks/${enc(id)}/test`, {});
+
+export const rotateWebhookSecret = (f: Fetcher, id: string) =>
+  sendJson<{ secret: string }>(f, 'POST', `/api/v1/webhooks/${enc(id)}/rotate-secret`, {});
+
+export const redeliver = (f: Fetcher, endpointId: string, deliveryId: string) =>
+  sendJson<unknown>(
+    f,
+    'POST',
+    `/api/v1/webhooks/${enc(endpointId)}/deliveries/${enc(deliveryId)}/redeliver`,
+    {},
+  );
+
+export const createToken = (f: Fetcher, input: CreateTokenInput) =>
+  sendJson<CreatedApiToken>(f, 'POST', '/api/v1/tokens', input);
+
+export const revokeToken = (f: Fetcher, id: string) =>
+  sendJson<null>(f, 'DELETE', `/api/v1/tokens/${enc(id)}`);

@@ -1,0 +1,123 @@
+// Pure helpers for the balancer detail: matrix columns, fingerprint differences, the era mix over time.
+import type { CacheHazard, Fingerprint, NodeSnapshot, PartitionGroup } from '@/lib/rollout/types';
+import type { EraMix } from './fleet';
+
+/** Every revision any node was seen to serve, newest first: the matrix's columns. */
+export function revisionColumns(sets: ReadonlyArray<readonly string[]>): string[] {
+  const all = new Set<string>();
+  for (const set of sets) for (const r of set) all.add(r);
+  return [...all].sort((a, b) => b.localeCompare(a));
+}
+
+export const FINGERPRINT_FIELDS = [
+  'era',
+  'negotiatedVersion',
+  'supported',
+  'servedEras',
+  'serverName',
+  'serverVersion',
+] as const;
+export type FingerprintField = (typeof FINGERPRINT_FIELDS)[number];
+
+export function fingerprintValue(fp: Fingerprint, field: FingerprintField): string {
+  const v = fp[field];
+  if (Array.isArray(v)) return v.length === 0 ? '—' : v.join(', ');
+  return v === null ? '—' : String(v);
+}
+
+/** The fields whose value is not the same in every group: what the UI highlights. */
+export function differingFields(
+  groups: ReadonlyArray<Pick<PartitionGroup, 'fingerprint'>>,
+): Set<FingerprintField> {
+  const out = new Set<FingerprintField>();
+  if (groups.length < 2) return out;
+  for (const field of FINGERPRINT_FIELDS) {
+    const values = new Set(groups.map((g) => fingerprintValue(g.fingerprint, field)));
+    if (values.size > 1) out.add(field);
+  }
+  return out;
+}
+
+/** "2 of 4 samples (50 %) contradicted the first"; a plain note with fewer than two samples. */
+export function describeContradiction(h: CacheHazard): string {
+  if (h.contradictingShare === null) {
+    return h.availableSamples === 0 ? 'no samples this cycle' : 'one sample this cycle: nothing to compare';
+  }
+  const pct = Math.round(h.contradictingShare * 100);
+  return `${h.contradictingSamples} of ${h.availableSamples} samples (${pct} %) contradicted the first`;
+}
+
+/** 90000 → "1 min 30 s"; 250 → "250 ms". */
+export function formatDuration(ms: number | null): string {
+  if (ms === null) return '—';
+  if (ms < 1_000) return `${Math.round(ms)} ms`;
+  const s = Math.round(ms / 1_000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 === 0 ? `${m} min` : `${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
+}
+
+export interface MixPoint extends EraMix {
+  at: number;
+}
+
+export interface EraEvent {
+  type: string;
+  nodeId: string | null;
+  at: number;
+  data: Record<string, unknown>;
+}
+
+type NodeEra = { available: boolean; era: 'modern' | 'legacy' | null };
+
+function mixOf(nodes: Map<string, NodeEra>): EraMix {
+  const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0 };
+  for (const n of nodes.values()) {
+    if (!n.available || n.era === null) mix.unavailable += 1;
+    else mix[n.era] += 1;
+  }
+  return mix;
+}
+
+function eraFrom(value: unknown): 'modern' | 'legacy' | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const era = (value as { era?: unknown }).era;
+  return era === 'modern' || era === 'legacy' ? era : null;
+}
+
+/**
+ * Rebuilds the node era mix over time by undoing node events from the current snapshot backwards.
+ * Each returned point's mix holds from its `at` until the next point's (the last until now); the first
+ * point is at `since`. Events are one balancer's, in any order (ties keep their given order).
+ */
+export function replayEraMix(
+  current: readonly NodeSnapshot[],
+  events: readonly EraEvent[],
+  since: number,
+  now: number,
+): MixPoint[] {
+  const nodes = new Map<string, NodeEra>(
+    current.map((n) => [n.nodeId, { available: n.available, era: n.era }]),
+  );
+  const newestFirst = events
+    .map((e, i) => ({ e, i }))
+    .filter(({ e }) => e.nodeId !== null && e.at <= now && e.at > since)
+    .sort((a, b) => b.e.at - a.e.at || b.i - a.i);
+  const reversed: MixPoint[] = [];
+  let mix = mixOf(nodes);
+  for (const { e } of newestFirst) {
+    const id = e.nodeId ?? '';
+    const node = nodes.get(id) ?? { available: true, era: null };
+    if (e.type === 'node.era_changed') node.era = eraFrom(e.data.from) ?? node.era;
+    else if (e.type === 'node.recovered') node.available = false;
+    else if (e.type === 'node.unavailable') node.available = true;
+    else continue;
+    nodes.set(id, node);
+    reversed.push({ at: e.at, ...mix });
+    mix = mixOf(nodes);
+  }
+  reversed.push({ at: since, ...mix });
+  return reversed.reverse();
+}
