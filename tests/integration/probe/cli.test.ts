@@ -1,0 +1,112 @@
+// `erawatch probe` as an operator runs it: the real bin script (tsx, no build step) against real peers.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPeers, type RunningPeer } from '@/lib/peers/spawn';
+import { discoverResult, sendJson, startFaultPeer, type FaultPeer } from '@/tests/support/fault-peer';
+
+const BIN = path.resolve(__dirname, '../../../bin/erawatch.mjs');
+
+function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, 'probe', ...args], { timeout: 25_000 }, (err, stdout, stderr) => {
+      const code = err && typeof err.code === 'number' ? err.code : err ? -1 : 0;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+let dual: RunningPeer;
+let legacy: RunningPeer;
+let authPeer: FaultPeer;
+
+beforeAll(async () => {
+  [dual, legacy] = (await startPeers([{ kind: 'v2-dual' }, { kind: 'v1-stateless' }])) as [
+    RunningPeer,
+    RunningPeer,
+  ];
+  authPeer = await startFaultPeer((req, res) => {
+    if (req.headers['x-api-key'] !== 'k1') return sendJson(res, 401, { error: 'no key' });
+    sendJson(res, 200, discoverResult(req.body?.id));
+  });
+});
+
+afterAll(async () => {
+  await Promise.all([dual?.stop(), legacy?.stop(), authPeer?.close()]);
+});
+
+describe('erawatch probe', () => {
+  it('prints exactly one JSON object in the documented shape and exits 0 for modern', async () => {
+    const { code, stdout } = await runCli([dual.url, '--json', '--audit-legacy']);
+    expect(code).toBe(0);
+    const lines = stdout.trim().split('\n');
+    expect(lines).toHaveLength(1);
+    const out = JSON.parse(lines[0] ?? '') as Record<string, unknown>;
+    expect(Object.keys(out).sort()).toEqual(
+      [
+        'url',
+        'verdict',
+        'reason',
+        'negotiatedVersion',
+        'supported',
+        'servedEras',
+        'serverInfo',
+        'cache',
+        'initializeSent',
+        'evidence',
+      ].sort(),
+    );
+    expect(out).toMatchObject({
+      url: dual.url,
+      verdict: 'modern',
+      reason: 'discover_result',
+      negotiatedVersion: '2026-07-28',
+      servedEras: 'dual-era',
+      cache: { ttlMs: 0, cacheScope: 'private' },
+      initializeSent: true,
+    });
+    const evidence = out.evidence as Array<Record<string, unknown>>;
+    expect(Object.keys(evidence[0] ?? {}).sort()).toEqual(
+      ['step', 'protocolVersion', 'requestId', 'httpStatus', 'outcome', 'rpcError', 'elapsedMs'].sort(),
+    );
+    expect(evidence.map((e) => e.step)).toEqual(['discover', 'audit', 'audit', 'audit', 'audit']);
+  });
+
+  it('exits 1 for unavailable and 0 once the operator allows legacy', async () => {
+    const refused = await runCli([legacy.url, '--json']);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({
+      verdict: 'unavailable',
+      reason: 'ambiguous_not_allowlisted',
+      initializeSent: false,
+    });
+    const allowed = await runCli([legacy.url, '--allow-legacy', '--legacy-timeout-ms', '4000']);
+    expect(allowed.code).toBe(0);
+    expect(allowed.stdout).toContain('legacy (2025-11-25), reason legacy_positive_evidence');
+  });
+
+  it('sends --header values', async () => {
+    const without = await runCli([authPeer.url, '--json']);
+    expect(JSON.parse(without.stdout)).toMatchObject({ verdict: 'unavailable', reason: 'auth_required' });
+    const withKey = await runCli([authPeer.url, '--json', '--header', 'X-Api-Key: k1']);
+    expect(withKey.code).toBe(0);
+    expect(JSON.parse(withKey.stdout)).toMatchObject({ verdict: 'modern' });
+  });
+
+  it.each([
+    [[], 'missing <url>'],
+    [['http://a/mcp', 'http://b/mcp'], 'expected one <url>'],
+    [['ftp://example.test/mcp'], 'scheme ftp:'],
+    [['http://127.0.0.1:1/mcp', '--timeout-ms', '0'], '--timeout-ms must be between'],
+    [['http://127.0.0.1:1/mcp', '--legacy-timeout-ms', 'soon'], '--legacy-timeout-ms must be a whole number'],
+    [['http://127.0.0.1:1/mcp', '--header', 'no-colon'], "--header must look like 'Name: value'"],
+    [['http://127.0.0.1:1/mcp', '--header', 'Mcp-Method: x'], 'cannot set Mcp-Method'],
+    [['http://127.0.0.1:1/mcp', '--frobnicate'], "Unknown option '--frobnicate'"],
+  ])('bad usage %j exits 2 with a one-line error', async (args, message) => {
+    const { code, stdout, stderr } = await runCli(args);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+    expect(stderr).toContain(message);
+  });
+});
