@@ -7,6 +7,7 @@ import {
   type Release,
 } from '@/lib/demo/fleet';
 import { runRolloutScript } from '@/lib/demo/rollout-script';
+import { closeSharedProbeAgents, DEFAULT_PROBE_OPTIONS, probeNode } from '@/lib/probe';
 import { CreateBalancerInput } from '@/lib/schemas/balancer';
 import { postDiscover, postInitialize, serverInfoOf } from './mcp-requests';
 
@@ -60,6 +61,7 @@ describe('demo fleet', () => {
     for (const pid of fleet.pids()) seenPids.add(pid);
   });
   afterAll(async () => {
+    await closeSharedProbeAgents();
     await fleet?.stop();
   });
 
@@ -133,6 +135,42 @@ describe('demo fleet', () => {
       .filter((n) => n.balancer === DEMO_BALANCERS.modern)
       .map((n) => `${n.host}:${n.port}`);
     expect(servedBy.sort()).toEqual(labels.sort());
+  });
+
+  it('the era probe sees the mid-rollout fingerprints the demo is built to show', async () => {
+    const f = running();
+    const settings = CreateBalancerInput.parse(f.balancers.find((b) => b.name === DEMO_BALANCERS.rollout));
+    const target = { allowLegacy: settings.allowLegacy, auditLegacy: settings.auditLegacy };
+    const options = {
+      ...DEFAULT_PROBE_OPTIONS,
+      timeoutMs: settings.timeoutMs,
+      legacyProbeTimeoutMs: settings.legacyProbeTimeoutMs,
+    };
+    const egress = { egress: { allowLoopback: true, allowPrivate: true } };
+    const seen: Record<string, string> = {};
+    for (const node of f.nodes().filter((n) => n.balancer === DEMO_BALANCERS.rollout)) {
+      const v = await probeNode({ url: node.url, ...target }, options, egress);
+      seen[node.id] =
+        `${v.verdict} ${v.negotiatedVersion} ${v.servedEras} ${v.serverInfo?.name}@${v.serverInfo?.version}`;
+    }
+    expect(seen).toEqual({
+      'search-1': 'modern 2026-07-28 dual-era search-api@2.0.0',
+      'search-2': 'modern 2026-07-28 dual-era search-api@2.0.0',
+      'search-3': 'legacy 2025-11-25 legacy-only search-api@1.9.0',
+      'search-4': 'legacy 2025-11-25 legacy-only search-api@1.9.0',
+    });
+
+    // A sample of the public URL is attributed to the node that answered it.
+    const sample = await probeNode(
+      { url: settings.publicUrl, attributionHeader: 'x-served-by' },
+      options,
+      egress,
+    );
+    const labels = f
+      .nodes()
+      .filter((n) => n.balancer === DEMO_BALANCERS.rollout)
+      .map((n) => `${n.host}:${n.port}`);
+    expect(labels).toContain(sample.servedBy);
   });
 
   it('the scripted rollout redeploys one node at a time on its own port, as planned', async () => {
