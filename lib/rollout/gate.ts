@@ -44,8 +44,9 @@ export function evaluateGate(
     reasons.push(`nodes present ${sets.length} different served sets: ${described}`);
   }
   const lacking = sets.filter((s) => !s.set.includes(revision));
-  if (sets.length === 1 && lacking.length === 1) {
-    reasons.push(`the served set ${formatRevisionSet(sets[0]?.set ?? [])} does not include ${revision}`);
+  const onlyLacking = sets.length === 1 ? lacking[0] : undefined;
+  if (onlyLacking) {
+    reasons.push(`the served set ${formatRevisionSet(onlyLacking.set)} does not include ${revision}`);
   } else if (lacking.length > 0) {
     const ids = lacking.flatMap((s) => s.nodeIds).sort();
     reasons.push(`${revision} is not served by ${listIds(ids)}`);

@@ -64,6 +64,18 @@ describe('fingerprintKey', () => {
     expect(keyOf(dualVerdict({ supported: [LEGACY, MODERN, LEGACY] }))).toBe(a);
   });
 
+  it('is order-insensitive for a hand-built fingerprint too', () => {
+    const fp: Fingerprint = {
+      era: 'modern',
+      negotiatedVersion: MODERN,
+      supported: [MODERN, LEGACY],
+      servedEras: 'dual-era',
+      serverName: 'x',
+      serverVersion: '1',
+    };
+    expect(fingerprintKey({ ...fp, supported: [LEGACY, MODERN, MODERN] })).toBe(fingerprintKey(fp));
+  });
+
   it('ignores what is not part of the fingerprint (timing, address, cache hint, evidence)', () => {
     const a = keyOf(modernVerdict());
     expect(
