@@ -10,7 +10,8 @@ export interface ReceivedRequest {
   body: Record<string, unknown> | null;
 }
 
-export type FaultHandler = (req: ReceivedRequest, res: ServerResponse) => void | Promise<void>;
+// The return value is ignored (awaited when a promise), so one-line handlers may return what they call.
+export type FaultHandler = (req: ReceivedRequest, res: ServerResponse) => unknown;
 
 export interface FaultPeer {
   url: string;
