@@ -251,6 +251,19 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     leaseTimer = setTimeout(onLease, leaseRenewMs);
   }
 
+  // On a hard exit (the web server's own signal handling calls process.exit) the lease is released
+  // synchronously; an unfinished cycle simply never writes.
+  const releaseOnExit = () => {
+    if (state === 'polling') {
+      try {
+        releaseLease(store, holderId);
+      } catch {
+        // The database may already be closed; the lease then expires on its own.
+      }
+    }
+  };
+  process.once('exit', releaseOnExit);
+
   onLease();
 
   let stopping: Promise<void> | null = null;
@@ -259,6 +272,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
       stopping ??= (async () => {
         const wasPolling = state === 'polling';
         state = 'stopping';
+        process.removeListener('exit', releaseOnExit);
         if (tickTimer) clearTimeout(tickTimer);
         if (leaseTimer) clearTimeout(leaseTimer);
         const inFlight = [...schedule.values()].flatMap((e) => (e.running ? [e.running] : []));

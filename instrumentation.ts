@@ -1,0 +1,7 @@
+// Next.js start-up hook: the poller runs inside the web server's Node runtime unless ERAWATCH_POLLER=off
+// (e.g. when `npm run poller` runs it as its own process). Imported dynamically so no other runtime sees it.
+export async function register(): Promise<void> {
+  if (process.env.NEXT_RUNTIME !== 'nodejs' || process.env.ERAWATCH_POLLER === 'off') return;
+  const { startPoller } = await import('@/lib/poller');
+  startPoller();
+}

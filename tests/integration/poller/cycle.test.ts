@@ -1,0 +1,183 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBalancer } from '@/db/queries/balancers';
+import { listEvents } from '@/db/queries/events';
+import { getNode, getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
+import { getStore } from '@/db';
+import { runBalancerCycle } from '@/lib/poller';
+import { startRoundRobinProxy, type RoundRobinProxy } from '@/lib/peers/round-robin-proxy';
+import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
+import { tempStore } from './support';
+
+process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
+
+const env = tempStore('cycle');
+const store = env.store;
+const peers: RunningPeer[] = [];
+let proxy: RoundRobinProxy | null = null;
+
+afterAll(async () => {
+  await proxy?.stop();
+  await Promise.all(peers.map((p) => p.stop()));
+  env.cleanup();
+});
+
+const fast = { intervalMs: 5_000, timeoutMs: 1_500, legacyProbeTimeoutMs: 1_500 };
+
+describe('a balancer behind a round-robin proxy, real SDK peers', () => {
+  let dual: RunningPeer;
+  let legacy: RunningPeer;
+
+  beforeAll(async () => {
+    [dual, legacy] = await Promise.all([
+      startPeer('v2-dual', { name: 'rr-node', version: '2.0.0' }),
+      startPeer('v1-stateful', { name: 'rr-node', version: '1.0.0' }),
+    ]);
+    peers.push(dual, legacy);
+    proxy = await startRoundRobinProxy({ upstreams: [dual.url, legacy.url] });
+  });
+
+  it('probes listed nodes and attributed samples, flags the era split and records it once', async () => {
+    const b = createBalancer(store, {
+      name: 'rr-split',
+      publicUrl: proxy?.url ?? '',
+      nodeUrls: [dual.url, legacy.url],
+      samplesPerCycle: 4,
+      attributionHeader: 'x-served-by',
+      allowLegacy: true,
+      ...fast,
+    });
+    const first = await runBalancerCycle(store, b.id);
+    expect(first.probes).toBe(6);
+    expect(first.analysis.state).toBe('non-uniform');
+    expect(first.analysis.severity).toBe('era-split');
+    expect(first.analysis.counts).toEqual({ nodes: 2, availableNodes: 2, samples: 4, availableSamples: 4 });
+    // Samples name their upstream by host:port, which attributes them to the listed nodes themselves.
+    const nodes = listNodes(store, b.id);
+    expect(nodes.map((n) => n.origin)).toEqual(['listed', 'listed']);
+    const byUrl = new Map(nodes.map((n) => [n.url, n]));
+    const dualNode = byUrl.get(dual.url);
+    const legacyNode = byUrl.get(legacy.url);
+    expect(dualNode?.state?.clientEra).toBe('modern');
+    expect(legacyNode?.state?.clientEra).toBe('legacy');
+    // Without affinity a sample's discover and its legacy initialize may reach different upstreams, so
+    // the sample groups vary run to run; every sample is still attributed to one of the two listed nodes.
+    const sampled = [...new Set(first.analysis.partition.flatMap((g) => g.sampleNodeIds))].sort();
+    expect(sampled).toEqual([dualNode?.id, legacyNode?.id].sort());
+    expect(first.analysis.partition.reduce((n, g) => n + g.sampleCount, 0)).toBe(4);
+    expect(first.events.map((e) => e.type)).toEqual(['balancer.diverged']);
+    expect(first.events[0]?.data).toMatchObject({ severity: 'era-split' });
+
+    const second = await runBalancerCycle(store, b.id);
+    expect(second.events).toEqual([]);
+    expect(listEvents(store, { balancerId: b.id }).items.map((e) => e.type)).toEqual(['balancer.diverged']);
+
+    // Quiet second cycle: counters move, history does not.
+    const node = getNode(store, legacyNode?.id ?? '');
+    expect(node.state?.probes).toBe(2);
+    expect(node.state?.verdict.evidence.length).toBeGreaterThan(0);
+    expect(getNodeHistory(store, node.id)).toHaveLength(1);
+    const rollups = getRollups(store, { nodeId: node.id, since: 0 });
+    expect(rollups).toHaveLength(1);
+    expect(rollups[0]).toMatchObject({ probes: 2, failures: 0 });
+    expect(rollups[0]?.p50Ms).toBeGreaterThan(0);
+    const balancerRollups = getRollups(store, { balancerId: b.id, since: 0 });
+    expect(balancerRollups[0]?.probes).toBe(4);
+  });
+
+  it('samples without attribution stay unattributed and create no nodes', async () => {
+    const b = createBalancer(store, {
+      name: 'rr-anon',
+      publicUrl: proxy?.url ?? '',
+      samplesPerCycle: 4,
+      ...fast,
+    });
+    const r = await runBalancerCycle(store, b.id);
+    expect(r.analysis.counts.samples).toBe(4);
+    expect(listNodes(store, b.id)).toEqual([]);
+    // The v1 upstream is not allow-listed here, so it is unavailable: degraded beside, never a split.
+    expect(r.analysis.state).toBe('uniform');
+    expect(r.analysis.unavailableSamples).toHaveLength(2);
+    expect(r.analysis.unavailableSamples[0]?.reason).toBe('ambiguous_not_allowlisted');
+  });
+});
+
+describe('one name, several loopback addresses', () => {
+  it('probes every address of the host on its own, keeping the Host header', async () => {
+    const a = await startPeer('v2-modern', { host: '127.0.0.2', name: 'dns-node', version: '3.0.0' });
+    peers.push(a);
+    const b2 = await startPeer('v2-dual', {
+      host: '127.0.0.3',
+      port: a.port,
+      name: 'dns-node',
+      version: '3.0.0',
+    });
+    peers.push(b2);
+    const b = createBalancer(store, {
+      name: 'dns-fleet',
+      publicUrl: `http://fleet.erawatch.test:${a.port}/mcp`,
+      resolveDns: true,
+      samplesPerCycle: 0,
+      ...fast,
+    });
+    const resolved: string[] = [];
+    const resolve = async (host: string) => {
+      resolved.push(host);
+      return ['127.0.0.2', '127.0.0.3'];
+    };
+    const r = await runBalancerCycle(store, b.id, { resolve });
+    expect(resolved).toEqual(['fleet.erawatch.test']);
+    const nodes = listNodes(store, b.id);
+    expect(nodes.map((n) => [n.origin, n.address, n.url])).toEqual([
+      ['dns', '127.0.0.2', b.publicUrl],
+      ['dns', '127.0.0.3', b.publicUrl],
+    ]);
+    for (const n of nodes) {
+      expect(n.state?.clientEra).toBe('modern');
+      expect(n.state?.verdict.address).toBe(n.address);
+    }
+    // Both are modern with the same supported revisions from the modern side: uniform.
+    expect(r.analysis.state).toBe('uniform');
+    expect(await a.received()).not.toEqual([]);
+    expect(await b2.received()).not.toEqual([]);
+
+    // A lookup that fails keeps the known addresses as unavailable nodes instead of dropping them.
+    const failed = await runBalancerCycle(store, b.id, {
+      resolve: async () => {
+        throw new Error('ENOTFOUND');
+      },
+    });
+    expect(failed.analysis.degraded.map((d) => d.reason)).toEqual(['dns_failed', 'dns_failed']);
+    expect(failed.events.map((e) => e.type).sort()).toEqual([
+      'gate.closed',
+      'node.unavailable',
+      'node.unavailable',
+    ]);
+  });
+});
+
+describe('header values from the environment', () => {
+  it('an unset env: reference makes the cycle unavailable with the variable named, probing nothing', async () => {
+    const peer = await startPeer('v2-modern');
+    peers.push(peer);
+    const b = createBalancer(store, {
+      name: 'env-headers',
+      publicUrl: peer.url,
+      nodeUrls: [peer.url],
+      samplesPerCycle: 0,
+      headers: { Authorization: 'env:ERAWATCH_TEST_UNSET_TOKEN' },
+      ...fast,
+    });
+    const r = await runBalancerCycle(store, b.id, { env: {} });
+    expect(r.analysis.degraded[0]?.reason).toBe('header_env_missing:ERAWATCH_TEST_UNSET_TOKEN');
+    expect(await peer.received()).toEqual([]);
+    const ok = await runBalancerCycle(store, b.id, { env: { ERAWATCH_TEST_UNSET_TOKEN: 'Bearer x' } });
+    expect(ok.analysis.degraded).toEqual([]);
+    expect(ok.events.map((e) => e.type)).toEqual(['node.recovered', 'gate.opened']);
+  });
+});
+
+it('getStore is one handle per process', () => {
+  process.env.ERAWATCH_DB = `${env.dir}/singleton.db`;
+  expect(getStore()).toBe(getStore());
+  getStore().close();
+});
