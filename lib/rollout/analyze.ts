@@ -87,7 +87,7 @@ export function measureCacheHazard(verdicts: Verdict[], sampleKeys: Keyed[]): Ca
   const first = available[0];
   const contradicting = first ? available.filter((k) => k.key !== first.key).length : 0;
   return {
-    maxTtlMs: ttls.length > 0 ? Math.max(...ttls) : null,
+    maxTtlMs: ttls.reduce<number | null>((max, t) => (max === null || t > max ? t : max), null),
     availableSamples: available.length,
     contradictingSamples: contradicting,
     contradictingShare: available.length >= 2 ? contradicting / available.length : null,

@@ -4,6 +4,8 @@ import { listIds, formatRevisionSet, plural } from './text';
 import type { NodeObservation } from './types';
 import { RolloutInputError } from './validate';
 
+const LISTED_SETS = 5;
+
 /**
  * Ready only when there is at least one node, every node is available, all present the same served
  * set, and that set contains `revision`. Otherwise `reasons` name the nodes and sets in the way.
@@ -37,11 +39,15 @@ export function evaluateGate(
   }
   const sets = [...bySet.values()]
     .map((e) => ({ set: e.set, nodeIds: e.nodeIds.sort() }))
-    .sort((a, b) => b.nodeIds.length - a.nodeIds.length || a.set.join().localeCompare(b.set.join()));
+    .sort((a, b) => b.nodeIds.length - a.nodeIds.length || (a.set.join() < b.set.join() ? -1 : 1));
 
   if (sets.length > 1) {
-    const described = sets.map((s) => `${formatRevisionSet(s.set)} on ${listIds(s.nodeIds)}`).join('; ');
-    reasons.push(`nodes present ${sets.length} different served sets: ${described}`);
+    const described = sets
+      .slice(0, LISTED_SETS)
+      .map((s) => `${formatRevisionSet(s.set)} on ${listIds(s.nodeIds)}`)
+      .join('; ');
+    const more = sets.length > LISTED_SETS ? `; and ${sets.length - LISTED_SETS} more sets` : '';
+    reasons.push(`nodes present ${sets.length} different served sets: ${described}${more}`);
   }
   const lacking = sets.filter((s) => !s.set.includes(revision));
   const onlyLacking = sets.length === 1 ? lacking[0] : undefined;

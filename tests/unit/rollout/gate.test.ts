@@ -104,6 +104,18 @@ describe('evaluateGate', () => {
     ]);
   });
 
+  it('names at most five differing sets, largest first', () => {
+    const nodes = Array.from({ length: 7 }, (_, i) =>
+      node(`n${i}`, modernVerdict({ supported: [MODERN, `2020-01-0${i + 1}`] })),
+    );
+    nodes.push(node('n7', modernVerdict({ supported: [MODERN, '2020-01-01'] })));
+    const { reasons } = evaluateGate(nodes, MODERN);
+    expect(reasons).toEqual([
+      'nodes present 7 different served sets: [2026-07-28, 2020-01-01] on n0, n7; [2026-07-28, 2020-01-02] on n1; ' +
+        '[2026-07-28, 2020-01-03] on n2; [2026-07-28, 2020-01-04] on n3; [2026-07-28, 2020-01-05] on n4; and 2 more sets',
+    ]);
+  });
+
   it.each(['', '   '])('refuses an empty revision (%j)', (revision) => {
     expect(() => evaluateGate([node('a', modernVerdict())], revision)).toThrow(RolloutInputError);
     expect(() => evaluateGate([node('a', modernVerdict())], revision)).toThrow(
