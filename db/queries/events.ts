@@ -4,6 +4,7 @@ import type { Store, Tx } from '../index';
 import { newId } from '../ids';
 import { EVENT_TYPES, events, type EventRow, type EventType } from '../schema';
 import { clampLimit, encodeCursor } from './balancers';
+import { enqueueDeliveries } from './webhooks';
 
 export interface EventDraft {
   type: EventType;
@@ -63,6 +64,8 @@ export function insertEvents(tx: Tx, drafts: EventDraft[]): StoredEvent[] {
       .get();
     out.push(toEvent(row));
   }
+  // The webhook outbox rows commit or roll back with their events.
+  enqueueDeliveries(tx, out);
   return out;
 }
 

@@ -168,26 +168,7 @@ export function withApi<P extends Record<string, string> = Record<string, never>
       const mode = currentAuthMode();
       const store = getStore();
       const limiters = getRateLimiters();
-      let principal: Principal;
-      try {
-        principal = authenticate(req, store, mode, now);
-      } catch (err) {
-        if (
-          err instanceof HttpProblem &&
-          err.status === 401 &&
-          !limiters.failedAuth.take('auth', now).allowed
-        ) {
-          throw new HttpProblem(
-            429,
-            'too_many_failed_attempts',
-            'too many failed authentication attempts; wait a minute',
-            {
-              headers: { 'retry-after': '60' },
-            },
-          );
-        }
-        throw err;
-      }
+      const principal = authenticate(req, store, mode, now);
       requireAccess(principal, access);
       if (principal.kind !== 'anonymous') {
         const limit = limiters.requests.take(principalKey(principal), now);
@@ -200,6 +181,23 @@ export function withApi<P extends Record<string, string> = Record<string, never>
       const params = route ? await route.params : ({} as P);
       return await handler({ req, params, principal, store, now, mode });
     } catch (err) {
+      // Failed credentials (a token, a login) are limited apart from the per-caller limit: guessing stops early.
+      if (
+        err instanceof HttpProblem &&
+        err.status === 401 &&
+        !getRateLimiters().failedAuth.take('auth', Date.now()).allowed
+      ) {
+        return errorToResponse(
+          new HttpProblem(
+            429,
+            'too_many_failed_attempts',
+            'too many failed authentication attempts; wait a minute',
+            {
+              headers: { 'retry-after': '60' },
+            },
+          ),
+        );
+      }
       return errorToResponse(err);
     }
   };
@@ -207,23 +205,11 @@ export function withApi<P extends Record<string, string> = Record<string, never>
 
 /** Reads a JSON body under the size cap and parses it with `schema`: 415, 413, 400 or 422 otherwise. */
 export async function readJson<S extends z.ZodType>(req: Request, schema: S): Promise<z.output<S>> {
-  const type = req.headers.get('content-type') ?? '';
-  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type)) {
-    throw new HttpProblem(415, 'unsupported_media_type', 'send the body as application/json');
-  }
-  const declared = Number(req.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const text = await readCapped(req, MAX_BODY_BYTES);
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (err) {
-    throw new HttpProblem(
-      400,
-      'malformed_json',
-      `the body is not valid JSON: ${err instanceof Error ? err.message : 'parse error'}`,
-    );
-  }
+  return parseBody(schema, await readJsonBody(req));
+}
+
+/** Validates an already-read body: 422 with a pointer per invalid field. */
+export function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) {
     throw new HttpProblem(422, 'validation_failed', 'the request has invalid fields', {
@@ -231,6 +217,26 @@ export async function readJson<S extends z.ZodType>(req: Request, schema: S): Pr
     });
   }
   return parsed.data;
+}
+
+/** Reads a JSON body under the size cap, unvalidated (partial updates need the keys as sent). */
+export async function readJsonBody(req: Request): Promise<unknown> {
+  const type = req.headers.get('content-type') ?? '';
+  if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type)) {
+    throw new HttpProblem(415, 'unsupported_media_type', 'send the body as application/json');
+  }
+  const declared = Number(req.headers.get('content-length') ?? '0');
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const text = await readCapped(req, MAX_BODY_BYTES);
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new HttpProblem(
+      400,
+      'malformed_json',
+      `the body is not valid JSON: ${err instanceof Error ? err.message : 'parse error'}`,
+    );
+  }
 }
 
 function tooLarge(): HttpProblem {

@@ -7,21 +7,7 @@ export const EventType = z.enum(EVENT_TYPES, { error: `must be one of: ${EVENT_T
 
 export const EventQuery = z.object({
   balancerId: Id.optional(),
-  type: z
-    .string()
-    .optional()
-    .transform((s, ctx) => {
-      if (s === undefined || s === '') return [];
-      const types = s.split(',');
-      for (const t of types) {
-        if (!(EVENT_TYPES as readonly string[]).includes(t)) {
-          ctx.addIssue({ code: 'custom', message: `unknown event type '${t}'` });
-          return z.NEVER;
-        }
-      }
-      return types;
-    })
-    .meta({ description: 'comma-separated event types' }),
+  type: EventType.optional(),
   since: TimeBound.optional(),
   until: TimeBound.optional(),
   limit: Limit,

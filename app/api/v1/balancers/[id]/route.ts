@@ -1,0 +1,28 @@
+import { deleteBalancer, getBalancer, updateBalancer } from '@/db/queries/balancers';
+import { listNodes } from '@/db/queries/nodes';
+import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
+import { balancerView } from '@/lib/api/views';
+import { UpdateBalancerInput } from '@/lib/schemas/balancer';
+import { restoreRedacted } from '@/lib/schemas/balancer-view';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withApi<{ id: string }>('read', ({ store, params }) => {
+  const balancer = getBalancer(store, params.id);
+  return json({ ...balancerView(balancer), nodes: listNodes(store, params.id) });
+});
+
+export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
+  const body = await readJsonBody(req);
+  const patch = parseBody(UpdateBalancerInput.strict(), body);
+  const current = getBalancer(store, params.id);
+  // Only the keys sent are applied (the store ignores defaults the schema filled in).
+  const sent = { ...(body as Record<string, unknown>) };
+  if (patch.headers) sent.headers = restoreRedacted(patch.headers, current.headers);
+  return json(balancerView(updateBalancer(store, params.id, sent, now)));
+});
+
+export const DELETE = withApi<{ id: string }>('write', ({ store, params }) => {
+  deleteBalancer(store, params.id);
+  return noContent();
+});

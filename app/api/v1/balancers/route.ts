@@ -1,0 +1,19 @@
+import { createBalancer, listBalancers } from '@/db/queries/balancers';
+import { asQueryErrors, json, readJson, readQuery, withApi } from '@/lib/api/with-api';
+import { balancerView } from '@/lib/api/views';
+import { CreateBalancerInput } from '@/lib/schemas/balancer';
+import { BalancerListQuery } from '@/lib/schemas/balancer-view';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withApi('read', ({ req, store }) => {
+  const query = readQuery(req, BalancerListQuery);
+  const page = asQueryErrors(() => listBalancers(store, query));
+  return json({ items: page.items.map(balancerView), nextCursor: page.nextCursor });
+});
+
+export const POST = withApi('write', async ({ req, store, now }) => {
+  const input = await readJson(req, CreateBalancerInput);
+  const created = createBalancer(store, input, now);
+  return json(balancerView(created), 201, { location: `/api/v1/balancers/${created.id}` });
+});

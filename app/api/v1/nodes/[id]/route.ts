@@ -1,0 +1,6 @@
+import { getNode } from '@/db/queries/nodes';
+import { json, withApi } from '@/lib/api/with-api';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withApi<{ id: string }>('read', ({ store, params }) => json(getNode(store, params.id)));

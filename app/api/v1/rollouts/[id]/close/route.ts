@@ -1,0 +1,8 @@
+import { closeRolloutWindow } from '@/db/queries/rollouts';
+import { json, withApi } from '@/lib/api/with-api';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = withApi<{ id: string }>('write', ({ store, params, now }) =>
+  json(closeRolloutWindow(store, params.id, now)),
+);

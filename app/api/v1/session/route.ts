@@ -1,0 +1,43 @@
+import { z } from 'zod';
+import { HttpProblem } from '@/lib/api/problem';
+import { json, readJson, withApi } from '@/lib/api/with-api';
+import { SESSION_COOKIE, issueSession, sameOrigin, sessionCookie } from '@/lib/auth/session';
+import { secretsEqual } from '@/lib/auth/tokens';
+
+export const dynamic = 'force-dynamic';
+
+const LoginInput = z.strictObject({ secret: z.string().min(1, 'is required').max(1000) });
+
+/** Who the caller is: lets the dashboard decide whether to show the login form. */
+export const GET = withApi('public', ({ principal, mode }) =>
+  json({
+    authenticated: principal.kind !== 'anonymous',
+    via: principal.kind === 'admin' ? principal.via : principal.kind,
+    loginRequired: !mode.local,
+  }),
+);
+
+/** Dashboard login with the admin secret; sets an HttpOnly session cookie. */
+export const POST = withApi('public', async ({ req, mode, now }) => {
+  if (!sameOrigin(req)) {
+    throw new HttpProblem(403, 'origin_mismatch', 'log in from a page of this server (Origin must match)');
+  }
+  const { secret } = await readJson(req, LoginInput);
+  if (mode.adminSecret === null) {
+    throw new HttpProblem(409, 'no_admin_secret', 'no admin secret is configured; local mode needs no login');
+  }
+  if (!secretsEqual(secret, mode.adminSecret)) {
+    throw new HttpProblem(401, 'invalid_secret', 'the admin secret is not correct');
+  }
+  const session = issueSession(mode.adminSecret, now);
+  const secure = new URL(req.url).protocol === 'https:' || req.headers.get('x-forwarded-proto') === 'https';
+  return json({ authenticated: true, expiresAt: session.expiresAt }, 200, {
+    'set-cookie': sessionCookie(session.value, session.expiresAt - now, secure),
+  });
+});
+
+export const DELETE = withApi('public', () =>
+  json({ authenticated: false }, 200, {
+    'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
+  }),
+);

@@ -1,0 +1,9 @@
+import { sendTestDelivery } from '@/lib/webhooks/test-send';
+import { json, withApi } from '@/lib/api/with-api';
+
+export const dynamic = 'force-dynamic';
+
+/** Sends a signed `webhook.test` event now and answers with the attempt. */
+export const POST = withApi<{ id: string }>('write', async ({ store, params }) =>
+  json(await sendTestDelivery(store, params.id)),
+);

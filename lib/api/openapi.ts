@@ -1,0 +1,421 @@
+// The OpenAPI 3.1 document, generated from the same zod schemas that validate requests. The operation table
+// below also feeds the human-readable reference page.
+import { z } from 'zod';
+import { CreateBalancerInput, UpdateBalancerInput } from '@/lib/schemas/balancer';
+import { BalancerListQuery, BalancerView, NodeHistoryEntry, NodeView } from '@/lib/schemas/balancer-view';
+import { Limit, pageOf } from '@/lib/schemas/common';
+import { Event, EventQuery } from '@/lib/schemas/event';
+import { GateAnswer, GateQuery, OpenRolloutInput, RolloutWindow } from '@/lib/schemas/rollout';
+import { ApiToken, CreatedApiToken, CreateTokenInput } from '@/lib/schemas/token';
+import {
+  CreatedWebhookEndpoint,
+  CreateWebhookInput,
+  RotateSecretInput,
+  UpdateWebhookInput,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEnvelope,
+} from '@/lib/schemas/webhook';
+import type { Access } from './with-api';
+
+export interface Operation {
+  method: 'get' | 'post' | 'patch' | 'delete';
+  path: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  query?: z.ZodObject;
+  body?: z.ZodType;
+  response?: z.ZodType;
+  status?: number;
+  errors: number[];
+}
+
+const TestResult = z.object({
+  deliveryId: z.string(),
+  outcome: z.string(),
+  httpStatus: z.int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.int(),
+});
+const ProbeResult = z.record(z.string(), z.unknown()).meta({ description: 'the cycle summary' });
+
+const READ = [400, 401, 404, 429];
+const WRITE = [400, 401, 403, 404, 413, 415, 422, 429];
+
+export const OPERATIONS: Operation[] = [
+  {
+    method: 'get',
+    path: '/balancers',
+    summary: 'List balancers with their latest state',
+    tag: 'balancers',
+    access: 'read',
+    query: BalancerListQuery,
+    response: pageOf(BalancerView),
+    errors: READ,
+  },
+  {
+    method: 'post',
+    path: '/balancers',
+    summary: 'Register a balancer',
+    tag: 'balancers',
+    access: 'write',
+    body: CreateBalancerInput,
+    response: BalancerView,
+    status: 201,
+    errors: [...WRITE, 409],
+  },
+  {
+    method: 'get',
+    path: '/balancers/{id}',
+    summary: 'A balancer with its settings and nodes',
+    tag: 'balancers',
+    access: 'read',
+    response: BalancerView,
+    errors: READ,
+  },
+  {
+    method: 'patch',
+    path: '/balancers/{id}',
+    summary: 'Change some settings of a balancer',
+    tag: 'balancers',
+    access: 'write',
+    body: UpdateBalancerInput,
+    response: BalancerView,
+    errors: [...WRITE, 409],
+  },
+  {
+    method: 'delete',
+    path: '/balancers/{id}',
+    summary: 'Delete a balancer with its nodes, history and events',
+    tag: 'balancers',
+    access: 'write',
+    status: 204,
+    errors: WRITE,
+  },
+  {
+    method: 'get',
+    path: '/balancers/{id}/nodes',
+    summary: "A balancer's nodes with their current verdicts",
+    tag: 'nodes',
+    access: 'read',
+    response: z.object({ items: z.array(NodeView) }),
+    errors: READ,
+  },
+  {
+    method: 'get',
+    path: '/balancers/{id}/gate',
+    summary: 'Is the balancer ready to advertise a revision?',
+    tag: 'rollouts',
+    access: 'read',
+    query: GateQuery,
+    response: GateAnswer,
+    errors: READ,
+  },
+  {
+    method: 'post',
+    path: '/balancers/{id}/probe',
+    summary: 'Probe every node of the balancer now',
+    tag: 'balancers',
+    access: 'write',
+    response: ProbeResult,
+    errors: [401, 403, 404, 409, 429],
+  },
+  {
+    method: 'get',
+    path: '/balancers/{id}/rollouts',
+    summary: 'The open rollout window, if any',
+    tag: 'rollouts',
+    access: 'read',
+    response: z.object({ open: RolloutWindow.nullable() }),
+    errors: READ,
+  },
+  {
+    method: 'post',
+    path: '/balancers/{id}/rollouts',
+    summary: 'Open a rollout window (target and deadline)',
+    tag: 'rollouts',
+    access: 'write',
+    body: OpenRolloutInput,
+    response: RolloutWindow,
+    status: 201,
+    errors: [...WRITE, 409],
+  },
+  {
+    method: 'post',
+    path: '/rollouts/{id}/close',
+    summary: 'Close a rollout window',
+    tag: 'rollouts',
+    access: 'write',
+    response: RolloutWindow,
+    errors: [401, 403, 404, 409, 429],
+  },
+  {
+    method: 'get',
+    path: '/nodes/{id}',
+    summary: 'A node with its current verdict and evidence',
+    tag: 'nodes',
+    access: 'read',
+    response: NodeView,
+    errors: READ,
+  },
+  {
+    method: 'get',
+    path: '/nodes/{id}/history',
+    summary: "A node's fingerprint history, newest first",
+    tag: 'nodes',
+    access: 'read',
+    query: z.object({ limit: Limit }),
+    response: z.object({ items: z.array(NodeHistoryEntry) }),
+    errors: READ,
+  },
+  {
+    method: 'get',
+    path: '/events',
+    summary: 'Events, newest first, filtered by balancer, type and time',
+    tag: 'events',
+    access: 'read',
+    query: EventQuery,
+    response: pageOf(Event),
+    errors: READ,
+  },
+  {
+    method: 'get',
+    path: '/webhooks',
+    summary: 'List webhook endpoints',
+    tag: 'webhooks',
+    access: 'read',
+    response: z.object({ items: z.array(WebhookEndpoint) }),
+    errors: READ,
+  },
+  {
+    method: 'post',
+    path: '/webhooks',
+    summary: 'Register a webhook endpoint (the secret is returned once)',
+    tag: 'webhooks',
+    access: 'write',
+    body: CreateWebhookInput,
+    response: CreatedWebhookEndpoint,
+    status: 201,
+    errors: [...WRITE, 409],
+  },
+  {
+    method: 'get',
+    path: '/webhooks/{id}',
+    summary: 'A webhook endpoint',
+    tag: 'webhooks',
+    access: 'read',
+    response: WebhookEndpoint,
+    errors: READ,
+  },
+  {
+    method: 'patch',
+    path: '/webhooks/{id}',
+    summary: 'Change a webhook endpoint (enabled: true re-enables it)',
+    tag: 'webhooks',
+    access: 'write',
+    body: UpdateWebhookInput,
+    response: WebhookEndpoint,
+    errors: [...WRITE, 409],
+  },
+  {
+    method: 'delete',
+    path: '/webhooks/{id}',
+    summary: 'Delete a webhook endpoint and its delivery log',
+    tag: 'webhooks',
+    access: 'write',
+    status: 204,
+    errors: WRITE,
+  },
+  {
+    method: 'post',
+    path: '/webhooks/{id}/rotate-secret',
+    summary: 'Rotate the signing secret, with an overlap',
+    tag: 'webhooks',
+    access: 'write',
+    body: RotateSecretInput,
+    response: CreatedWebhookEndpoint,
+    errors: WRITE,
+  },
+  {
+    method: 'post',
+    path: '/webhooks/{id}/test',
+    summary: 'Send a signed webhook.test event now',
+    tag: 'webhooks',
+    access: 'write',
+    response: TestResult,
+    errors: [401, 403, 404, 429],
+  },
+  {
+    method: 'get',
+    path: '/webhooks/{id}/deliveries',
+    summary: 'Delivery log of an endpoint, with attempts',
+    tag: 'webhooks',
+    access: 'read',
+    response: pageOf(WebhookDelivery),
+    errors: READ,
+  },
+  {
+    method: 'post',
+    path: '/webhooks/{id}/deliveries/{deliveryId}/redeliver',
+    summary: 'Queue a delivery again',
+    tag: 'webhooks',
+    access: 'write',
+    response: WebhookDelivery,
+    status: 202,
+    errors: [401, 403, 404, 409, 429],
+  },
+  {
+    method: 'get',
+    path: '/tokens',
+    summary: 'List API tokens (never their secrets)',
+    tag: 'tokens',
+    access: 'admin',
+    response: z.object({ items: z.array(ApiToken) }),
+    errors: [401, 403, 429],
+  },
+  {
+    method: 'post',
+    path: '/tokens',
+    summary: 'Create an API token (shown once)',
+    tag: 'tokens',
+    access: 'admin',
+    body: CreateTokenInput,
+    response: CreatedApiToken,
+    status: 201,
+    errors: [400, 401, 403, 413, 415, 422, 429],
+  },
+  {
+    method: 'delete',
+    path: '/tokens/{id}',
+    summary: 'Revoke an API token',
+    tag: 'tokens',
+    access: 'admin',
+    response: ApiToken,
+    errors: [401, 403, 404, 429],
+  },
+];
+
+const ProblemSchema = {
+  type: 'object',
+  required: ['type', 'title', 'status', 'detail'],
+  properties: {
+    type: { type: 'string', format: 'uri' },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['pointer', 'detail'],
+        properties: {
+          pointer: { type: 'string' },
+          detail: { type: 'string' },
+          in: { enum: ['body', 'query', 'path'] },
+        },
+      },
+    },
+  },
+};
+
+function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<
+    string,
+    unknown
+  >;
+  delete out.$schema;
+  return out;
+}
+
+function queryParameters(query: z.ZodObject) {
+  const json = schemaOf(query, 'input') as {
+    properties?: Record<string, Record<string, unknown>>;
+    required?: string[];
+  };
+  return Object.entries(json.properties ?? {}).map(([name, schema]) => ({
+    name,
+    in: 'query',
+    required: json.required?.includes(name) ?? false,
+    schema,
+  }));
+}
+
+function pathParameters(path: string) {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+    name: m[1],
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+}
+
+export function describeAccess(access: Access): string {
+  switch (access) {
+    case 'public':
+      return 'no credentials';
+    case 'read':
+      return 'a read or write token';
+    case 'write':
+      return 'a write token, or a dashboard session';
+    case 'admin':
+      return 'the admin secret or a dashboard session';
+  }
+}
+
+export function buildOpenApiDocument(version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const responses: Record<string, unknown> = {};
+    const ok = op.status ?? 200;
+    responses[String(ok)] =
+      ok === 204 || !op.response
+        ? { description: ok === 204 ? 'No content' : 'OK' }
+        : { description: 'OK', content: { 'application/json': { schema: schemaOf(op.response, 'output') } } };
+    for (const status of op.errors) {
+      responses[String(status)] = {
+        description: `problem details (${status})`,
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      };
+    }
+    const operation: Record<string, unknown> = {
+      operationId: `${op.method}${op.path.replace(/\{(\w+)\}/g, 'By$1').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+      summary: op.summary,
+      description: `Needs ${describeAccess(op.access)}.`,
+      tags: [op.tag],
+      parameters: [...pathParameters(op.path), ...(op.query ? queryParameters(op.query) : [])],
+      responses,
+      security: op.access === 'public' ? [] : [{ bearer: [] }, { session: [] }],
+    };
+    if (op.body) {
+      operation.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: schemaOf(op.body, 'input') } },
+      };
+    }
+    paths[op.path] = { ...paths[op.path], [op.method]: operation };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Erawatch API',
+      version,
+      description:
+        'Watches MCP fleets through the 2026-07-28 rollout. Errors are RFC 9457 problem+json with a pointer per invalid field.',
+    },
+    servers: [{ url: '/api/v1' }],
+    paths,
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'an API token (ewt_read_… or ewt_write_…)' },
+        session: {
+          type: 'apiKey',
+          in: 'cookie',
+          name: 'erawatch_session',
+          description: 'dashboard login; writes need a same-origin Origin',
+        },
+      },
+      schemas: { Problem: ProblemSchema, WebhookEnvelope: schemaOf(WebhookEnvelope, 'output') },
+    },
+  };
+}

@@ -1,0 +1,7 @@
+// Shapes stored rows into API responses: redacts secrets, drops internal columns.
+import type { Balancer, BalancerListItem } from '@/db/queries/balancers';
+import { redactHeaders } from '@/lib/schemas/balancer-view';
+
+export function balancerView(b: Balancer | BalancerListItem) {
+  return { ...b, headers: redactHeaders(b.headers) };
+}

@@ -1,0 +1,109 @@
+// How the API shows balancers and nodes. Literal header values are secrets and never come back: they are
+// replaced by REDACTED (sending REDACTED back in an update keeps the stored value); `env:NAME` references show.
+import { z } from 'zod';
+import { CLIENT_ERAS } from '@/lib/probe/types';
+import { Timestamp } from './common';
+
+export const REDACTED = '[redacted]';
+
+export function redactHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([k, v]) => [k, v.startsWith('env:') ? v : REDACTED]),
+  );
+}
+
+/** Puts stored values back where an update sent REDACTED for a header that exists. */
+export function restoreRedacted(
+  sent: Record<string, string>,
+  stored: Record<string, string>,
+): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(sent).map(([k, v]) => [k, v === REDACTED && k in stored ? (stored[k] ?? v) : v]),
+  );
+}
+
+export const BalancerView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    publicUrl: z.string(),
+    nodeUrls: z.array(z.string()),
+    resolveDns: z.boolean(),
+    samplesPerCycle: z.int(),
+    intervalMs: z.int(),
+    timeoutMs: z.int(),
+    legacyProbeTimeoutMs: z.int(),
+    allowLegacy: z.boolean(),
+    auditLegacy: z.boolean(),
+    legacyVersions: z.array(z.string()),
+    headers: z.record(z.string(), z.string()).meta({ description: `literal values shown as ${REDACTED}` }),
+    attributionHeader: z.string().nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    summary: z
+      .object({
+        status: z.string(),
+        severity: z.string().nullable(),
+        degraded: z.boolean(),
+        analyzedAt: Timestamp,
+      })
+      .nullable()
+      .optional(),
+  })
+  .meta({ id: 'Balancer' });
+
+export const NodeView = z
+  .object({
+    id: z.string(),
+    balancerId: z.string(),
+    key: z.string(),
+    origin: z.enum(['listed', 'dns', 'sample']),
+    url: z.string(),
+    address: z.string().nullable(),
+    servedBy: z.string().nullable(),
+    createdAt: Timestamp,
+    lastSeenAt: Timestamp,
+    state: z
+      .object({
+        clientEra: z.enum(CLIENT_ERAS),
+        reason: z.string(),
+        fingerprintKey: z.string(),
+        probedAt: Timestamp,
+        durationMs: z.int(),
+        fingerprintSince: Timestamp,
+        probes: z.int(),
+        failures: z.int(),
+        consecutiveFailures: z.int(),
+        verdict: z
+          .record(z.string(), z.unknown())
+          .meta({ description: 'the full Verdict with its evidence steps' }),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'Node' });
+
+export const NodeHistoryEntry = z
+  .object({
+    id: z.int(),
+    fingerprintKey: z.string(),
+    clientEra: z.string(),
+    reason: z.string(),
+    negotiatedVersion: z.string().nullable(),
+    servedEras: z.string(),
+    startedAt: Timestamp,
+    endedAt: Timestamp.nullable(),
+    probes: z.int().nullable(),
+    failures: z.int().nullable(),
+  })
+  .meta({ id: 'NodeHistoryEntry' });
+
+export const BalancerListQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int('must be an integer')
+    .min(1, 'must be at least 1')
+    .max(500, 'must be at most 500')
+    .default(50),
+  cursor: z.string().max(400).optional(),
+  q: z.string().max(100, 'must be at most 100 characters').optional(),
+});

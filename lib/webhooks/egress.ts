@@ -1,0 +1,22 @@
+// Webhook URLs go through the same egress guard as probes, with a stricter default: private ranges are refused
+// unless ERAWATCH_WEBHOOK_ALLOW_PRIVATE=1, loopback unless ERAWATCH_ALLOW_LOOPBACK=1.
+import { isIP } from 'node:net';
+import { checkAddress, checkUrl, type EgressPolicy } from '@/lib/net/egress';
+
+export function webhookEgressPolicy(env: NodeJS.ProcessEnv = process.env): EgressPolicy {
+  return {
+    allowLoopback: env.ERAWATCH_ALLOW_LOOPBACK === '1',
+    allowPrivate: env.ERAWATCH_WEBHOOK_ALLOW_PRIVATE === '1',
+  };
+}
+
+/** Null when the URL may be registered, else why not. Host names are checked again, resolved, at send time. */
+export function checkWebhookUrl(url: string, policy: EgressPolicy): string | null {
+  const shape = checkUrl(url);
+  if (shape) return shape;
+  const host = new URL(url).hostname;
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (isIP(bare) !== 0) return checkAddress(bare, policy);
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return checkAddress('127.0.0.1', policy);
+  return null;
+}
