@@ -1,0 +1,75 @@
+import { afterAll, expect, it } from 'vitest';
+import { createBalancer } from '@/db/queries/balancers';
+import { listEvents } from '@/db/queries/events';
+import { getNodeHistory, listNodes } from '@/db/queries/nodes';
+import { runBalancerCycle } from '@/lib/poller';
+import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
+import { tempStore } from './support';
+
+process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
+
+const env = tempStore('switch');
+const running: RunningPeer[] = [];
+
+afterAll(async () => {
+  await Promise.all(running.map((p) => p.stop()));
+  env.cleanup();
+});
+
+it('a node switched from legacy to modern on the same host:port produces exactly the expected events', async () => {
+  const store = env.store;
+  const old = await startPeer('v1-stateful', { name: 'switch-node', version: '1.0.0' });
+  running.push(old);
+  const b = createBalancer(store, {
+    name: 'switch',
+    publicUrl: old.url,
+    nodeUrls: [old.url],
+    samplesPerCycle: 0,
+    allowLegacy: true,
+    intervalMs: 5_000,
+    timeoutMs: 1_500,
+    legacyProbeTimeoutMs: 1_500,
+  });
+
+  const c1 = await runBalancerCycle(store, b.id);
+  expect(c1.analysis.snapshot.nodes.map((n) => n.era)).toEqual(['legacy']);
+  expect(c1.events).toEqual([]);
+  const c2 = await runBalancerCycle(store, b.id);
+  expect(c2.events).toEqual([]);
+
+  await old.stop();
+  running.splice(running.indexOf(old), 1);
+  const down = await runBalancerCycle(store, b.id);
+  expect(down.analysis.degraded.map((d) => d.reason)).toEqual(['refused']);
+
+  const upgraded = await startPeer('v2-modern', { port: old.port, name: 'switch-node', version: '2.0.0' });
+  running.push(upgraded);
+  const c3 = await runBalancerCycle(store, b.id);
+  expect(c3.analysis.snapshot.nodes.map((n) => n.era)).toEqual(['modern']);
+  const c4 = await runBalancerCycle(store, b.id);
+  expect(c4.events).toEqual([]);
+
+  const [node] = listNodes(store, b.id);
+  const types = listEvents(store, { balancerId: b.id })
+    .items.reverse()
+    .map((e) => [e.type, e.nodeId]);
+  expect(types).toEqual([
+    ['node.unavailable', node?.id],
+    ['node.recovered', node?.id],
+    ['node.era_changed', node?.id],
+    ['gate.opened', null],
+  ]);
+  const changed = listEvents(store, { balancerId: b.id, type: 'node.era_changed' }).items[0];
+  expect(changed?.data).toEqual({
+    from: { era: 'legacy', servedEras: 'legacy-only' },
+    to: { era: 'modern', servedEras: 'modern-only' },
+  });
+  // History: legacy span, the outage, the modern span (a real change); counters only otherwise.
+  const spans = getNodeHistory(store, node?.id ?? '').reverse();
+  expect(spans.map((s) => [s.clientEra, s.isChange, s.probes])).toEqual([
+    ['legacy', false, 2],
+    ['unavailable', false, 1],
+    ['modern', true, null],
+  ]);
+  expect(node?.state).toMatchObject({ clientEra: 'modern', probes: 2, consecutiveFailures: 0 });
+});

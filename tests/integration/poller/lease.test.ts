@@ -1,0 +1,109 @@
+import { afterAll, expect, it } from 'vitest';
+import { openDb } from '@/db';
+import { createBalancer } from '@/db/queries/balancers';
+import { getPollerStatus, type ProbeFn } from '@/lib/poller';
+import { createDefaultProbe } from '@/lib/poller/probe';
+import { readLease } from '@/lib/poller/lease';
+import { startPollerWith, type PollerHandle } from '@/lib/poller/runner';
+import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
+import { tempStore, waitFor } from './support';
+
+const env = tempStore('lease');
+const handles: PollerHandle[] = [];
+let peer: RunningPeer | null = null;
+const realProbe = createDefaultProbe({ ERAWATCH_ALLOW_LOOPBACK: '1' });
+
+afterAll(async () => {
+  await Promise.all(handles.map((h) => h.stop()));
+  await peer?.stop();
+  env.cleanup();
+});
+
+function counting(): { probe: ProbeFn; calls: () => number } {
+  let n = 0;
+  return {
+    probe: (t, o) => {
+      n += 1;
+      return realProbe(t, o);
+    },
+    calls: () => n,
+  };
+}
+
+it('only the lease holder polls; the second waits, names the holder, and takes over on release', async () => {
+  peer = await startPeer('v2-modern');
+  createBalancer(env.store, {
+    name: 'leased',
+    publicUrl: peer.url,
+    nodeUrls: [peer.url],
+    samplesPerCycle: 1,
+    intervalMs: 1_000,
+    timeoutMs: 300,
+    legacyProbeTimeoutMs: 300,
+  });
+  const opts = { leaseTtlMs: 2_000, leaseRenewMs: 200, refreshMs: 200, stopGraceMs: 2_000 };
+  const first = counting();
+  const second = counting();
+  const logs: string[] = [];
+  const a = startPollerWith({
+    ...opts,
+    store: env.store,
+    probe: first.probe,
+    holderId: 'poller-a',
+    log: () => {},
+  });
+  handles.push(a);
+  const storeB = openDb(env.store.file);
+  const b = startPollerWith({
+    ...opts,
+    store: storeB,
+    probe: second.probe,
+    holderId: 'poller-b',
+    log: (l) => logs.push(l),
+  });
+  handles.push(b);
+
+  await waitFor('two cycles by the holder', 10_000, () => a.status().cyclesCompleted >= 2);
+  expect(a.status()).toMatchObject({ state: 'polling', leaseHeld: true });
+  expect(b.status()).toMatchObject({ state: 'waiting', leaseHeld: false, cyclesCompleted: 0 });
+  expect(b.status().heldBy?.holder).toBe('poller-a');
+  expect(second.calls()).toBe(0);
+  expect(first.calls()).toBeGreaterThanOrEqual(4);
+  expect(logs.join('\n')).toMatch(
+    /another poller holds the lease: poller-a \(pid \d+ on .+\), lease expires in \d+s; waiting/,
+  );
+  expect(readLease(env.store)?.holder).toBe('poller-a');
+  const readiness = getPollerStatus(env.store);
+  expect(readiness.leaseHeld).toBe(true);
+  expect(readiness.lastCycleAt).not.toBeNull();
+
+  await a.stop();
+  expect(a.status().state).toBe('stopped');
+  await waitFor('the waiting poller to take over', 5_000, () => b.status().state === 'polling');
+  await waitFor('a cycle by the new holder', 5_000, () => b.status().cyclesCompleted >= 1);
+  expect(second.calls()).toBeGreaterThan(0);
+  expect(readLease(env.store)?.holder).toBe('poller-b');
+  await b.stop();
+  expect(readLease(env.store)).toBeNull();
+  storeB.close();
+});
+
+it('a holder that disappears without releasing is replaced once its lease expires', async () => {
+  const { acquireLease } = await import('@/lib/poller/lease');
+  const t = Date.now();
+  expect(acquireLease(env.store, 'ghost', 800, t).acquired).toBe(true);
+  const c = startPollerWith({
+    store: env.store,
+    probe: realProbe,
+    holderId: 'poller-c',
+    leaseTtlMs: 2_000,
+    leaseRenewMs: 100,
+    log: () => {},
+  });
+  handles.push(c);
+  expect(c.status().state).toBe('waiting');
+  expect(c.status().heldBy?.holder).toBe('ghost');
+  await waitFor('takeover after expiry', 5_000, () => c.status().state === 'polling');
+  expect(Date.now()).toBeGreaterThanOrEqual(t + 800);
+  await c.stop();
+});
