@@ -15,7 +15,7 @@ export type LookupFn = (hostname: string) => Promise<{ address: string; family: 
 export const defaultLookup: LookupFn = (hostname) => dnsLookup(hostname, { verbatim: true });
 
 /** The server side reaches loopback only when the operator says so (demo, tests); private ranges are fleets. */
-export function egressPolicyFromEnv(env: NodeJS.ProcessEnv = process.env): EgressPolicy {
+export function egressPolicyFromEnv(env: Record<string, string | undefined> = process.env): EgressPolicy {
   return { allowLoopback: env.ERAWATCH_ALLOW_LOOPBACK === '1', allowPrivate: true };
 }
 

@@ -3,6 +3,7 @@
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import type { Readable, Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
+import { pinnedOrigin } from '@/lib/net/egress';
 import { isJsonRpcResponse, settleOutcome, type BodyReading } from './classify';
 import { SseReader } from './sse';
 import type { Exchange, JsonRpcNotification, JsonRpcRequest, ProbeTransport, SendOptions } from './transport';
@@ -66,9 +67,10 @@ export class HttpTransport implements ProbeTransport {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = value;
     if (address && address !== url.hostname.replace(/^\[|\]$/g, '')) {
-      this.origin = `${url.protocol}//${address.includes(':') ? `[${address}]` : address}${url.port ? `:${url.port}` : ''}`;
       // undici derives TLS SNI from the host header, so the pinned connection still presents the URL's name.
-      headers.host = url.host;
+      const pinned = pinnedOrigin(url, address);
+      this.origin = pinned.origin;
+      headers.host = pinned.host;
     } else {
       this.origin = url.origin;
     }

@@ -2,6 +2,7 @@
 // deadline and the byte cap hold, and nothing ambiguous ever earns an initialize without allowLegacy.
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEgressAgent, EgressRefusedError } from '@/lib/net/egress';
 import {
   closeSharedProbeAgents,
   DEFAULT_PROBE_OPTIONS,
@@ -542,5 +543,38 @@ describe('probeNode egress', () => {
     const v = await probeNode({ url }, FAST, LOOPBACK);
     expect(v.reason).toBe('egress_refused');
     expect(v.evidence[0]?.detail).toContain(detail);
+  });
+});
+
+describe('createEgressAgent (the guard webhooks reuse)', () => {
+  it('refuses at connect time what the policy forbids, and connects what it allows', async () => {
+    const target = await peer((_req, res) => res.writeHead(204).end());
+    const strict = createEgressAgent({ allowLoopback: false, allowPrivate: false });
+    const named = createEgressAgent(
+      { allowLoopback: true, allowPrivate: false },
+      { lookup: async () => ({ address: '127.0.0.1', family: 4 }) },
+    );
+    try {
+      await expect(
+        strict.request({
+          origin: `http://127.0.0.1:${target.port}`,
+          path: '/mcp',
+          method: 'POST',
+          body: '{}',
+        }),
+      ).rejects.toThrow(EgressRefusedError);
+      expect(target.received).toHaveLength(0);
+      const res = await named.request({
+        origin: `http://hooks.fleet.test:${target.port}`,
+        path: '/hook',
+        method: 'POST',
+        body: '{}',
+      });
+      await res.body.dump();
+      expect(res.statusCode).toBe(204);
+      expect(target.received[0]?.headers.host).toBe(`hooks.fleet.test:${target.port}`);
+    } finally {
+      await Promise.all([strict.close(), named.close()]);
+    }
   });
 });
