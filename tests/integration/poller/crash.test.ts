@@ -1,0 +1,145 @@
+// The poller as its own process, killed with SIGKILL while it writes: the database must stay intact and
+// every transition committed before the kill must still be there, whole.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, expect, it } from 'vitest';
+import { createBalancer } from '@/db/queries/balancers';
+import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
+import { tempStore, waitFor } from './support';
+
+const env = tempStore('crash');
+const peers: RunningPeer[] = [];
+const children: ChildProcess[] = [];
+const repoRoot = path.resolve(import.meta.dirname, '../../..');
+
+afterAll(async () => {
+  for (const c of children)
+    if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
+  await Promise.all(peers.map((p) => p.stop()));
+  env.cleanup();
+});
+
+function spawnPoller(): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(
+    process.execPath,
+    [path.join(repoRoot, 'bin/erawatch.mjs'), 'poller', '--db', env.store.file],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1', ERAWATCH_POLLER_CONCURRENCY: '32' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  children.push(child);
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+function reader(): Database.Database {
+  const db = new Database(env.store.file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}
+
+function eventIds(db: Database.Database, type?: string): string[] {
+  const rows = (
+    type
+      ? db.prepare('SELECT id FROM events WHERE type = ?').all(type)
+      : db.prepare('SELECT id FROM events').all()
+  ) as Array<{ id: string }>;
+  return rows.map((r) => r.id);
+}
+
+/** State, history and events of a transition are one transaction: check they agree for every node. */
+function checkConsistency(db: Database.Database): void {
+  expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
+  const mismatched = db
+    .prepare(
+      `SELECT s.node_id FROM node_states s JOIN node_history h ON h.node_id = s.node_id AND h.ended_at IS NULL
+       WHERE h.fingerprint_key != s.fingerprint_key`,
+    )
+    .all();
+  expect(mismatched).toEqual([]);
+  const openSpans = db
+    .prepare(
+      'SELECT node_id, count(*) AS n FROM node_history WHERE ended_at IS NULL GROUP BY node_id HAVING n != 1',
+    )
+    .all();
+  expect(openSpans).toEqual([]);
+  const outages = db
+    .prepare(
+      `SELECT n.id,
+         (SELECT count(*) FROM node_history h WHERE h.node_id = n.id AND h.fingerprint_key = 'unavailable') AS spans,
+         (SELECT count(*) FROM events e WHERE e.node_id = n.id AND e.type = 'node.unavailable') AS events
+       FROM nodes n`,
+    )
+    .all() as Array<{ id: string; spans: number; events: number }>;
+  expect(outages.filter((o) => o.spans !== o.events)).toEqual([]);
+}
+
+it('kill -9 mid-batch loses no committed transition; a restart resumes and SIGTERM releases the lease', async () => {
+  const modern = await startPeer('v2-modern', { name: 'crash-node', version: '2.0.0' });
+  const legacy = await startPeer('v1-stateless', { name: 'crash-node', version: '1.0.0' });
+  peers.push(modern, legacy);
+  for (let b = 0; b < 20; b++) {
+    const nodeUrls = Array.from({ length: 10 }, (_, i) => `${i < 5 ? modern.url : legacy.url}?b=${b}&n=${i}`);
+    createBalancer(env.store, {
+      name: `crash-${b}`,
+      publicUrl: modern.url,
+      nodeUrls,
+      samplesPerCycle: 0,
+      allowLegacy: true,
+      intervalMs: 1_000,
+      timeoutMs: 300,
+      legacyProbeTimeoutMs: 300,
+    });
+  }
+
+  const first = spawnPoller();
+  const db = reader();
+  try {
+    await waitFor('every balancer analysed', 20_000, () => eventIds(db, 'balancer.diverged').length === 20);
+    await modern.stop();
+    peers.splice(peers.indexOf(modern), 1);
+    await waitFor('outages recorded', 20_000, () => eventIds(db, 'node.unavailable').length >= 100);
+    const restarted = await startPeer('v2-modern', {
+      port: modern.port,
+      name: 'crash-node',
+      version: '2.0.0',
+    });
+    peers.push(restarted);
+    await waitFor('recoveries under way', 20_000, () => eventIds(db, 'node.recovered').length >= 1);
+    const committed = eventIds(db);
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBeNull();
+    expect(first.child.signalCode).toBe('SIGKILL');
+
+    const after = reader();
+    try {
+      checkConsistency(after);
+      const present = new Set(eventIds(after));
+      expect(committed.filter((id) => !present.has(id))).toEqual([]);
+    } finally {
+      after.close();
+    }
+
+    // The dead holder's lease still stands; the new process waits for it to expire, then resumes.
+    const second = spawnPoller();
+    await waitFor('the restarted poller to hold the lease', 30_000, () => {
+      const lease = db.prepare('SELECT pid, last_cycle_at AS lastCycleAt FROM poller_lease').get() as
+        { pid: number; lastCycleAt: number | null } | undefined;
+      return lease?.pid === second.child.pid && lease.lastCycleAt !== null;
+    });
+    await waitFor('every node recovered', 20_000, () => eventIds(db, 'node.recovered').length >= 100);
+    second.child.kill('SIGTERM');
+    expect(await second.exited).toBe(0);
+    expect(second.output()).toMatch(/SIGTERM: finishing the running cycles and releasing the lease/);
+    expect(db.prepare('SELECT count(*) AS n FROM poller_lease').get()).toEqual({ n: 0 });
+    checkConsistency(db);
+  } finally {
+    db.close();
+  }
+}, 120_000);
