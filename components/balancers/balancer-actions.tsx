@@ -105,13 +105,13 @@ export function WindowControls({ balancer: b }: { balancer: BalancerDetail }) {
     onSuccess: () => setFormOpen(false),
     onSettled: refresh,
   });
-  const windowId = b.window?.id ?? b.analysis?.window?.windowId ?? null;
+  const windowId = b.window?.id ?? null;
   const close = useMutation({
-    mutationFn: (id: string) => closeRolloutWindow(browserFetcher, b.id, id),
+    mutationFn: (id: string) => closeRolloutWindow(browserFetcher, id),
     onSettled: refresh,
   });
 
-  if (windowId && (b.window?.closedAt ?? null) === null) {
+  if (windowId) {
     return (
       <div style={{ marginTop: 8 }}>
         <button

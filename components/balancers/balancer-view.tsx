@@ -11,9 +11,9 @@ import { LoadError, Loading } from '@/components/ui/query-state';
 import { useNow } from '@/components/ui/use-now';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { balancerEventsQuery, balancerNodesQuery, balancerQuery } from '@/lib/query/options';
-import type { BalancerDetail, NodeItem } from '@/lib/query/types';
+import type { BalancerDetail, EventItem, NodeItem, StoredAnalysis } from '@/lib/query/types';
 import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
-import type { BalancerAnalysis, PartitionGroup } from '@/lib/rollout/types';
+import type { NodeSnapshot, PartitionGroup } from '@/lib/rollout/types';
 import {
   FINGERPRINT_FIELDS,
   describeContradiction,
@@ -101,7 +101,7 @@ export function BalancerView({ id }: { id: string }) {
             <h2 id="mix-h">Era mix over time</h2>
           </div>
           <div className="panel-body">
-            <EraMixOverTime analysis={a} events={events.data ?? []} />
+            <EraMixOverTime analysis={a} nodes={nodeList} events={events.data ?? []} />
           </div>
         </section>
         <section className="panel" aria-labelledby="timeline-h">
@@ -120,7 +120,7 @@ export function BalancerView({ id }: { id: string }) {
   );
 }
 
-function StatusBadges({ analysis: a }: { analysis: BalancerAnalysis | null }) {
+function StatusBadges({ analysis: a }: { analysis: StoredAnalysis | null }) {
   if (!a) return <Badge p={presentStatus('pending')} testId="balancer-status" />;
   return (
     <span className="badges">
@@ -140,7 +140,7 @@ function StatusBadges({ analysis: a }: { analysis: BalancerAnalysis | null }) {
   );
 }
 
-function Headline({ analysis: a }: { analysis: BalancerAnalysis }) {
+function Headline({ analysis: a }: { analysis: StoredAnalysis }) {
   if (a.state !== 'non-uniform') return null;
   const n = a.partition.length;
   return (
@@ -172,7 +172,7 @@ function NotProbedYet() {
   );
 }
 
-function HazardPanel({ analysis: a }: { analysis: BalancerAnalysis | null }) {
+function HazardPanel({ analysis: a }: { analysis: StoredAnalysis | null }) {
   const h = a?.cacheHazard;
   return (
     <section className="panel" aria-labelledby="hazard-h">
@@ -202,7 +202,7 @@ function HazardPanel({ analysis: a }: { analysis: BalancerAnalysis | null }) {
   );
 }
 
-function GatePanel({ analysis: a }: { analysis: BalancerAnalysis | null }) {
+function GatePanel({ analysis: a }: { analysis: StoredAnalysis | null }) {
   const gates = a?.gates ?? [];
   return (
     <section className="panel" aria-labelledby="gate-h">
@@ -281,7 +281,7 @@ function WindowPanel({ balancer: b }: { balancer: BalancerDetail }) {
   );
 }
 
-function FingerprintGroups({ analysis: a, nodes }: { analysis: BalancerAnalysis; nodes: NodeItem[] }) {
+function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; nodes: NodeItem[] }) {
   const diffs = differingFields(a.partition);
   const names = new Map(nodes.map((n) => [n.id, nodeLabel(n)]));
   return (
@@ -381,18 +381,38 @@ function FieldRow({ field, value, differs }: { field: FingerprintField; value: s
 
 function EraMixOverTime({
   analysis: a,
+  nodes,
   events,
 }: {
-  analysis: BalancerAnalysis | null;
-  events: Array<{ type: string; nodeId: string | null; at: number; data: Record<string, unknown> }>;
+  analysis: StoredAnalysis | null;
+  nodes: NodeItem[];
+  events: EventItem[];
 }) {
   const now = a?.at ?? 0;
   const points = useMemo(() => {
     if (!a) return [];
     const oldest = events.reduce((m, e) => Math.min(m, e.at), now);
     const since = Math.min(oldest - 60_000, now - 15 * 60_000);
-    return replayEraMix(a.snapshot.nodes, events, since, now);
-  }, [a, events, now]);
+    return replayEraMix(nodes.map(currentEra), events, since, now);
+  }, [a, nodes, events, now]);
   if (!a || points.length === 0) return <p className="muted">The chart starts with the first probe cycle.</p>;
   return <MixChart points={points} now={now} title="Nodes per client era over time" />;
+}
+
+/** A node's current era for the replay: its verdict, or its last available era while it is down. */
+function currentEra(n: NodeItem): NodeSnapshot {
+  const era = n.state?.clientEra;
+  const known = era === 'modern' || era === 'legacy' ? era : null;
+  const last =
+    n.state?.verdict.verdict === 'modern' || n.state?.verdict.verdict === 'legacy'
+      ? n.state.verdict.verdict
+      : null;
+  return {
+    nodeId: n.id,
+    available: known !== null,
+    reason: known === null ? (n.state?.reason ?? 'not probed') : null,
+    fingerprintKey: null,
+    era: known ?? last,
+    servedEras: null,
+  };
 }

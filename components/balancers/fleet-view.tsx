@@ -10,14 +10,7 @@ import { Icon } from '@/components/ui/icon';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { fleetQuery } from '@/lib/query/options';
-import {
-  countFleet,
-  filterFleet,
-  sortFleet,
-  toFleetRow,
-  type FleetFilter,
-  type FleetRow,
-} from '@/lib/ui/fleet';
+import { countFleet, filterFleet, type FleetFilter, type FleetRow } from '@/lib/ui/fleet';
 import { FLEET_STATUSES, presentGate, presentStatus } from '@/lib/ui/presentation';
 
 const ROW_HEIGHT = 38;
@@ -28,7 +21,7 @@ export function FleetView() {
   const [status, setStatus] = useState<FleetFilter['status']>('all');
   const deferredSearch = useDeferredValue(search);
 
-  const rows = useMemo(() => sortFleet((data ?? []).map(toFleetRow)), [data]);
+  const rows = useMemo(() => data ?? [], [data]);
   const counts = useMemo(() => countFleet(rows), [rows]);
   const visible = useMemo(
     () => filterFleet(rows, { search: deferredSearch, status }),

@@ -24,7 +24,13 @@ function letter(index: number): string {
 }
 
 /** The node × revision matrix: one row per node with its client verdict and a mark per revision it serves. */
-export function NodeMatrix({ nodes, analysis }: { nodes: NodeItem[]; analysis: BalancerAnalysis | null }) {
+export function NodeMatrix({
+  nodes,
+  analysis,
+}: {
+  nodes: NodeItem[];
+  analysis: Pick<BalancerAnalysis, 'partition'> | null;
+}) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const revisions = useMemo(
     () => revisionColumns(nodes.map((n) => n.state?.verdict.supported ?? [])),

@@ -26,13 +26,8 @@ export const openRolloutWindow = (
   input: { target: RolloutTarget; deadline: number },
 ) => sendJson<RolloutWindow>(f, 'POST', `/api/v1/balancers/${enc(balancerId)}/rollouts`, input);
 
-export const closeRolloutWindow = (f: Fetcher, balancerId: string, windowId: string) =>
-  sendJson<RolloutWindow>(
-    f,
-    'POST',
-    `/api/v1/balancers/${enc(balancerId)}/rollouts/${enc(windowId)}/close`,
-    {},
-  );
+export const closeRolloutWindow = (f: Fetcher, windowId: string) =>
+  sendJson<RolloutWindow>(f, 'POST', `/api/v1/rollouts/${enc(windowId)}/close`, {});
 
 export interface CreatedWebhook {
   id: string;
@@ -48,8 +43,14 @@ export const deleteWebhook = (f: Fetcher, id: string) =>
 export const testWebhook = (f: Fetcher, id: string) =>
   sendJson<unknown>(f, 'POST', `/api/v1/webhooks/${enc(id)}/test`, {});
 
-export const rotateWebhookSecret = (f: Fetcher, id: string) =>
-  sendJson<{ secret: string }>(f, 'POST', `/api/v1/webhooks/${enc(id)}/rotate-secret`, {});
+/** The previous secret keeps signing beside the new one for `overlapMs` (the API's default when omitted). */
+export const rotateWebhookSecret = (f: Fetcher, id: string, overlapMs?: number) =>
+  sendJson<{ secret: string }>(
+    f,
+    'POST',
+    `/api/v1/webhooks/${enc(id)}/rotate-secret`,
+    overlapMs === undefined ? {} : { overlapMs },
+  );
 
 export const redeliver = (f: Fetcher, endpointId: string, deliveryId: string) =>
   sendJson<unknown>(

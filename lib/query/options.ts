@@ -4,9 +4,9 @@ import { queryOptions } from '@tanstack/react-query';
 import type { ApiToken } from '@/lib/schemas/token';
 import type { WebhookDelivery, WebhookEndpoint } from '@/lib/schemas/webhook';
 import { requestJson, type Fetcher } from './fetch-json';
+import type { FleetRow } from '@/lib/ui/fleet';
 import type {
   BalancerDetail,
-  BalancerListItem,
   EventItem,
   NodeDetail,
   NodeHistorySpan,
@@ -14,10 +14,6 @@ import type {
   Page,
   RollupItem,
 } from './types';
-
-/** The overview reads the whole fleet; pages of 500 keep each response small. */
-const FLEET_PAGE = 500;
-const FLEET_MAX_PAGES = 40;
 
 export const queryKeys = {
   fleet: ['fleet'] as const,
@@ -33,24 +29,12 @@ export const queryKeys = {
   tokens: ['tokens'] as const,
 };
 
-export async function fetchFleet(fetcher: Fetcher): Promise<BalancerListItem[]> {
-  const items: BalancerListItem[] = [];
-  let cursor: string | null = null;
-  for (let page = 0; page < FLEET_MAX_PAGES; page += 1) {
-    const qs: string = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
-    const body: Page<BalancerListItem> = await requestJson<Page<BalancerListItem>>(
-      fetcher,
-      `/api/v1/balancers?limit=${FLEET_PAGE}${qs}`,
-    );
-    items.push(...body.items);
-    cursor = body.nextCursor;
-    if (!cursor) break;
-  }
-  return items;
-}
-
+/** The overview's rows, sorted and summarised on the server (see lib/ui/read-model.ts). */
 export function fleetQuery(fetcher: Fetcher) {
-  return queryOptions({ queryKey: queryKeys.fleet, queryFn: () => fetchFleet(fetcher) });
+  return queryOptions({
+    queryKey: queryKeys.fleet,
+    queryFn: async () => (await requestJson<{ rows: FleetRow[] }>(fetcher, '/dashboard-data/fleet')).rows,
+  });
 }
 
 const enc = encodeURIComponent;
@@ -58,7 +42,7 @@ const enc = encodeURIComponent;
 export function balancerQuery(fetcher: Fetcher, id: string) {
   return queryOptions({
     queryKey: queryKeys.balancer(id),
-    queryFn: () => requestJson<BalancerDetail>(fetcher, `/api/v1/balancers/${enc(id)}`),
+    queryFn: () => requestJson<BalancerDetail>(fetcher, `/dashboard-data/balancers/${enc(id)}`),
   });
 }
 
@@ -97,7 +81,7 @@ export function nodeRollupsQuery(fetcher: Fetcher, id: string) {
   return queryOptions({
     queryKey: queryKeys.nodeRollups(id),
     queryFn: async () =>
-      (await requestJson<Page<RollupItem>>(fetcher, `/api/v1/nodes/${enc(id)}/rollups`)).items,
+      (await requestJson<Page<RollupItem>>(fetcher, `/dashboard-data/nodes/${enc(id)}/rollups`)).items,
   });
 }
 

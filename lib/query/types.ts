@@ -1,6 +1,6 @@
 // Response shapes of the REST API as the dashboard reads them. Client-safe: types only.
 import type { Verdict } from '@/lib/probe/types';
-import type { BalancerAnalysis } from '@/lib/rollout/types';
+import type { BalancerAnalysis, RolloutTarget } from '@/lib/rollout/types';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
 
 export interface Page<T> {
@@ -17,28 +17,31 @@ export interface Balancer extends BalancerSettings {
 export interface BalancerSummary {
   status: string;
   severity: string | null;
+  displayStatus?: string;
   degraded: boolean;
   analyzedAt: number;
 }
 
+/** The latest analysis as stored beside the balancer (the diffing snapshot stays server-side). */
+export type StoredAnalysis = Omit<BalancerAnalysis, 'snapshot'>;
+
 export interface BalancerListItem extends Balancer {
   summary: BalancerSummary | null;
-  analysis?: BalancerAnalysis | null;
 }
 
 export interface RolloutWindow {
   id: string;
   balancerId: string;
-  target: string;
+  target: RolloutTarget;
   deadline: number;
   openedAt: number;
   closedAt: number | null;
 }
 
+/** The dashboard's view of one balancer: settings (secrets redacted), latest analysis, open window. */
 export interface BalancerDetail extends Balancer {
-  summary?: BalancerSummary | null;
-  analysis: BalancerAnalysis | null;
-  window?: RolloutWindow | null;
+  analysis: StoredAnalysis | null;
+  window: RolloutWindow | null;
 }
 
 export interface NodeState {

@@ -1,5 +1,7 @@
 // The fleet overview's rows, counts, ordering and filtering: pure functions over what the API returns.
 import type { BalancerAnalysis } from '@/lib/rollout/types';
+
+type StoredAnalysis = Omit<BalancerAnalysis, 'snapshot'>;
 import { isFleetStatus, statusRank, type FleetStatus } from './presentation';
 
 export const GATE_REVISION = '2026-07-28';
@@ -15,8 +17,14 @@ export interface FleetSource {
   id: string;
   name: string;
   publicUrl: string;
-  summary?: { status: string; severity: string | null; degraded: boolean; analyzedAt: number } | null;
-  analysis?: BalancerAnalysis | null;
+  summary?: {
+    status: string;
+    severity: string | null;
+    displayStatus?: string;
+    degraded: boolean;
+    analyzedAt: number;
+  } | null;
+  analysis?: StoredAnalysis | null;
 }
 
 export interface FleetRow {
@@ -36,7 +44,7 @@ export interface FleetRow {
 }
 
 /** Nodes per client era from the partition and the unavailable list; samples when no node is probed directly. */
-export function eraMixOf(analysis: BalancerAnalysis): EraMix {
+export function eraMixOf(analysis: StoredAnalysis): EraMix {
   const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0 };
   const bySamples = analysis.counts.nodes === 0;
   for (const group of analysis.partition) {
@@ -46,7 +54,7 @@ export function eraMixOf(analysis: BalancerAnalysis): EraMix {
   return mix;
 }
 
-export function gateOf(analysis: BalancerAnalysis, revision: string = GATE_REVISION): boolean | null {
+export function gateOf(analysis: StoredAnalysis, revision: string = GATE_REVISION): boolean | null {
   const gate = analysis.gates.find((g) => g.revision === revision) ?? analysis.gates[0];
   return gate ? gate.ready : null;
 }
@@ -68,8 +76,8 @@ export function toFleetRow(source: FleetSource): FleetRow {
     };
   }
   const s = source.summary ?? null;
-  const status: FleetStatus =
-    s && isFleetStatus(s.severity ?? s.status) ? ((s.severity ?? s.status) as FleetStatus) : 'pending';
+  const named = s ? (s.displayStatus ?? s.severity ?? s.status) : null;
+  const status: FleetStatus = isFleetStatus(named) ? named : 'pending';
   return {
     id: source.id,
     name: source.name,

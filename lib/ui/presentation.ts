@@ -125,3 +125,7 @@ export function presentCheck(passed: boolean): Presentation {
     ? { label: 'Pass', icon: 'check', tone: 'ok', hint: 'Check passed.' }
     : { label: 'Fail', icon: 'unavailable', tone: 'bad', hint: 'Check failed.' };
 }
+
+export function isEra(value: unknown): value is Era {
+  return typeof value === 'string' && (ERAS as readonly string[]).includes(value);
+}

@@ -1,0 +1,9 @@
+// One balancer's headline for the detail screen (auth as for API reads). See lib/ui/read-model.ts.
+import { json, withApi } from '@/lib/api/with-api';
+import { readBalancerDetail } from '@/lib/ui/read-model';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withApi<{ id: string }>('read', ({ store, params }) =>
+  json(readBalancerDetail(store, params.id)),
+);

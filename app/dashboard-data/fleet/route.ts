@@ -1,0 +1,9 @@
+// The fleet overview's rows in one response (auth as for API reads). See lib/ui/read-model.ts.
+import { json, withApi } from '@/lib/api/with-api';
+import { readFleetRows } from '@/lib/ui/read-model';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withApi('read', ({ store, now }) =>
+  json({ rows: readFleetRows(store), generatedAt: now }),
+);

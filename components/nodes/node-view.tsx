@@ -1,0 +1,274 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { nodeLabel } from '@/components/balancers/node-matrix';
+import { Age } from '@/components/ui/age';
+import { Badge } from '@/components/ui/badge';
+import { LatencyChart } from '@/components/ui/latency-chart';
+import { LoadError, Loading } from '@/components/ui/query-state';
+import { browserFetcher } from '@/lib/query/fetch-json';
+import { balancerQuery, nodeHistoryQuery, nodeQuery, nodeRollupsQuery } from '@/lib/query/options';
+import type { NodeHistorySpan } from '@/lib/query/types';
+import type { EvidenceStep, Verdict } from '@/lib/probe/types';
+import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
+import { formatDuration } from '@/lib/ui/balancer';
+import { describeOutcome, describeReason, LEGACY_CHECK_TEXT, STEP_TEXT } from '@/lib/ui/evidence';
+import { isEra, presentCheck, presentEra, type Presentation } from '@/lib/ui/presentation';
+
+function stamp(at: number): string {
+  return new Date(at).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
+}
+
+export function NodeView({ id }: { id: string }) {
+  const node = useQuery(nodeQuery(browserFetcher, id));
+  const history = useQuery(nodeHistoryQuery(browserFetcher, id));
+  const rollups = useQuery(nodeRollupsQuery(browserFetcher, id));
+  const balancerId = node.data?.balancerId ?? '';
+  const balancer = useQuery({ ...balancerQuery(browserFetcher, balancerId), enabled: balancerId !== '' });
+
+  if (node.isPending) return <Loading what="the node" />;
+  if (!node.data) return <LoadError error={node.error} what="the node" />;
+  const n = node.data;
+  const v = n.state?.verdict ?? null;
+  return (
+    <>
+      <div className="crumbs">
+        <Link href="/">Fleet</Link> /{' '}
+        <Link href={`/balancers/${encodeURIComponent(n.balancerId)}`}>
+          {balancer.data?.name ?? 'balancer'}
+        </Link>{' '}
+        / node
+      </div>
+      <div className="page-head">
+        <h1 className="mono" style={{ fontSize: 16 }}>
+          {nodeLabel(n)}
+        </h1>
+        {v ? (
+          <Badge
+            p={presentEra(v.verdict)}
+            text={v.negotiatedVersion ? `${presentEra(v.verdict).label} ${v.negotiatedVersion}` : undefined}
+            testId="node-verdict"
+          />
+        ) : (
+          <Badge p={{ label: 'Not probed yet', icon: 'clock', tone: 'muted', hint: '' }} />
+        )}
+        {v ? <code>{v.reason}</code> : null}
+      </div>
+      {node.error ? <LoadError error={node.error} what="the latest state" /> : null}
+      {v ? (
+        <>
+          <p className="sub" style={{ marginTop: -6 }}>
+            {describeReason(v)}
+          </p>
+          <div className="grid-2">
+            <VerdictPanel v={v} probes={n.state?.probes ?? 0} failures={n.state?.failures ?? 0} />
+            <section className="panel" aria-labelledby="lat-h">
+              <div className="panel-head">
+                <h2 id="lat-h">Latency over time</h2>
+              </div>
+              <div className="panel-body">
+                {rollups.data ? <LatencyChart rollups={rollups.data} /> : <Loading what="latency" />}
+              </div>
+            </section>
+          </div>
+          <Evidence v={v} />
+        </>
+      ) : (
+        <p className="muted">This node has not been probed yet; its evidence appears after the next cycle.</p>
+      )}
+      <section className="panel" aria-labelledby="hist-h">
+        <div className="panel-head">
+          <h2 id="hist-h">Fingerprint history</h2>
+          <span className="muted">a row per change, newest first</span>
+        </div>
+        {history.error && !history.data ? <LoadError error={history.error} what="history" /> : null}
+        <History spans={history.data ?? []} />
+      </section>
+    </>
+  );
+}
+
+function VerdictPanel({ v, probes, failures }: { v: Verdict; probes: number; failures: number }) {
+  return (
+    <section className="panel" aria-labelledby="verdict-h">
+      <div className="panel-head">
+        <h2 id="verdict-h">Latest verdict</h2>
+        <span className="muted">
+          <Age at={v.probedAt} />
+        </span>
+      </div>
+      <div className="panel-body">
+        <dl className="kv">
+          <dt>Client verdict</dt>
+          <dd>
+            <Badge p={presentEra(v.verdict)} /> <code>{v.reason}</code>
+          </dd>
+          <dt>Negotiated</dt>
+          <dd>{v.negotiatedVersion ?? '—'}</dd>
+          <dt>Served revisions</dt>
+          <dd className="mono">{v.supported.length > 0 ? v.supported.join(', ') : '—'}</dd>
+          <dt>Served class</dt>
+          <dd>{SERVED_ERA_LABELS[v.servedEras]}</dd>
+          <dt>Server</dt>
+          <dd>{v.serverInfo ? `${v.serverInfo.name} ${v.serverInfo.version}` : '—'}</dd>
+          <dt>Cache hint</dt>
+          <dd>
+            {v.cache
+              ? `ttlMs ${v.cache.ttlMs} (${formatDuration(v.cache.ttlMs)}), scope ${v.cache.cacheScope}`
+              : '—'}
+          </dd>
+          <dt>initialize sent</dt>
+          <dd>{v.initializeSent ? 'yes (one bounded legacy probe)' : 'no'}</dd>
+          {v.anomaly ? (
+            <>
+              <dt>Anomaly</dt>
+              <dd>
+                <Badge p={{ label: 'Anomaly', icon: 'alert', tone: 'warn', hint: v.anomaly }} /> {v.anomaly}
+              </dd>
+            </>
+          ) : null}
+          <dt>Address</dt>
+          <dd className="mono">{v.address ?? '—'}</dd>
+          {v.servedBy ? (
+            <>
+              <dt>Served by</dt>
+              <dd className="mono">{v.servedBy}</dd>
+            </>
+          ) : null}
+          <dt>Duration</dt>
+          <dd>{v.durationMs} ms</dd>
+          <dt>Probes</dt>
+          <dd>
+            {probes} probes, {failures} failures
+          </dd>
+        </dl>
+      </div>
+    </section>
+  );
+}
+
+function outcomePresentation(step: EvidenceStep): Presentation {
+  const text = describeOutcome(step);
+  if (step.outcome === 'result') return { label: text, icon: 'check', tone: 'ok', hint: step.outcome };
+  if (step.outcome === 'rpc_error') return { label: text, icon: 'info', tone: 'info', hint: step.outcome };
+  return { label: text, icon: 'unavailable', tone: 'bad', hint: step.outcome };
+}
+
+function Evidence({ v }: { v: Verdict }) {
+  return (
+    <section className="panel" aria-labelledby="evidence-h" data-testid="evidence">
+      <div className="panel-head">
+        <h2 id="evidence-h">Evidence, step by step</h2>
+        <span className="muted">
+          {v.evidence.length} step{v.evidence.length === 1 ? '' : 's'} · {v.durationMs} ms in all · probed{' '}
+          {stamp(v.probedAt)}
+        </span>
+      </div>
+      <div className="panel-body">
+        <ol className="steps">
+          {v.evidence.map((s, i) => (
+            <li key={`${s.step}-${i}`} className="step" data-testid="evidence-step" data-step={s.step}>
+              <div className="step-head">
+                <span className="step-n">
+                  {i + 1}. {STEP_TEXT[s.step]}
+                </span>
+                <Badge p={outcomePresentation(s)} testId="step-outcome" />
+                <span className="muted">{s.elapsedMs} ms</span>
+              </div>
+              <dl className="kv">
+                <dt>Request</dt>
+                <dd className="mono">
+                  {s.method} · revision {s.protocolVersion} · id {String(s.requestId)}
+                </dd>
+                <dt>HTTP status</dt>
+                <dd className="mono">
+                  {s.httpStatus ?? 'no response'}
+                  {s.contentType ? ` · ${s.contentType}` : ''}
+                </dd>
+                <dt>Outcome</dt>
+                <dd className="mono">{s.outcome}</dd>
+                {s.rpcError ? (
+                  <>
+                    <dt>Error</dt>
+                    <dd>
+                      <code>{s.rpcError.code}</code> {s.rpcError.message}
+                      {s.rpcError.data !== undefined ? (
+                        <div className="mono muted" style={{ overflowWrap: 'anywhere' }}>
+                          data: {JSON.stringify(s.rpcError.data)}
+                        </div>
+                      ) : null}
+                    </dd>
+                  </>
+                ) : null}
+                {s.detail ? (
+                  <>
+                    <dt>Detail</dt>
+                    <dd>{s.detail}</dd>
+                  </>
+                ) : null}
+                {s.sessionIssued !== undefined ? (
+                  <>
+                    <dt>Session</dt>
+                    <dd>{s.sessionIssued ? 'Mcp-Session-Id issued, ended with DELETE' : 'none issued'}</dd>
+                  </>
+                ) : null}
+              </dl>
+              {s.checks && s.checks.length > 0 ? (
+                <>
+                  <p style={{ margin: '8px 0 2px', fontWeight: 600 }}>Positive legacy evidence</p>
+                  <ul className="checks" data-testid="legacy-checks">
+                    {s.checks.map((c) => (
+                      <li key={c.name} data-testid="legacy-check" data-passed={c.passed}>
+                        <Badge p={presentCheck(c.passed)} />
+                        <span>{LEGACY_CHECK_TEXT[c.name]}</span>
+                        {c.detail ? <span className="muted">— {c.detail}</span> : null}
+                      </li>
+                    ))}
+                  </ul>
+                </>
+              ) : null}
+            </li>
+          ))}
+        </ol>
+      </div>
+    </section>
+  );
+}
+
+function History({ spans }: { spans: NodeHistorySpan[] }) {
+  if (spans.length === 0) return <p className="panel-body muted">No fingerprint recorded yet.</p>;
+  return (
+    <div className="table-wrap">
+      <table className="data">
+        <thead>
+          <tr>
+            <th>From</th>
+            <th>Until</th>
+            <th>Client era</th>
+            <th>Reason</th>
+            <th>Negotiated</th>
+            <th>Served class</th>
+            <th className="num">Probes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {spans.map((s) => (
+            <tr key={s.id} data-testid="history-row">
+              <td className="nowrap">{stamp(s.startedAt)}</td>
+              <td className="nowrap">{s.endedAt === null ? 'now' : stamp(s.endedAt)}</td>
+              <td>{isEra(s.clientEra) ? <Badge p={presentEra(s.clientEra)} /> : s.clientEra}</td>
+              <td>
+                <code>{s.reason}</code>
+              </td>
+              <td>{s.negotiatedVersion ?? '—'}</td>
+              <td>{s.servedEras}</td>
+              <td className="num">
+                {s.probes === null ? 'open' : `${s.probes} (${s.failures ?? 0} failed)`}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+import type { RollupItem } from '@/lib/query/types';
+
+const W = 560;
+const H = 150;
+const PAD = { l: 44, r: 8, t: 10, b: 20 };
+
+function hour(at: number): string {
+  return new Date(at).toISOString().slice(5, 13).replace('T', ' ') + 'h';
+}
+
+/** p50 (solid) and p95 (dashed) probe latency per hour; a legend names both, so the dash is not the only cue. */
+export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
+  const pts = rollups.filter((r) => r.p50Ms !== null || r.p95Ms !== null);
+  if (pts.length === 0) return <p className="muted">No latency recorded yet.</p>;
+  const first = pts[0]?.hourStart ?? 0;
+  const last = pts[pts.length - 1]?.hourStart ?? first;
+  const span = Math.max(3_600_000, last - first);
+  const max = Math.max(1, ...pts.map((p) => Math.max(p.p50Ms ?? 0, p.p95Ms ?? 0)));
+  const x = (t: number) => PAD.l + ((t - first) / span) * (W - PAD.l - PAD.r);
+  const y = (v: number) => H - PAD.b - (v / max) * (H - PAD.t - PAD.b);
+  const line = (key: 'p50Ms' | 'p95Ms') =>
+    pts
+      .filter((p) => p[key] !== null)
+      .map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.hourStart)},${y(p[key] ?? 0)}`)
+      .join('');
+  const latest = pts[pts.length - 1];
+  return (
+    <figure style={{ margin: 0 }}>
+      <svg
+        className="chart"
+        viewBox={`0 0 ${W} ${H}`}
+        role="img"
+        aria-label="Probe latency per hour, p50 and p95"
+      >
+        <title>Probe latency per hour</title>
+        <line x1={PAD.l} y1={H - PAD.b} x2={W - PAD.r} y2={H - PAD.b} stroke="var(--line)" />
+        <text x={PAD.l - 4} y={y(max) + 4} textAnchor="end">
+          {Math.round(max)} ms
+        </text>
+        <text x={PAD.l - 4} y={H - PAD.b} textAnchor="end">
+          0
+        </text>
+        <path d={line('p95Ms')} fill="none" stroke="var(--warn)" strokeWidth="1.6" strokeDasharray="4 3" />
+        <path d={line('p50Ms')} fill="none" stroke="var(--accent)" strokeWidth="2" />
+        {pts.map((p) =>
+          p.p50Ms === null ? null : (
+            <circle key={p.hourStart} cx={x(p.hourStart)} cy={y(p.p50Ms)} r="2.5" fill="var(--accent)" />
+          ),
+        )}
+        <text x={PAD.l} y={H - 5}>
+          {hour(first)}
+        </text>
+        <text x={W - PAD.r} y={H - 5} textAnchor="end">
+          {hour(last)}
+        </text>
+      </svg>
+      <figcaption className="legend">
+        <span>
+          <span className="swatch" style={{ background: 'var(--accent)', height: 3 }} aria-hidden="true" />
+          p50{latest?.p50Ms !== null && latest ? `: ${Math.round(latest.p50Ms ?? 0)} ms last hour` : ''}
+        </span>
+        <span>
+          <span
+            className="swatch"
+            style={{
+              background: 'repeating-linear-gradient(90deg, var(--warn) 0 4px, transparent 4px 7px)',
+              height: 3,
+            }}
+            aria-hidden="true"
+          />
+          p95 (dashed)
+          {latest?.p95Ms !== null && latest ? `: ${Math.round(latest.p95Ms ?? 0)} ms last hour` : ''}
+        </span>
+        <span className="muted">
+          {pts.reduce((s, p) => s + p.probes, 0)} probes, {pts.reduce((s, p) => s + p.failures, 0)} failures ·
+          UTC
+        </span>
+      </figcaption>
+    </figure>
+  );
+}

@@ -1,0 +1,52 @@
+// The dashboard's read model (server-only): one query for the whole fleet overview and one for a balancer's
+// headline, both from the analysis the poller stores beside each balancer. The public REST API stays the
+// contract for integrations; this serves exactly what the screens draw, so 1,000 balancers cost one query.
+import { asc, eq } from 'drizzle-orm';
+import type { Store } from '@/db/index';
+import { getBalancer } from '@/db/queries/balancers';
+import { getOpenWindow } from '@/db/queries/rollouts';
+import { balancerStates, balancers } from '@/db/schema';
+import type { BalancerDetail, StoredAnalysis } from '@/lib/query/types';
+import { redactHeaders } from '@/lib/schemas/balancer-view';
+import { sortFleet, toFleetRow, type FleetRow } from './fleet';
+
+function asAnalysis(value: unknown): StoredAnalysis | null {
+  // Written by our own poller as JSON of StoredAnalysis; anything else (an older shape) is treated as absent.
+  if (typeof value !== 'object' || value === null) return null;
+  const a = value as Partial<StoredAnalysis>;
+  return typeof a.displayStatus === 'string' && Array.isArray(a.partition) && typeof a.at === 'number'
+    ? (a as StoredAnalysis)
+    : null;
+}
+
+/** Every balancer as an overview row, non-uniform first. */
+export function readFleetRows(store: Store): FleetRow[] {
+  const rows = store.db
+    .select({
+      id: balancers.id,
+      name: balancers.name,
+      publicUrl: balancers.publicUrl,
+      analysis: balancerStates.analysis,
+    })
+    .from(balancers)
+    .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
+    .orderBy(asc(balancers.name))
+    .all();
+  return sortFleet(rows.map((r) => toFleetRow({ ...r, analysis: asAnalysis(r.analysis) })));
+}
+
+/** One balancer's settings (header secrets redacted), latest analysis and open rollout window; NotFound if none. */
+export function readBalancerDetail(store: Store, id: string): BalancerDetail {
+  const b = getBalancer(store, id);
+  const state = store.db
+    .select({ analysis: balancerStates.analysis })
+    .from(balancerStates)
+    .where(eq(balancerStates.balancerId, id))
+    .get();
+  return {
+    ...b,
+    headers: redactHeaders(b.headers),
+    analysis: asAnalysis(state?.analysis),
+    window: getOpenWindow(store, id),
+  };
+}
