@@ -212,13 +212,15 @@ function resolveServer(s: ParsedServer, dir: string): HostServerConfig {
 /** Parses and validates host.yaml text; every problem is reported with the file, line and field. */
 export function parseHostConfig(text: string, file: string): HostConfig {
   const lines = new LineCounter();
-  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const doc = parseDocument(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: true });
   if (doc.errors.length > 0) {
     throw new HostConfigError(
       file,
       doc.errors.map((e) => {
         const pos = e.linePos?.[0] ?? { line: 1, col: 1 };
-        return { line: pos.line, column: pos.col, field: '', message: e.message.split('\n')[0] ?? e.message };
+        // prettyErrors appends the line and position to the first line, and a source excerpt after it.
+        const first = (e.message.split('\n')[0] ?? e.message).replace(/ at line \d+, column \d+:?$/, '');
+        return { line: pos.line, column: pos.col, field: '', message: first };
       }),
     );
   }
@@ -232,6 +234,7 @@ export function parseHostConfig(text: string, file: string): HostConfig {
     const issues = parsed.error.issues.map((issue) => {
       const segments = [...issue.path];
       let message = issue.message;
+      if (issue.code === 'invalid_key') message = issue.issues[0]?.message ?? message;
       if (issue.code === 'unrecognized_keys') {
         message = `unknown field${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`;
         const first = issue.keys[0];

@@ -62,6 +62,8 @@ export interface ServerReport {
   attempts: number;
   /** Processes launched for this server (restarts included); 0 over HTTP. */
   launches: number;
+  /** Process id of the last launch (stdio). */
+  pid: number | null;
   initializeSent: boolean;
   /** The server's own tool names, sorted. */
   tools: string[];
@@ -233,6 +235,7 @@ export class HostSession {
       reason,
       attempts: s.attempts,
       launches: s.launches,
+      pid: s.peer.pid(),
       initializeSent: s.verdicts.some((v) => v.initializeSent),
       tools: s.tools ?? [],
       notes: s.listFailure && !available ? [...s.notes, s.listFailure] : [...s.notes],
