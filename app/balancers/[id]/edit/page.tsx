@@ -1,0 +1,39 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { notFound } from 'next/navigation';
+import { BalancerForm } from '@/components/balancers/balancer-form';
+import { LoadError } from '@/components/ui/query-state';
+import { requestJson } from '@/lib/query/fetch-json';
+import { ApiProblem } from '@/lib/query/problem';
+import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import type { BalancerDetail } from '@/lib/query/types';
+import { formFromBalancer } from '@/lib/ui/balancer-form';
+
+export const metadata: Metadata = { title: 'Edit balancer' };
+
+export default async function EditBalancerPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  let balancer: BalancerDetail;
+  try {
+    balancer = await requestJson<BalancerDetail>(
+      await makeServerFetcher(),
+      `/dashboard-data/balancers/${encodeURIComponent(id)}`,
+    );
+  } catch (err) {
+    if (err instanceof ApiProblem && err.status === 404) notFound();
+    return <LoadError error={err} what="the balancer" />;
+  }
+  return (
+    <>
+      <div className="crumbs">
+        <Link href="/">Fleet</Link> /{' '}
+        <Link href={`/balancers/${encodeURIComponent(id)}`}>{balancer.name}</Link> / edit
+      </div>
+      <div className="page-head">
+        <h1>Edit {balancer.name}</h1>
+        <span className="sub">Header values stay hidden; leave [redacted] to keep a stored value.</span>
+      </div>
+      <BalancerForm mode="edit" id={id} initial={formFromBalancer(balancer)} />
+    </>
+  );
+}

@@ -1,0 +1,23 @@
+import type { Metadata } from 'next';
+import Link from 'next/link';
+import { BalancerForm } from '@/components/balancers/balancer-form';
+import { EMPTY_FORM } from '@/lib/ui/balancer-form';
+
+export const metadata: Metadata = { title: 'Register balancer' };
+
+export default function NewBalancerPage() {
+  return (
+    <>
+      <div className="crumbs">
+        <Link href="/">Fleet</Link> / register
+      </div>
+      <div className="page-head">
+        <h1>Register a balancer</h1>
+        <span className="sub">
+          Erawatch probes it on its interval and flags nodes that answer differently.
+        </span>
+      </div>
+      <BalancerForm mode="create" initial={EMPTY_FORM} />
+    </>
+  );
+}

@@ -1,0 +1,156 @@
+// The register/edit form's values, how they become an API body, and where each API error is shown.
+// The API is the validator: the form sends what was typed and places each problem+json pointer at its field.
+import type { ApiProblem } from '@/lib/query/problem';
+import type { Balancer } from '@/lib/query/types';
+
+export interface BalancerFormValues {
+  name: string;
+  publicUrl: string;
+  /** One URL per line. */
+  nodeUrls: string;
+  resolveDns: boolean;
+  samplesPerCycle: string;
+  intervalMs: string;
+  timeoutMs: string;
+  legacyProbeTimeoutMs: string;
+  allowLegacy: boolean;
+  auditLegacy: boolean;
+  /** Comma- or space-separated revisions. */
+  legacyVersions: string;
+  /** One `Name: value` per line. */
+  headers: string;
+  attributionHeader: string;
+}
+
+export const FORM_FIELDS = [
+  'name',
+  'publicUrl',
+  'nodeUrls',
+  'resolveDns',
+  'samplesPerCycle',
+  'intervalMs',
+  'timeoutMs',
+  'legacyProbeTimeoutMs',
+  'allowLegacy',
+  'auditLegacy',
+  'legacyVersions',
+  'headers',
+  'attributionHeader',
+] as const;
+export type FormField = (typeof FORM_FIELDS)[number];
+
+export const EMPTY_FORM: BalancerFormValues = {
+  name: '',
+  publicUrl: '',
+  nodeUrls: '',
+  resolveDns: false,
+  samplesPerCycle: '',
+  intervalMs: '',
+  timeoutMs: '',
+  legacyProbeTimeoutMs: '',
+  allowLegacy: false,
+  auditLegacy: false,
+  legacyVersions: '',
+  headers: '',
+  attributionHeader: '',
+};
+
+export function formFromBalancer(b: Balancer): BalancerFormValues {
+  return {
+    name: b.name,
+    publicUrl: b.publicUrl,
+    nodeUrls: b.nodeUrls.join('\n'),
+    resolveDns: b.resolveDns,
+    samplesPerCycle: String(b.samplesPerCycle),
+    intervalMs: String(b.intervalMs),
+    timeoutMs: String(b.timeoutMs),
+    legacyProbeTimeoutMs: String(b.legacyProbeTimeoutMs),
+    allowLegacy: b.allowLegacy,
+    auditLegacy: b.auditLegacy,
+    legacyVersions: b.legacyVersions.join(', '),
+    headers: Object.entries(b.headers)
+      .map(([k, v]) => `${k}: ${v}`)
+      .join('\n'),
+    attributionHeader: b.attributionHeader ?? '',
+  };
+}
+
+function lines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
+}
+
+/** A number when the text is one; otherwise the text itself, so the API names the field in its answer. */
+function numberOrText(text: string): number | string {
+  const t = text.trim();
+  return /^-?\d+(\.\d+)?$/.test(t) ? Number(t) : t;
+}
+
+/** The request body: empty optional fields are left out so the API applies its defaults. */
+export function bodyFromForm(v: BalancerFormValues): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    name: v.name,
+    publicUrl: v.publicUrl.trim(),
+    nodeUrls: lines(v.nodeUrls),
+    resolveDns: v.resolveDns,
+    allowLegacy: v.allowLegacy,
+    auditLegacy: v.auditLegacy,
+  };
+  for (const key of ['samplesPerCycle', 'intervalMs', 'timeoutMs', 'legacyProbeTimeoutMs'] as const) {
+    if (v[key].trim() !== '') body[key] = numberOrText(v[key]);
+  }
+  const versions = v.legacyVersions.split(/[\s,]+/).filter((s) => s !== '');
+  if (versions.length > 0) body.legacyVersions = versions;
+  const headers: Record<string, string> = {};
+  for (const line of lines(v.headers)) {
+    const colon = line.indexOf(':');
+    // A line without a colon is sent as a name with an empty value: the API then says what is wrong with it.
+    if (colon < 0) headers[line] = '';
+    else headers[line.slice(0, colon).trim()] = line.slice(colon + 1).trim();
+  }
+  body.headers = headers;
+  body.attributionHeader = v.attributionHeader.trim() === '' ? null : v.attributionHeader.trim();
+  return body;
+}
+
+export interface PlacedErrors {
+  fields: Partial<Record<FormField, string>>;
+  /** Problems that belong to no field (or to the body as a whole). */
+  general: string[];
+}
+
+/**
+ * Puts each problem+json pointer at its field: `/nodeUrls/2` becomes "line 3: …" on the node list. A 409
+ * carries no pointer, but on this form the one unique constraint is the name, so it goes there.
+ */
+export function placeErrors(problem: ApiProblem): PlacedErrors {
+  const placed: PlacedErrors = { fields: {}, general: [] };
+  const add = (field: FormField, message: string) => {
+    const prev = placed.fields[field];
+    placed.fields[field] = prev ? `${prev}; ${message}` : message;
+  };
+  for (const f of problem.fields) {
+    const [, head = '', index] = f.pointer.split('/');
+    if ((FORM_FIELDS as readonly string[]).includes(head)) {
+      const field = head as FormField;
+      const where =
+        index !== undefined && (field === 'nodeUrls' || field === 'legacyVersions')
+          ? `${field === 'nodeUrls' ? 'line' : 'item'} ${Number(index) + 1}: `
+          : index !== undefined && field === 'headers'
+            ? `${decodePointerPart(index)}: `
+            : '';
+      add(field, `${where}${f.message}`);
+    } else {
+      placed.general.push(f.pointer === '/' ? f.message : `${f.pointer}: ${f.message}`);
+    }
+  }
+  if (problem.status === 409 && problem.fields.length === 0) add('name', problem.detail ?? problem.title);
+  else if (problem.fields.length === 0) placed.general.push(problem.detail ?? problem.title);
+  return placed;
+}
+
+function decodePointerPart(part: string): string {
+  return part.replace(/~1/g, '/').replace(/~0/g, '~');
+}

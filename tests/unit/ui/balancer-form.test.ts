@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { problemFromBody } from '@/lib/query/problem';
+import { EMPTY_FORM, bodyFromForm, placeErrors } from '@/lib/ui/balancer-form';
+
+describe('bodyFromForm', () => {
+  it('sends lists, numbers and headers, leaving empty optional numbers to the API defaults', () => {
+    const body = bodyFromForm({
+      ...EMPTY_FORM,
+      name: 'edge',
+      publicUrl: ' http://127.0.0.1:9/mcp ',
+      nodeUrls: 'http://127.0.0.1:1/mcp\n\n  http://127.0.0.1:2/mcp  ',
+      intervalMs: '10000',
+      legacyVersions: '2025-11-25, 2025-06-18',
+      headers: 'Authorization: env:TOKEN\nX-A: b:c',
+      attributionHeader: 'x-served-by',
+    });
+    expect(body).toEqual({
+      name: 'edge',
+      publicUrl: 'http://127.0.0.1:9/mcp',
+      nodeUrls: ['http://127.0.0.1:1/mcp', 'http://127.0.0.1:2/mcp'],
+      resolveDns: false,
+      allowLegacy: false,
+      auditLegacy: false,
+      intervalMs: 10000,
+      legacyVersions: ['2025-11-25', '2025-06-18'],
+      headers: { Authorization: 'env:TOKEN', 'X-A': 'b:c' },
+      attributionHeader: 'x-served-by',
+    });
+  });
+
+  it('passes text that is not a number through, so the API can name the field', () => {
+    expect(bodyFromForm({ ...EMPTY_FORM, timeoutMs: 'soon' }).timeoutMs).toBe('soon');
+  });
+});
+
+describe('placeErrors', () => {
+  const problem = (status: number, body: unknown) => problemFromBody(status, body, 'fallback');
+
+  it.each([
+    [
+      problem(422, {
+        title: 'Unprocessable Content',
+        errors: [{ pointer: '/publicUrl', detail: 'must be an http:// or https:// URL' }],
+      }),
+      { publicUrl: 'must be an http:// or https:// URL' },
+      [],
+    ],
+    [
+      problem(422, {
+        title: 'x',
+        errors: [
+          { pointer: '/nodeUrls/1', detail: 'bad url' },
+          { pointer: '/name', detail: 'is required' },
+        ],
+      }),
+      { nodeUrls: 'line 2: bad url', name: 'is required' },
+      [],
+    ],
+    [
+      problem(422, { title: 'x', errors: [{ pointer: '/headers/X~1Y', detail: 'bad' }] }),
+      { headers: 'X/Y: bad' },
+      [],
+    ],
+    [
+      problem(409, { title: 'Conflict', detail: "a balancer named 'edge' already exists" }),
+      { name: "a balancer named 'edge' already exists" },
+      [],
+    ],
+    [
+      problem(422, { title: 'x', errors: [{ pointer: '/', detail: 'must be an object' }] }),
+      {},
+      ['must be an object'],
+    ],
+    [problem(401, { title: 'Unauthorized', detail: 'needs a token' }), {}, ['needs a token']],
+  ])('places %o', (p, fields, general) => {
+    const placed = placeErrors(p);
+    expect(placed.fields).toEqual(fields);
+    expect(placed.general).toEqual(general);
+  });
+});
