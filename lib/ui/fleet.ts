@@ -137,16 +137,17 @@ export function countFleet(rows: FleetRow[]): FleetCounts {
   return counts;
 }
 
-/** "12 s ago", "4 min ago", "3 h ago", "2 d ago"; "never" for null. */
+/** "12 s ago", "4 min ago", "3 h ago", "2 d ago"; "in 30 s" for a future time; "never" for null. */
 export function formatAge(at: number | null, now: number): string {
   if (at === null) return 'never';
-  const s = Math.max(0, Math.round((now - at) / 1000));
-  if (s < 60) return `${s} s ago`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m} min ago`;
-  const h = Math.floor(m / 60);
-  if (h < 48) return `${h} h ago`;
-  return `${Math.floor(h / 24)} d ago`;
+  const future = at - now > 500;
+  const s = Math.round(Math.abs(now - at) / 1000);
+  let text: string;
+  if (s < 60) text = `${s} s`;
+  else if (s < 3600) text = `${Math.floor(s / 60)} min`;
+  else if (s < 48 * 3600) text = `${Math.floor(s / 3600)} h`;
+  else text = `${Math.floor(s / 86_400)} d`;
+  return future ? `in ${text}` : `${text} ago`;
 }
 
 export function formatMix(mix: EraMix): string {

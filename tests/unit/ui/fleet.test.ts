@@ -183,6 +183,8 @@ describe('formatting', () => {
     [100_000 - 240_000, '4 min ago'],
     [100_000 - 3 * 3_600_000, '3 h ago'],
     [100_000 - 3 * 86_400_000, '3 d ago'],
+    [100_000 + 30_000, 'in 30 s'],
+    [100_000 + 200, '0 s ago'],
   ])('formatAge(%s) is %s', (at, text) => {
     expect(formatAge(at, 100_000)).toBe(text);
   });

@@ -1,0 +1,46 @@
+import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
+import type { Metadata } from 'next';
+import { EVENT_LIMITS, EventsView } from '@/components/events/events-view';
+import { makeQueryClient } from '@/lib/query/make-query-client';
+import { eventsQuery, fleetQuery, type EventFilter } from '@/lib/query/options';
+import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { EVENT_TYPES } from '@/lib/rollout/types';
+
+export const metadata: Metadata = { title: 'Events' };
+
+function one(v: string | string[] | undefined): string {
+  return typeof v === 'string' ? v : '';
+}
+
+/** Reads the filter from the URL, dropping what the API would refuse so a bad link still shows the log. */
+function readFilter(sp: Record<string, string | string[] | undefined>): EventFilter {
+  const balancerId = /^[A-Za-z0-9_-]{1,64}$/.test(one(sp.balancerId)) ? one(sp.balancerId) : '';
+  const type = (EVENT_TYPES as readonly string[]).includes(one(sp.type)) ? one(sp.type) : '';
+  const limit = Number(one(sp.limit));
+  return { balancerId, type, limit: (EVENT_LIMITS as readonly number[]).includes(limit) ? limit : 50 };
+}
+
+export default async function EventsPage({
+  searchParams,
+}: {
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
+  const filter = readFilter(await searchParams);
+  const fetcher = await makeServerFetcher();
+  const client = makeQueryClient();
+  await Promise.all([
+    client.prefetchQuery(eventsQuery(fetcher, filter)),
+    client.prefetchQuery(fleetQuery(fetcher)),
+  ]);
+  return (
+    <>
+      <div className="page-head">
+        <h1>Events</h1>
+        <span className="sub">Every transition, recorded once, newest first.</span>
+      </div>
+      <HydrationBoundary state={dehydrate(client)}>
+        <EventsView filter={filter} />
+      </HydrationBoundary>
+    </>
+  );
+}

@@ -1,0 +1,41 @@
+import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
+import type { Metadata } from 'next';
+import { TokensView } from '@/components/settings/tokens-view';
+import { makeQueryClient } from '@/lib/query/make-query-client';
+import { tokensQuery } from '@/lib/query/options';
+import { readRefreshMs } from '@/lib/query/refresh';
+import { makeServerFetcher } from '@/lib/query/server-fetcher';
+
+export const metadata: Metadata = { title: 'Settings' };
+
+export default async function SettingsPage() {
+  const client = makeQueryClient();
+  await client.prefetchQuery(tokensQuery(await makeServerFetcher()));
+  return (
+    <>
+      <div className="page-head">
+        <h1>Settings</h1>
+      </div>
+      <HydrationBoundary state={dehydrate(client)}>
+        <TokensView />
+      </HydrationBoundary>
+      <section className="panel" aria-labelledby="about-h">
+        <div className="panel-head">
+          <h2 id="about-h">Dashboard</h2>
+        </div>
+        <div className="panel-body">
+          <dl className="kv">
+            <dt>Live refresh</dt>
+            <dd>
+              every {readRefreshMs(process.env)} ms (set <code>ERAWATCH_UI_REFRESH_MS</code>, 500 to 60000)
+            </dd>
+            <dt>Balancers as code</dt>
+            <dd>
+              <code>npx erawatch config export</code> writes the current registrations as YAML
+            </dd>
+          </dl>
+        </div>
+      </section>
+    </>
+  );
+}

@@ -1,0 +1,26 @@
+import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
+import type { Metadata } from 'next';
+import { WebhooksView } from '@/components/webhooks/webhooks-view';
+import { makeQueryClient } from '@/lib/query/make-query-client';
+import { webhooksQuery } from '@/lib/query/options';
+import { makeServerFetcher } from '@/lib/query/server-fetcher';
+
+export const metadata: Metadata = { title: 'Webhooks' };
+
+export default async function WebhooksPage() {
+  const client = makeQueryClient();
+  await client.prefetchQuery(webhooksQuery(await makeServerFetcher()));
+  return (
+    <>
+      <div className="page-head">
+        <h1>Webhooks</h1>
+        <span className="sub">
+          Signed (Standard Webhooks) deliveries of fleet events, with retries and a log.
+        </span>
+      </div>
+      <HydrationBoundary state={dehydrate(client)}>
+        <WebhooksView />
+      </HydrationBoundary>
+    </>
+  );
+}

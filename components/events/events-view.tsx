@@ -1,0 +1,134 @@
+'use client';
+import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
+import { usePathname, useRouter } from 'next/navigation';
+import { useMemo } from 'react';
+import { Badge } from '@/components/ui/badge';
+import { LoadError, Loading } from '@/components/ui/query-state';
+import { browserFetcher } from '@/lib/query/fetch-json';
+import { eventsQuery, fleetQuery, type EventFilter } from '@/lib/query/options';
+import { EVENT_LABELS } from '@/lib/rollout/labels';
+import { EVENT_TYPES } from '@/lib/rollout/types';
+import { describeEvent, eventLook } from '@/lib/ui/events';
+
+export const EVENT_LIMITS = [50, 200, 500] as const;
+
+function stamp(at: number): string {
+  return new Date(at).toISOString().replace('T', ' ').slice(0, 19);
+}
+
+export function EventsView({ filter }: { filter: EventFilter }) {
+  const router = useRouter();
+  const pathname = usePathname();
+  const events = useQuery(eventsQuery(browserFetcher, filter));
+  const fleet = useQuery(fleetQuery(browserFetcher));
+  const names = useMemo(() => new Map((fleet.data ?? []).map((r) => [r.id, r.name])), [fleet.data]);
+
+  const update = (patch: Partial<EventFilter>) => {
+    const next = { ...filter, ...patch };
+    const qs = new URLSearchParams();
+    if (next.balancerId) qs.set('balancerId', next.balancerId);
+    if (next.type) qs.set('type', next.type);
+    if (next.limit !== 50) qs.set('limit', String(next.limit));
+    const s = qs.toString();
+    router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
+  };
+
+  return (
+    <>
+      <div className="toolbar" role="search" aria-label="Filter events">
+        <label htmlFor="ev-balancer">Balancer</label>
+        <select
+          id="ev-balancer"
+          value={filter.balancerId}
+          onChange={(e) => update({ balancerId: e.target.value })}
+        >
+          <option value="">All balancers</option>
+          {(fleet.data ?? []).map((r) => (
+            <option key={r.id} value={r.id}>
+              {r.name}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="ev-type">Type</label>
+        <select id="ev-type" value={filter.type} onChange={(e) => update({ type: e.target.value })}>
+          <option value="">All types</option>
+          {EVENT_TYPES.map((t) => (
+            <option key={t} value={t}>
+              {EVENT_LABELS[t]} ({t})
+            </option>
+          ))}
+        </select>
+        <label htmlFor="ev-limit">Show</label>
+        <select
+          id="ev-limit"
+          value={filter.limit}
+          onChange={(e) => update({ limit: Number(e.target.value) })}
+        >
+          {EVENT_LIMITS.map((n) => (
+            <option key={n} value={n}>
+              latest {n}
+            </option>
+          ))}
+        </select>
+      </div>
+      {events.error ? <LoadError error={events.error} what="events" /> : null}
+      {events.isPending ? <Loading what="events" /> : null}
+      {events.data ? (
+        <div className="panel">
+          {events.data.items.length === 0 ? (
+            <div className="empty">
+              <h2>No events{filter.balancerId || filter.type ? ' match this filter' : ' yet'}</h2>
+              <p>
+                Events are recorded once per transition: divergence and convergence, node outages and
+                recoveries, era changes, flapping, stuck rollouts and gates.
+              </p>
+            </div>
+          ) : (
+            <div className="table-wrap">
+              <table className="data" data-testid="event-log">
+                <thead>
+                  <tr>
+                    <th>Time (UTC)</th>
+                    <th>Event</th>
+                    <th>Balancer</th>
+                    <th>Node</th>
+                    <th>Detail</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {events.data.items.map((e) => {
+                    const look = eventLook(e.type);
+                    return (
+                      <tr key={e.id} data-testid="event-row" data-type={e.type}>
+                        <td className="nowrap mono">{stamp(e.at)}</td>
+                        <td>
+                          <Badge p={{ ...look, hint: e.type }} />
+                        </td>
+                        <td>
+                          <Link href={`/balancers/${encodeURIComponent(e.balancerId)}`}>
+                            {names.get(e.balancerId) ?? e.balancerId}
+                          </Link>
+                        </td>
+                        <td>
+                          {e.nodeId ? (
+                            <Link className="mono" href={`/nodes/${encodeURIComponent(e.nodeId)}`}>
+                              {e.nodeId}
+                            </Link>
+                          ) : (
+                            <span className="muted">—</span>
+                          )}
+                        </td>
+                        <td>{describeEvent(e)}</td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </div>
+          )}
+        </div>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,155 @@
+'use client';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState, type FormEvent } from 'react';
+import { ActionError } from '@/components/balancers/balancer-actions';
+import { Age } from '@/components/ui/age';
+import { Badge } from '@/components/ui/badge';
+import { Icon } from '@/components/ui/icon';
+import { LoadError, Loading } from '@/components/ui/query-state';
+import { browserFetcher } from '@/lib/query/fetch-json';
+import { createToken, revokeToken } from '@/lib/query/mutations';
+import { queryKeys, tokensQuery } from '@/lib/query/options';
+import { ApiProblem } from '@/lib/query/problem';
+import { TOKEN_SCOPES, type TokenScope } from '@/lib/schemas/token';
+
+export function TokensView() {
+  const client = useQueryClient();
+  const tokens = useQuery(tokensQuery(browserFetcher));
+  const [name, setName] = useState('');
+  const [scope, setScope] = useState<TokenScope>('read');
+  const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
+  const refresh = () => client.invalidateQueries({ queryKey: queryKeys.tokens });
+  const create = useMutation({
+    mutationFn: () => createToken(browserFetcher, { name, scope }),
+    onSuccess: (t) => {
+      setShown({ name: t.name, token: t.token });
+      setName('');
+      return refresh();
+    },
+  });
+  const revoke = useMutation({
+    mutationFn: (id: string) => revokeToken(browserFetcher, id),
+    onSettled: refresh,
+  });
+  const problem = create.error instanceof ApiProblem ? create.error : null;
+  const nameError = problem?.fieldMessage('/name') ?? null;
+  const submit = (e: FormEvent) => {
+    e.preventDefault();
+    create.mutate();
+  };
+  return (
+    <section className="panel" aria-labelledby="tokens-h">
+      <div className="panel-head">
+        <h2 id="tokens-h">API tokens</h2>
+        <span className="muted">for CI and scripts: Authorization: Bearer &lt;token&gt;</span>
+      </div>
+      <div className="panel-body">
+        {shown ? (
+          <div
+            className="notice tone-warn"
+            role="status"
+            data-testid="token-once"
+            style={{ display: 'block' }}
+          >
+            <p style={{ margin: '0 0 6px' }}>
+              <strong>Token {shown.name}.</strong> Copy it now: it is stored hashed and shown only once.
+            </p>
+            <div className="secret">{shown.token}</div>
+            <button
+              type="button"
+              className="btn btn-small"
+              style={{ marginTop: 6 }}
+              onClick={() => setShown(null)}
+            >
+              I have stored it
+            </button>
+          </div>
+        ) : null}
+        <form className="toolbar" onSubmit={submit} noValidate aria-label="Create API token">
+          <label htmlFor="tok-name">Name</label>
+          <input
+            id="tok-name"
+            type="text"
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            aria-invalid={nameError ? true : undefined}
+          />
+          <label htmlFor="tok-scope">Scope</label>
+          <select id="tok-scope" value={scope} onChange={(e) => setScope(e.target.value as TokenScope)}>
+            {TOKEN_SCOPES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+          <button type="submit" className="btn btn-primary" disabled={create.isPending}>
+            Create token
+          </button>
+          {nameError ? (
+            <span className="field-error" data-testid="error-tok-name">
+              <Icon name="alert" /> name {nameError}
+            </span>
+          ) : null}
+        </form>
+        {create.error && !nameError ? <ActionError error={create.error} /> : null}
+        <ActionError error={revoke.error} />
+      </div>
+      {tokens.isPending ? <Loading what="tokens" /> : null}
+      {tokens.error && !tokens.data ? <LoadError error={tokens.error} what="tokens" /> : null}
+      {tokens.data && tokens.data.length === 0 ? <p className="panel-body muted">No tokens yet.</p> : null}
+      {tokens.data && tokens.data.length > 0 ? (
+        <div className="table-wrap">
+          <table className="data" data-testid="token-list">
+            <thead>
+              <tr>
+                <th>Name</th>
+                <th>Scope</th>
+                <th>Prefix</th>
+                <th>Created</th>
+                <th>Last used</th>
+                <th>State</th>
+                <th />
+              </tr>
+            </thead>
+            <tbody>
+              {tokens.data.map((t) => (
+                <tr key={t.id} data-testid="token-row" data-name={t.name}>
+                  <td>{t.name}</td>
+                  <td>{t.scope}</td>
+                  <td className="mono">{t.prefix}…</td>
+                  <td>
+                    <Age at={t.createdAt} />
+                  </td>
+                  <td>{t.lastUsedAt ? <Age at={t.lastUsedAt} /> : <span className="muted">never</span>}</td>
+                  <td>
+                    {t.revokedAt ? (
+                      <Badge
+                        p={{ label: 'Revoked', icon: 'lock', tone: 'muted', hint: 'no longer accepted' }}
+                      />
+                    ) : (
+                      <Badge p={{ label: 'Active', icon: 'check', tone: 'ok', hint: 'accepted' }} />
+                    )}
+                  </td>
+                  <td>
+                    {t.revokedAt ? null : (
+                      <button
+                        type="button"
+                        className="btn btn-small btn-danger"
+                        onClick={() => {
+                          if (window.confirm(`Revoke the token ${t.name}? It stops working at once.`))
+                            revoke.mutate(t.id);
+                        }}
+                      >
+                        Revoke
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
