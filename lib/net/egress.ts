@@ -1,7 +1,7 @@
 // The one egress guard for every outbound connection Erawatch makes (probes, webhooks): http(s) only, the
 // resolved address checked at connect time, link-local and metadata addresses always refused.
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, SocketAddress } from 'node:net';
 import { Agent, buildConnector } from 'undici';
 
 export interface EgressPolicy {
@@ -70,14 +70,28 @@ export function checkAddress(ip: string, policy: EgressPolicy): string | null {
   if (family === 0) return `not an IP address: ${ip}`;
   const v4 = family === 6 ? embeddedIPv4(ip) : ip;
   const addr = v4 ?? ip;
-  const type = v4 ? 'ipv4' : 'ipv6';
   if (METADATA.has(addr.toLowerCase())) return `cloud metadata address ${ip} is always refused`;
-  if (LINK_LOCAL.check(addr, type)) return `link-local address ${ip} is always refused`;
-  if (NOT_UNICAST.check(addr, type)) return `${ip} is not a unicast address`;
-  if (LOOPBACK.check(addr, type))
-    return policy.allowLoopback ? null : `loopback address ${ip} is not allowed`;
-  if (PRIVATE.check(addr, type)) return policy.allowPrivate ? null : `private address ${ip} is not allowed`;
+  // One SocketAddress for all five lists: check() with a string would build one per call.
+  const socket = new SocketAddress({ address: addr, family: v4 ? 'ipv4' : 'ipv6' });
+  if (LINK_LOCAL.check(socket)) return `link-local address ${ip} is always refused`;
+  if (NOT_UNICAST.check(socket)) return `${ip} is not a unicast address`;
+  if (LOOPBACK.check(socket)) return policy.allowLoopback ? null : `loopback address ${ip} is not allowed`;
+  if (PRIVATE.check(socket)) return policy.allowPrivate ? null : `private address ${ip} is not allowed`;
   return null;
+}
+
+const checked = new Map<string, string | null>();
+const CHECK_CACHE_LIMIT = 4_096;
+
+/** checkAddress, remembered: a poller checks the same few thousand addresses over and over. */
+export function checkAddressCached(ip: string, policy: EgressPolicy): string | null {
+  const key = `${policy.allowLoopback ? 1 : 0}${policy.allowPrivate ? 1 : 0}${ip}`;
+  const hit = checked.get(key);
+  if (hit !== undefined) return hit;
+  const result = checkAddress(ip, policy);
+  if (checked.size >= CHECK_CACHE_LIMIT) checked.clear();
+  checked.set(key, result);
+  return result;
 }
 
 /** Null when the URL may be fetched at all (scheme and shape), else the reason. */
@@ -111,7 +125,7 @@ export async function resolveAllowed(
 ): Promise<string> {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
   const address = isIP(bare) ? bare : (await lookup(bare)).address;
-  const refusal = checkAddress(address, policy);
+  const refusal = checkAddressCached(address, policy);
   if (refusal) throw new EgressRefusedError(refusal);
   return address;
 }

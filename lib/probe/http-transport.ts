@@ -1,7 +1,7 @@
 // Streamable HTTP transport for the probe: one POST per JSON-RPC message over a shared undici dispatcher,
 // one overall deadline per exchange, a byte cap after decompression, no redirects, SSE read until our id.
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
-import type { Readable, Transform } from 'node:stream';
+import type { Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { pinnedOrigin } from '@/lib/net/egress';
 import { isJsonRpcResponse, settleOutcome, type BodyReading } from './classify';
@@ -21,8 +21,6 @@ export interface HttpTransportConfig {
 
 const ACCEPT = 'application/json, text/event-stream';
 const NON_BODY_DUMP_LIMIT = 64 * 1024;
-
-class BodyTooLarge extends Error {}
 
 /** Maps a socket, DNS, TLS or guard error to an outcome; anything unknown is `network_error`. */
 export function outcomeOfError(err: unknown): { outcome: Outcome; detail: string } {
@@ -115,163 +113,258 @@ export class HttpTransport implements ProbeTransport {
   }
 
   /** One HTTP exchange under one deadline. `expectedId` null means no JSON-RPC response is expected. */
-  private async exchange(
+  private exchange(
     method: 'POST' | 'DELETE',
     body: string | null,
     headers: Record<string, string>,
     options: SendOptions,
     expectedId: string | number | null,
   ): Promise<Exchange> {
-    const { now } = this.config;
-    const started = now();
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, options.timeoutMs);
-    const record: Exchange = {
+    return new Promise((resolve) => {
+      const handler = new ExchangeHandler(expectedId, options, this.config, this.attribution, resolve);
+      try {
+        this.config.dispatcher.dispatch(
+          {
+            origin: this.origin,
+            path: this.path,
+            method,
+            headers,
+            body,
+            headersTimeout: options.timeoutMs + 1_000,
+            bodyTimeout: options.timeoutMs + 1_000,
+          },
+          handler,
+        );
+      } catch (err) {
+        handler.fail(err);
+      }
+    });
+  }
+}
+
+class DeadlineError extends Error {}
+
+/**
+ * Reads one response straight from undici's dispatch callbacks (no stream objects): counts bytes after
+ * decompression, stops an SSE stream at our id, and settles exactly once: at the end, on error, or at the
+ * deadline, whichever comes first.
+ */
+class ExchangeHandler implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | null = null;
+  private settled = false;
+  private readonly record: Exchange;
+  private readonly started: number;
+  private readonly timer: ReturnType<typeof setTimeout>;
+  private mode: 'json' | 'sse' | 'other' | 'drain' = 'drain';
+  private chunks: Buffer[] = [];
+  private total = 0;
+  private sse: SseReader | null = null;
+  private text: TextDecoder | null = null;
+  private wrongId: unknown = undefined;
+  private decoder: Transform | null = null;
+
+  constructor(
+    private readonly expectedId: string | number | null,
+    private readonly options: SendOptions,
+    private readonly config: HttpTransportConfig,
+    private readonly attribution: string | null,
+    private readonly resolve: (record: Exchange) => void,
+  ) {
+    this.started = config.now();
+    this.record = {
       outcome: 'network_error',
       httpStatus: null,
       contentType: null,
       message: null,
       sessionId: null,
       servedBy: null,
-      address: this.config.address,
+      address: config.address,
       elapsedMs: 0,
     };
-    try {
-      const res = await this.config.dispatcher.request({
-        origin: this.origin,
-        path: this.path,
-        method,
-        headers,
-        body,
-        signal: controller.signal,
-        headersTimeout: options.timeoutMs + 1_000,
-        bodyTimeout: options.timeoutMs + 1_000,
-      });
-      record.httpStatus = res.statusCode;
-      record.contentType = headerString(res.headers['content-type']);
-      record.sessionId = headerString(res.headers['mcp-session-id']);
-      if (this.attribution) record.servedBy = headerString(res.headers[this.attribution]);
-      if (expectedId === null) {
-        await res.body.dump({ limit: NON_BODY_DUMP_LIMIT }).catch(() => undefined);
-        record.outcome = res.statusCode < 300 ? 'result' : res.statusCode >= 500 ? 'http_5xx' : 'http_4xx';
-        if (res.statusCode >= 300 && res.statusCode < 400) record.outcome = 'redirect_refused';
-      } else {
-        const reading = await this.readBody(res, expectedId, options.maxBodyBytes);
-        const settled = settleOutcome(res.statusCode, reading, expectedId);
-        record.outcome = settled.outcome;
-        record.message = settled.message;
-        if (settled.detail) record.detail = settled.detail;
-      }
-    } catch (err) {
-      if (timedOut) {
-        record.outcome = 'timeout';
-        record.detail = `no complete answer within ${options.timeoutMs} ms`;
-      } else if (err instanceof BodyTooLarge) {
-        record.outcome = 'body_too_large';
-        record.detail = `body exceeded ${options.maxBodyBytes} bytes`;
-      } else {
-        const mapped = outcomeOfError(err);
-        record.outcome = mapped.outcome;
-        record.detail = mapped.detail;
-      }
-    } finally {
-      clearTimeout(timer);
-      record.elapsedMs = Math.max(0, now() - started);
-    }
-    return record;
+    this.timer = setTimeout(() => this.expire(), options.timeoutMs);
   }
 
-  private async readBody(
-    res: Dispatcher.ResponseData,
-    expectedId: string | number,
-    maxBytes: number,
-  ): Promise<BodyReading> {
-    const status = res.statusCode;
-    if ((status >= 300 && status < 400) || status === 401 || status === 403) {
-      await res.body.dump({ limit: NON_BODY_DUMP_LIMIT }).catch(() => undefined);
-      return { kind: 'other' };
-    }
-    const type = (headerString(res.headers['content-type']) ?? '').toLowerCase();
-    const decoder = decoderFor(headerString(res.headers['content-encoding'])?.toLowerCase() ?? null);
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.settled) controller.abort(new DeadlineError('deadline passed before the request started'));
+  }
+
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (this.settled || statusCode < 200) return;
+    const r = this.record;
+    r.httpStatus = statusCode;
+    r.contentType = headerString(headers['content-type']);
+    r.sessionId = headerString(headers['mcp-session-id']);
+    if (this.attribution) r.servedBy = headerString(headers[this.attribution]);
+    const redirectOrAuth =
+      (statusCode >= 300 && statusCode < 400) || statusCode === 401 || statusCode === 403;
+    if (this.expectedId === null || redirectOrAuth) return;
+    const decoder = decoderFor(headerString(headers['content-encoding'])?.toLowerCase() ?? null);
     if (decoder === 'unsupported') {
-      res.body.destroy();
-      return { kind: 'other' };
+      this.mode = 'other';
+      return;
     }
-    const source: Readable = decoder ? (res.body.pipe(decoder) as Transform) : res.body;
-    if (decoder) res.body.on('error', (err) => decoder.destroy(err));
-    try {
-      if (type.includes('text/event-stream')) return await readSse(source, expectedId, maxBytes);
-      if (type.includes('json')) return await readJson(source, maxBytes);
-      return await readOther(source, maxBytes);
-    } finally {
-      if (!res.body.destroyed && !res.body.readableEnded) res.body.destroy();
-      if (decoder && !decoder.destroyed) decoder.destroy();
+    const type = (r.contentType ?? '').toLowerCase();
+    if (type.includes('text/event-stream')) {
+      this.mode = 'sse';
+      this.sse = new SseReader();
+      this.text = new TextDecoder();
+    } else if (type.includes('json')) {
+      this.mode = 'json';
+    } else {
+      this.mode = 'other';
     }
+    if (decoder) {
+      this.decoder = decoder;
+      decoder.on('data', (chunk: Buffer) => this.consume(chunk));
+      decoder.on('error', (err: Error) =>
+        this.finish({ kind: 'invalid_json', detail: `content-encoding: ${err.message}` }),
+      );
+      decoder.on('end', () => this.complete());
+    }
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.settled) return;
+    if (this.decoder) this.decoder.write(chunk);
+    else this.consume(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (this.settled) return;
+    if (this.decoder) this.decoder.end();
+    else this.complete();
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    this.fail(err);
+  }
+
+  fail(err: unknown): void {
+    if (this.settled) return;
+    const mapped = outcomeOfError(err);
+    this.settle(mapped.outcome, mapped.detail);
+  }
+
+  private expire(): void {
+    if (this.settled) return;
+    this.settle('timeout', `no complete answer within ${this.options.timeoutMs} ms`);
+    this.controller?.abort(new DeadlineError('deadline'));
+  }
+
+  private consume(chunk: Buffer): void {
+    if (this.settled) return;
+    this.total += chunk.length;
+    if (this.mode === 'drain') {
+      // Bodies we do not read (redirects, auth, notification acks) are drained a little, then cut off.
+      if (this.total > NON_BODY_DUMP_LIMIT) this.complete();
+      return;
+    }
+    if (this.total > this.options.maxBodyBytes) {
+      this.settle('body_too_large', `body exceeded ${this.options.maxBodyBytes} bytes`);
+      this.stop();
+      return;
+    }
+    if (this.mode === 'json') {
+      this.chunks.push(chunk);
+    } else if (this.mode === 'sse') {
+      this.readEvents(chunk);
+    } else if (chunk.length > 0) {
+      // One non-empty chunk is enough to know the body is there and is not ours to parse.
+      this.finish({ kind: 'other' });
+    }
+  }
+
+  private readEvents(chunk: Buffer): void {
+    if (!this.sse || !this.text) return;
+    for (const data of this.sse.push(this.text.decode(chunk, { stream: true }))) {
+      if (data.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(data);
+      } catch (err) {
+        this.finish({
+          kind: 'invalid_json',
+          detail: `SSE data: ${err instanceof Error ? err.message : String(err)}`,
+        });
+        return;
+      }
+      if (!isJsonRpcResponse(value)) continue;
+      if (value.id === this.expectedId || (value.id === null && 'error' in value)) {
+        this.finish({ kind: 'json', value });
+        return;
+      }
+      this.wrongId ??= value;
+    }
+  }
+
+  /** The body ended (or was cut off on purpose): settle from what was read. */
+  private complete(): void {
+    if (this.settled) return;
+    if (this.mode === 'json') {
+      this.finish(parseJsonBody(this.chunks, this.total));
+    } else if (this.mode === 'sse') {
+      this.finish(this.wrongId === undefined ? { kind: 'empty' } : { kind: 'json', value: this.wrongId });
+    } else if (this.mode === 'other') {
+      this.finish({ kind: 'empty' });
+    } else {
+      const status = this.record.httpStatus ?? 0;
+      if (this.expectedId === null) {
+        const outcome: Outcome =
+          status < 300
+            ? 'result'
+            : status < 400
+              ? 'redirect_refused'
+              : status >= 500
+                ? 'http_5xx'
+                : 'http_4xx';
+        this.settle(outcome);
+        this.stop();
+      } else {
+        this.finish({ kind: 'other' });
+      }
+    }
+  }
+
+  /** Settles from a body reading and stops the response if it is still flowing. */
+  private finish(reading: BodyReading): void {
+    if (this.settled) return;
+    const settled = settleOutcome(this.record.httpStatus ?? 0, reading, this.expectedId ?? '');
+    this.record.message = settled.message;
+    this.settle(settled.outcome, settled.detail);
+    this.stop();
+  }
+
+  private stop(): void {
+    this.decoder?.destroy();
+    const c = this.controller;
+    if (c && !c.aborted) c.abort(new DeadlineError('response no longer needed'));
+  }
+
+  private settle(outcome: Outcome, detail?: string): void {
+    if (this.settled) return;
+    this.settled = true;
+    clearTimeout(this.timer);
+    this.record.outcome = outcome;
+    if (detail) this.record.detail = detail;
+    this.record.elapsedMs = Math.max(0, this.config.now() - this.started);
+    this.resolve(this.record);
   }
 }
 
-async function readJson(source: Readable, maxBytes: number): Promise<BodyReading> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > maxBytes) throw new BodyTooLarge();
-    chunks.push(chunk);
-  }
+function parseJsonBody(chunks: Buffer[], total: number): BodyReading {
   if (total === 0) return { kind: 'empty' };
+  const first = chunks[0];
   const text =
-    chunks.length === 1 && chunks[0]
-      ? chunks[0].toString('utf8')
-      : Buffer.concat(chunks, total).toString('utf8');
+    chunks.length === 1 && first ? first.toString('utf8') : Buffer.concat(chunks, total).toString('utf8');
   if (text.trim() === '') return { kind: 'empty' };
   try {
     return { kind: 'json', value: JSON.parse(text) as unknown };
   } catch (err) {
     return { kind: 'invalid_json', detail: err instanceof Error ? err.message : String(err) };
   }
-}
-
-/** Reads events until the response with our id (or a null-id error); other responses are kept as wrong-id. */
-async function readSse(
-  source: Readable,
-  expectedId: string | number,
-  maxBytes: number,
-): Promise<BodyReading> {
-  const reader = new SseReader();
-  const decoder = new TextDecoder();
-  let total = 0;
-  let other: unknown = undefined;
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > maxBytes) throw new BodyTooLarge();
-    for (const data of reader.push(decoder.decode(chunk, { stream: true }))) {
-      if (data.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(data);
-      } catch (err) {
-        return {
-          kind: 'invalid_json',
-          detail: `SSE data: ${err instanceof Error ? err.message : String(err)}`,
-        };
-      }
-      if (!isJsonRpcResponse(value)) continue;
-      if (value.id === expectedId || (value.id === null && 'error' in value)) return { kind: 'json', value };
-      other ??= value;
-    }
-  }
-  return other === undefined ? { kind: 'empty' } : { kind: 'json', value: other };
-}
-
-async function readOther(source: Readable, maxBytes: number): Promise<BodyReading> {
-  for await (const chunk of source as AsyncIterable<Buffer>) {
-    if (chunk.length > maxBytes) throw new BodyTooLarge();
-    // One non-empty chunk is enough to know the body is there and is not ours to parse.
-    if (chunk.length > 0) return { kind: 'other' };
-  }
-  return { kind: 'empty' };
 }

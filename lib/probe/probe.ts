@@ -2,7 +2,13 @@
 // and forbids every initialize in the probe; anything else is ambiguous and fails closed unless the target
 // is allowlisted for one bounded legacy probe. Never throws because of anything a server did.
 import type { Dispatcher } from 'undici';
-import { checkAddress, checkUrl, resolveAllowed, type EgressPolicy, type LookupFn } from '@/lib/net/egress';
+import {
+  checkAddressCached,
+  checkUrl,
+  resolveAllowed,
+  type EgressPolicy,
+  type LookupFn,
+} from '@/lib/net/egress';
 import { sharedProbeAgent } from './agent';
 import {
   checkLegacyInitialize,
@@ -151,7 +157,7 @@ async function openHttpTransport(
   const url = new URL(target.url);
   let address: string;
   if (target.connectAddress !== undefined) {
-    const refusal = checkAddress(target.connectAddress, policy);
+    const refusal = checkAddressCached(target.connectAddress, policy);
     if (refusal) return refuse('egress_refused', refusal);
     address = target.connectAddress;
   } else {
