@@ -1,0 +1,356 @@
+// Outbox delivery against real loopback receivers, with an injected clock so a day of retries runs at once.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb, writeTransaction, type Store } from '@/db/index';
+import { createBalancer } from '@/db/queries/balancers';
+import { insertEvents, type EventDraft } from '@/db/queries/events';
+import { closeRolloutWindow, openRolloutWindow } from '@/db/queries/rollouts';
+import {
+  createWebhook,
+  getWebhookRow,
+  listDeliveries,
+  redeliver,
+  rotateWebhookSecret,
+  updateWebhook,
+} from '@/db/queries/webhooks';
+import { createEgressAgent } from '@/lib/net/egress';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '@/lib/webhooks/schedule';
+import { createSender } from '@/lib/webhooks/send';
+import { runDeliveryPass, type DeliveryDeps } from '@/lib/webhooks/worker';
+import { startReceiver, type Receiver } from './receiver';
+
+let dir = '';
+let store: Store;
+let receiver: Receiver;
+let balancerId = '';
+const children: ChildProcess[] = [];
+const loopbackAgent = createEgressAgent({ allowLoopback: true, allowPrivate: false });
+
+beforeAll(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-webhooks-'));
+  store = openDb(path.join(dir, 'hooks.db'));
+  receiver = await startReceiver();
+  balancerId = createBalancer(store, { name: 'hooks-fleet', publicUrl: 'http://127.0.0.1:9/mcp' }).id;
+});
+
+afterAll(async () => {
+  for (const child of children)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await receiver.close();
+  await loopbackAgent.close();
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function clockAt(start: number) {
+  let t = start;
+  return { now: () => t, set: (v: number) => (t = v), advance: (ms: number) => (t += ms) };
+}
+
+function deps(clock: { now: () => number }, overrides: Partial<DeliveryDeps> = {}): DeliveryDeps {
+  return {
+    now: clock.now,
+    random: () => 0.5,
+    send: createSender(loopbackAgent),
+    timeoutMs: 2_000,
+    disableAfterMs: 5 * 86_400_000,
+    batchSize: 50,
+    concurrency: 4,
+    ...overrides,
+  };
+}
+
+let seq = 0;
+function endpoint(urlPath: string, extra: Record<string, unknown> = {}) {
+  return createWebhook(store, {
+    name: `hook-${++seq}`,
+    url: receiver.url(urlPath),
+    balancerIds: [balancerId],
+    ...extra,
+  });
+}
+
+function emit(drafts: Array<Partial<EventDraft> & { at: number }>) {
+  return writeTransaction(store, (tx) =>
+    insertEvents(
+      tx,
+      drafts.map((d) => ({
+        type: 'node.unavailable' as const,
+        balancerId,
+        data: { reason: 'timeout' },
+        ...d,
+      })),
+    ),
+  );
+}
+
+function deliveriesOf(endpointId: string) {
+  return listDeliveries(store, endpointId, { limit: 100 }).items;
+}
+
+/** Runs passes, jumping the clock to each next attempt, until nothing is pending (bounded). */
+async function drain(endpointId: string, clock: ReturnType<typeof clockAt>, d: DeliveryDeps, maxPasses = 40) {
+  for (let i = 0; i < maxPasses; i++) {
+    await runDeliveryPass(store, d);
+    const pending = deliveriesOf(endpointId).filter(
+      (x) => x.status === 'pending' && x.nextAttemptAt !== null,
+    );
+    if (pending.length === 0) return;
+    clock.set(Math.max(clock.now(), Math.min(...pending.map((x) => x.nextAttemptAt ?? Infinity))));
+  }
+  throw new Error('deliveries still pending after the pass limit');
+}
+
+describe('signing', () => {
+  it('signs the envelope so the standardwebhooks package verifies it', async () => {
+    const hook = endpoint('/ok', { eventTypes: ['node.recovered'] });
+    const [event] = emit([{ type: 'node.recovered', at: Date.now(), data: { reason: 'ok' } }]);
+    await runDeliveryPass(store, deps({ now: Date.now }));
+    const got = receiver.received.filter((r) => r.path === '/ok').at(-1);
+    expect(got).toBeDefined();
+    const headers = got?.headers as Record<string, string>;
+    const payload = new Webhook(hook.secret).verify(got?.body ?? '', headers) as Record<string, unknown>;
+    expect(payload).toMatchObject({
+      id: event?.id,
+      type: 'node.recovered',
+      version: 1,
+      data: { reason: 'ok', balancerId },
+    });
+    expect(headers['webhook-id']).toMatch(/^msg_/);
+    const [delivery] = deliveriesOf(hook.id);
+    expect(delivery?.status).toBe('succeeded');
+    expect(delivery?.id).toBe(headers['webhook-id']);
+    expect(() =>
+      new Webhook('whsec_' + Buffer.alloc(32, 7).toString('base64')).verify(got?.body ?? '', headers),
+    ).toThrow();
+  });
+
+  it('signs with both secrets while a rotation overlaps', async () => {
+    const hook = endpoint('/ok', { eventTypes: ['gate.opened'] });
+    const rotated = rotateWebhookSecret(store, hook.id, { overlapMs: 3_600_000 });
+    expect(rotated.secretRotating).toBe(true);
+    emit([{ type: 'gate.opened', at: Date.now(), data: {} }]);
+    await runDeliveryPass(store, deps({ now: Date.now }));
+    const got = receiver.received.filter((r) => r.path === '/ok').at(-1);
+    const headers = got?.headers as Record<string, string>;
+    expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
+    for (const secret of [hook.secret, rotated.secret]) {
+      expect(new Webhook(secret).verify(got?.body ?? '', headers)).toMatchObject({ type: 'gate.opened' });
+    }
+  });
+});
+
+describe('retries and disabling', () => {
+  it('a 500 is retried on the schedule with jitter, then fails after the last attempt', async () => {
+    const hook = endpoint('/fail', { eventTypes: ['node.flapping'] });
+    const clock = clockAt(Date.now());
+    let r = 0;
+    const randoms = [0, 0.999, 0.25, 0.75, 0.5, 0.1, 0.9];
+    emit([{ type: 'node.flapping', at: clock.now() }]);
+    await drain(hook.id, clock, deps(clock, { random: () => randoms[r++ % randoms.length] ?? 0.5 }));
+    const [d] = deliveriesOf(hook.id);
+    expect(d?.status).toBe('failed');
+    expect(d?.attempts).toBe(MAX_ATTEMPTS);
+    const log = d?.log ?? [];
+    expect(log.map((a) => a.outcome)).toEqual(Array(MAX_ATTEMPTS).fill('http_5xx'));
+    expect(log.every((a) => a.httpStatus === 500)).toBe(true);
+    for (let i = 1; i < log.length; i++) {
+      const gap = (log[i]?.at ?? 0) - (log[i - 1]?.at ?? 0);
+      const base = RETRY_DELAYS_MS[i - 1] ?? 0;
+      expect(gap).toBeGreaterThanOrEqual(Math.floor(base * 0.8));
+      expect(gap).toBeLessThanOrEqual(Math.ceil(base * 1.2));
+    }
+    // The delays are spread, not identical multiples of the base.
+    expect(Math.round(((log[1]?.at ?? 0) - (log[0]?.at ?? 0)) / 1000)).toBe(4);
+    expect(getWebhookRow(store, hook.id).failingSince).toBe(log[0]?.at);
+    expect(getWebhookRow(store, hook.id).enabled).toBe(true);
+  });
+
+  it('410 Gone disables the endpoint at once, with the reason', async () => {
+    const hook = endpoint('/gone', { eventTypes: ['node.era_changed'] });
+    emit([{ type: 'node.era_changed', at: Date.now() }]);
+    await runDeliveryPass(store, deps({ now: Date.now }));
+    const row = getWebhookRow(store, hook.id);
+    expect(row.enabled).toBe(false);
+    expect(row.disabledReason).toBe('the receiver answered 410 Gone');
+    expect(deliveriesOf(hook.id).map((d) => [d.status, d.attempts])).toEqual([['failed', 1]]);
+    emit([{ type: 'node.era_changed', at: Date.now() }]);
+    expect(deliveriesOf(hook.id)).toHaveLength(1);
+  });
+
+  it('a redirect is a failure and is not followed', async () => {
+    const hook = endpoint('/redirect', { eventTypes: ['gate.closed'] });
+    const okBefore = receiver.received.filter((r) => r.path === '/ok').length;
+    emit([{ type: 'gate.closed', at: Date.now() }]);
+    await runDeliveryPass(store, deps({ now: Date.now }));
+    const [d] = deliveriesOf(hook.id);
+    expect(d?.status).toBe('pending');
+    expect(d?.log?.map((a) => [a.outcome, a.httpStatus])).toEqual([['http_3xx', 302]]);
+    expect(receiver.received.filter((r) => r.path === '/ok').length).toBe(okBefore);
+  });
+
+  it.each([
+    ['/reset', 'reset'],
+    ['/hang', 'timeout'],
+    ['/slow', 'ok'],
+  ])('%s is recorded as %s', async (urlPath, outcome) => {
+    const hook = endpoint(urlPath, { eventTypes: ['balancer.converged'] });
+    emit([{ type: 'balancer.converged', at: Date.now() }]);
+    await runDeliveryPass(store, deps({ now: Date.now }, { timeoutMs: 1_000 }));
+    const [d] = deliveriesOf(hook.id);
+    expect(d?.log?.map((a) => a.outcome)).toEqual([outcome]);
+    expect(d?.status).toBe(outcome === 'ok' ? 'succeeded' : 'pending');
+    // Keep this endpoint's retries out of later tests' passes.
+    updateWebhook(store, hook.id, { enabled: false });
+  });
+
+  it('an endpoint failing for days is disabled with the reason, and nothing is sent while disabled', async () => {
+    const hook = endpoint('/fail', { eventTypes: ['rollout.stuck'] });
+    const clock = clockAt(Date.now());
+    const d = deps(clock);
+    const start = clock.now();
+    for (let i = 0; i < 20 && getWebhookRow(store, hook.id).enabled; i++) {
+      emit([{ type: 'rollout.stuck', at: clock.now() }]);
+      await runDeliveryPass(store, d);
+      clock.advance(12 * 3_600_000);
+    }
+    const row = getWebhookRow(store, hook.id);
+    expect(row.enabled).toBe(false);
+    expect(row.disabledReason).toMatch(
+      /^every attempt failed since .* \(last: receiver answered HTTP 500\)$/,
+    );
+    expect((row.disabledAt ?? 0) - start).toBeGreaterThanOrEqual(5 * 86_400_000);
+    // Nothing more is attempted while disabled.
+    const attemptsBefore = deliveriesOf(hook.id).reduce((n, x) => n + x.attempts, 0);
+    clock.advance(86_400_000);
+    await runDeliveryPass(store, d);
+    expect(deliveriesOf(hook.id).reduce((n, x) => n + x.attempts, 0)).toBe(attemptsBefore);
+    expect(() => redeliver(store, hook.id, deliveriesOf(hook.id)[0]?.id ?? '')).toThrow(/disabled/);
+  });
+});
+
+describe('rollout windows hold alerts', () => {
+  it('holds divergence alerts inside an open window, drops them when it closes in time, releases them when it overruns', async () => {
+    const hook = endpoint('/ok', { eventTypes: ['balancer.diverged', 'node.unavailable'] });
+    const clock = clockAt(Date.now());
+    const w1 = openRolloutWindow(
+      store,
+      balancerId,
+      { target: { negotiatedVersion: '2026-07-28' }, deadline: clock.now() + 3_600_000 },
+      clock.now(),
+    );
+    emit([
+      { type: 'balancer.diverged', at: clock.now(), data: { severity: 'era-split' } },
+      { type: 'node.unavailable', at: clock.now() },
+    ]);
+    const byType = () => Object.fromEntries(deliveriesOf(hook.id).map((x) => [x.type, x.status]));
+    expect(byType()).toEqual({ 'balancer.diverged': 'held', 'node.unavailable': 'pending' });
+    await runDeliveryPass(store, deps(clock));
+    expect(byType()).toEqual({ 'balancer.diverged': 'held', 'node.unavailable': 'succeeded' });
+    closeRolloutWindow(store, w1.id, clock.advance(60_000));
+    await runDeliveryPass(store, deps(clock));
+    expect(byType()).toEqual({ 'balancer.diverged': 'suppressed', 'node.unavailable': 'succeeded' });
+
+    const w2 = openRolloutWindow(
+      store,
+      balancerId,
+      { target: { negotiatedVersion: '2026-07-28' }, deadline: clock.now() + 600_000 },
+      clock.now(),
+    );
+    emit([{ type: 'balancer.diverged', at: clock.now(), data: { severity: 'drift' } }]);
+    await runDeliveryPass(store, deps(clock));
+    const held = deliveriesOf(hook.id).filter((x) => x.status === 'held');
+    expect(held).toHaveLength(1);
+    clock.set(w2.deadline);
+    await runDeliveryPass(store, deps(clock));
+    expect(deliveriesOf(hook.id).find((x) => x.id === held[0]?.id)?.status).toBe('succeeded');
+    closeRolloutWindow(store, w2.id, clock.now());
+  });
+});
+
+describe('egress guard', () => {
+  it('refuses loopback receivers unless loopback is allowed', async () => {
+    const hook = endpoint('/ok', { eventTypes: ['gate.opened'] });
+    const strict = createEgressAgent({ allowLoopback: false, allowPrivate: false });
+    try {
+      const okBefore = receiver.received.length;
+      emit([{ type: 'gate.opened', at: Date.now() }]);
+      await runDeliveryPass(store, deps({ now: Date.now }, { send: createSender(strict) }));
+      const d = deliveriesOf(hook.id).find((x) => x.log?.length);
+      expect(d?.log?.[0]?.outcome).toBe('egress_refused');
+      expect(d?.log?.[0]?.error).toContain('loopback');
+      expect(receiver.received.length).toBe(okBefore);
+    } finally {
+      await strict.close();
+    }
+  });
+});
+
+function startChild(args: string[]): Promise<{ child: ChildProcess; lines: string[] }> {
+  const script = path.join(import.meta.dirname, 'fixtures', 'crash-child.ts');
+  const child = spawn(process.execPath, ['--import', 'tsx', script, ...args], {
+    cwd: path.resolve(import.meta.dirname, '../../..'),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(child);
+  const lines: string[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`child did not report: ${lines.join(' ')}`)), 20_000);
+    child.stdout?.on('data', (b: Buffer) => {
+      lines.push(...b.toString().trim().split('\n'));
+      const want = args[2] === 'claim' ? 'sending' : 'committed';
+      if (lines.includes(want)) {
+        clearTimeout(timer);
+        resolve({ child, lines });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`child exited early with ${code}`));
+    });
+  });
+}
+
+async function killHard(child: ChildProcess) {
+  child.removeAllListeners('exit');
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGKILL');
+  await exited;
+}
+
+describe('crash between event and delivery', () => {
+  it('a process killed after committing an event still gets it delivered after restart', async () => {
+    const hook = endpoint('/ok', { eventTypes: ['node.unavailable'] });
+    for (const x of deliveriesOf(hook.id)) expect(x.status).not.toBe('pending');
+    const { child } = await startChild([store.file, balancerId]);
+    await killHard(child);
+    const mine = () => deliveriesOf(hook.id);
+    expect(mine().map((x) => x.status)).toEqual(['pending']);
+    await runDeliveryPass(store, deps({ now: Date.now }));
+    expect(mine().map((x) => x.status)).toEqual(['succeeded']);
+    const id = mine()[0]?.id;
+    expect(receiver.received.some((r) => r.headers['webhook-id'] === id)).toBe(true);
+  });
+
+  it('a process killed in the middle of an attempt: the delivery is retried after its lease', async () => {
+    const hook = endpoint('/hang-once', { eventTypes: ['node.unavailable'] });
+    const { child } = await startChild([store.file, balancerId, 'claim']);
+    const inFlight = deliveriesOf(hook.id);
+    expect(inFlight).toHaveLength(1);
+    expect(inFlight[0]?.nextAttemptAt ?? 0).toBeGreaterThan(Date.now() + 60_000);
+    await killHard(child);
+    const clock = clockAt(Date.now());
+    await runDeliveryPass(store, deps(clock));
+    expect(deliveriesOf(hook.id)[0]?.status).toBe('pending');
+    clock.set((inFlight[0]?.nextAttemptAt ?? 0) + 1);
+    await runDeliveryPass(store, deps(clock));
+    const [d] = deliveriesOf(hook.id);
+    expect(d?.status).toBe('succeeded');
+    const seen = receiver.received.filter((r) => r.headers['webhook-id'] === d?.id);
+    expect(seen.length).toBe(2);
+  });
+});
