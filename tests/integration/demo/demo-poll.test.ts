@@ -1,0 +1,101 @@
+// The demo's promise, checked with the real poller cycle and analysis on a real SQLite file: the search
+// balancer goes era-split -> drift -> uniform through the scripted rollout, and the gate opens at the end.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb, type Store } from '@/db';
+import { listEvents } from '@/db/queries/events';
+import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
+import { registerDemoBalancers } from '@/lib/demo/register';
+import { runRolloutScript } from '@/lib/demo/rollout-script';
+import { runBalancerCycle } from '@/lib/poller';
+import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/probe';
+
+const env = { ERAWATCH_ALLOW_LOOPBACK: '1' };
+
+describe('demo fleet under the real poller', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-demo-poll-'));
+  let store: Store;
+  let fleet: DemoFleet | undefined;
+  const ids = new Map<string, string>();
+
+  beforeAll(async () => {
+    store = openDb(path.join(dir, 'demo.db'));
+    fleet = await startDemoFleet();
+    for (const r of registerDemoBalancers(store, fleet.balancers)) ids.set(r.balancer.name, r.balancer.id);
+  });
+  afterAll(async () => {
+    await closeDefaultProbe();
+    await fleet?.stop();
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function cycle(name: string) {
+    const id = ids.get(name);
+    if (!id) throw new Error(`balancer ${name} was not registered`);
+    const result = await runBalancerCycle(store, id, { env, probe: createDefaultProbe(env) });
+    const gate = result.analysis.gates.find((g) => g.revision === '2026-07-28');
+    return {
+      status: result.analysis.displayStatus,
+      severity: result.analysis.severity,
+      gate: gate?.ready ?? null,
+      available: `${result.analysis.counts.availableNodes}/${result.analysis.counts.nodes}`,
+    };
+  }
+
+  it('the steady balancers are uniform: orders with the gate open, billing on the handshake era', async () => {
+    expect(await cycle(DEMO_BALANCERS.modern)).toEqual({
+      status: 'uniform',
+      severity: null,
+      gate: true,
+      available: '3/3',
+    });
+    expect(await cycle(DEMO_BALANCERS.legacy)).toEqual({
+      status: 'uniform',
+      severity: null,
+      gate: false,
+      available: '3/3',
+    });
+  }, 60_000);
+
+  it('the search rollout goes era-split -> drift -> uniform, and the gate opens at the end', async () => {
+    const f = fleet;
+    if (!f) throw new Error('fleet did not start');
+    const seen = [await cycle(DEMO_BALANCERS.rollout)];
+    const report = await runRolloutScript(
+      {
+        async replaceNode(node, release) {
+          await f.replaceNode(node, release);
+          seen.push(await cycle(DEMO_BALANCERS.rollout));
+        },
+        wait: async () => undefined,
+        log: () => undefined,
+        now: Date.now,
+      },
+      { stepMs: 0, signal: new AbortController().signal },
+    );
+    expect(report.outcome).toBe('finished');
+    const all = '4/4';
+    expect(seen).toEqual([
+      { status: 'era-split', severity: 'era-split', gate: false, available: all },
+      { status: 'era-split', severity: 'era-split', gate: false, available: all },
+      { status: 'drift', severity: 'drift', gate: false, available: all },
+      { status: 'era-split', severity: 'era-split', gate: false, available: all },
+      { status: 'era-split', severity: 'era-split', gate: false, available: all },
+      { status: 'drift', severity: 'drift', gate: false, available: all },
+      { status: 'uniform', severity: null, gate: true, available: all },
+    ]);
+
+    const searchId = ids.get(DEMO_BALANCERS.rollout);
+    const types = listEvents(store, { balancerId: searchId, limit: 500 })
+      .items.map((e) => e.type)
+      .reverse();
+    expect(types[0]).toBe('balancer.diverged');
+    expect(types).toContain('node.era_changed');
+    expect(types.filter((t) => t === 'gate.opened')).toHaveLength(1);
+    expect(types.at(-1)).toBe('gate.opened');
+    expect(types).toContain('balancer.converged');
+  }, 120_000);
+});
