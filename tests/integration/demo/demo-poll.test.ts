@@ -12,7 +12,7 @@ import { runRolloutScript } from '@/lib/demo/rollout-script';
 import { runBalancerCycle } from '@/lib/poller';
 import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/probe';
 
-const env = { ERAWATCH_ALLOW_LOOPBACK: '1' };
+const env = { ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' };
 
 describe('demo fleet under the real poller', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-demo-poll-'));
