@@ -209,8 +209,8 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     }
     let next = t + refreshMs;
     for (const entry of schedule.values()) {
-      if (entry.running) continue;
-      if (entry.dueAt <= t) startCycle(entry, t);
+      // A running entry's dueAt is already its next cycle's, so it still bounds the next tick.
+      if (!entry.running && entry.dueAt <= t) startCycle(entry, t);
       next = Math.min(next, entry.dueAt);
     }
     tickTimer = setTimeout(tick, Math.max(0, Math.min(next - now(), refreshMs)));

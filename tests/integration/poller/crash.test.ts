@@ -131,7 +131,7 @@ it('kill -9 mid-batch loses no committed transition; a restart resumes and SIGTE
     await waitFor('the restarted poller to hold the lease', 30_000, () => {
       const lease = db.prepare('SELECT pid, last_cycle_at AS lastCycleAt FROM poller_lease').get() as
         { pid: number; lastCycleAt: number | null } | undefined;
-      return lease?.pid === second.child.pid && lease.lastCycleAt !== null;
+      return lease !== undefined && lease.pid === second.child.pid && lease.lastCycleAt !== null;
     });
     await waitFor('every node recovered', 20_000, () => eventIds(db, 'node.recovered').length >= 100);
     second.child.kill('SIGTERM');

@@ -11,7 +11,7 @@ import { tempStore, waitFor } from './support';
 const env = tempStore('lease');
 const handles: PollerHandle[] = [];
 let peer: RunningPeer | null = null;
-const realProbe = createDefaultProbe({ ERAWATCH_ALLOW_LOOPBACK: '1' });
+const realProbe = createDefaultProbe({ ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' });
 
 afterAll(async () => {
   await Promise.all(handles.map((h) => h.stop()));

@@ -1,0 +1,262 @@
+// `npm run bench -- poller [--duration 3m] [--nodes 10000] [--interval 30s] [--concurrency 64]`
+// 10,000 simulated nodes (a fake fleet in its own process), the real poller, probe engine and SQLite store
+// in this process. Reports sustained probes/s, this process' CPU as a share of one core (the fleet measured
+// apart), p99 lag between a cycle's due time and each probe's start, and database bytes per hour of a quiet
+// fleet. The first interval is warm-up (every node is new then) and is not measured.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDb } from '@/db';
+import { createBalancer } from '@/db/queries/balancers';
+import { startPollerWith } from '@/lib/poller/runner';
+import { createDefaultProbe, closeDefaultProbe } from '@/lib/poller/probe';
+
+interface Args {
+  durationMs: number;
+  nodes: number;
+  intervalMs: number;
+  concurrency: number;
+  perBalancer: number;
+}
+
+function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
+  if (!m) throw new Error(`not a duration: '${text}' (e.g. 90s, 3m)`);
+  const n = Number(m[1]);
+  return Math.round(m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000);
+}
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = {
+    durationMs: 180_000,
+    nodes: 10_000,
+    intervalMs: 30_000,
+    concurrency: 64,
+    perBalancer: 100,
+  };
+  for (let i = 0; i < argv.length; i += 2) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (value === undefined) throw new Error(`missing value for ${flag ?? ''}`);
+    if (flag === '--duration') a.durationMs = parseDuration(value);
+    else if (flag === '--interval') a.intervalMs = parseDuration(value);
+    else if (flag === '--nodes') a.nodes = Number(value);
+    else if (flag === '--concurrency') a.concurrency = Number(value);
+    else if (flag === '--per-balancer') a.perBalancer = Number(value);
+    else throw new Error(`unknown flag ${flag ?? ''}`);
+  }
+  if (!Number.isInteger(a.nodes) || a.nodes < 1) throw new Error('--nodes must be a positive integer');
+  if (a.durationMs <= a.intervalMs)
+    throw new Error('--duration must be longer than --interval (the warm-up)');
+  return a;
+}
+
+async function startFleet(): Promise<{
+  port: number;
+  pid: number;
+  stats(): Promise<{ requests: number; cpuMicros: number }>;
+  stop(): void;
+}> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support', 'fake-fleet.mjs');
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('fake fleet did not start within 10 s')), 10_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(d.toString());
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`fake fleet exited (${code})`)));
+  });
+  return {
+    port,
+    pid: child.pid ?? -1,
+    async stats() {
+      const res = await fetch(`http://127.0.0.1:${port}/__stats`);
+      return (await res.json()) as { requests: number; cpuMicros: number };
+    },
+    stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+    },
+  };
+}
+
+function dbBytes(sqlite: import('better-sqlite3').Database): number {
+  sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  const pages = Number(sqlite.pragma('page_count', { simple: true }));
+  const free = Number(sqlite.pragma('freelist_count', { simple: true }));
+  const size = Number(sqlite.pragma('page_size', { simple: true }));
+  return (pages - free) * size;
+}
+
+function tableBytes(sqlite: import('better-sqlite3').Database): Record<string, number> {
+  const rows = sqlite
+    .prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC')
+    .all() as Array<{
+    name: string;
+    bytes: number;
+  }>;
+  return Object.fromEntries(rows.map((r) => [r.name, r.bytes]));
+}
+
+function quantile(sorted: Float64Array, q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let args: Args;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    process.stderr.write(`bench poller: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-poller-'));
+  const store = openDb(path.join(dir, 'bench.db'));
+  const fleet = await startFleet();
+  const kinds = ['m', 'd', 'l'] as const;
+  try {
+    const timeoutMs = Math.min(5_000, Math.floor((args.intervalMs - 100) / 3));
+    const balancers = Math.ceil(args.nodes / args.perBalancer);
+    for (let b = 0; b < balancers; b++) {
+      // Half modern-only, three in ten dual-era, two in ten legacy (allow-listed): each kind its own balancers.
+      const kind = kinds[b % 10 < 5 ? 0 : b % 10 < 8 ? 1 : 2] ?? 'm';
+      const count = Math.min(args.perBalancer, args.nodes - b * args.perBalancer);
+      const nodeUrls = Array.from(
+        { length: count },
+        (_, i) => `http://127.0.0.1:${fleet.port}/${kind}/${b * args.perBalancer + i}`,
+      );
+      createBalancer(store, {
+        name: `bench-${b}`,
+        publicUrl: `http://127.0.0.1:${fleet.port}/${kind}/public-${b}`,
+        nodeUrls,
+        samplesPerCycle: 0,
+        allowLegacy: kind === 'l',
+        intervalMs: args.intervalMs,
+        timeoutMs,
+        legacyProbeTimeoutMs: timeoutMs,
+      });
+    }
+    process.stdout.write(
+      `${args.nodes} nodes in ${balancers} balancers (fake fleet pid ${fleet.pid}, port ${fleet.port}), interval ${args.intervalMs / 1000}s, ` +
+        `duration ${args.durationMs / 1000}s (first interval is warm-up), concurrency ${args.concurrency}\n`,
+    );
+
+    let measuring = false;
+    const lags: number[] = [];
+    let probesMeasured = 0;
+    const handle = startPollerWith({
+      store,
+      probe: createDefaultProbe({ ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' }),
+      concurrency: args.concurrency,
+      env: {},
+      log: (l) => process.stdout.write(`  [poller] ${l}\n`),
+      onProbeStart: (lag) => {
+        if (!measuring) return;
+        lags.push(lag);
+        probesMeasured += 1;
+      },
+    });
+
+    await new Promise((r) => setTimeout(r, args.intervalMs + 2_000));
+    const historyBefore = (
+      store.sqlite.prepare('SELECT count(*) AS n FROM node_history').get() as { n: number }
+    ).n;
+    const bytesBefore = dbBytes(store.sqlite);
+    const tablesBefore = tableBytes(store.sqlite);
+    const fleetBefore = await fleet.stats();
+    const cpuBefore = process.cpuUsage();
+    const t0 = performance.now();
+    measuring = true;
+    const measureMs = args.durationMs - args.intervalMs - 2_000;
+    const ticker = setInterval(() => {
+      const s = handle.status();
+      process.stdout.write(
+        `  ${Math.round((performance.now() - t0) / 1000)}s: ${probesMeasured} probes, ${s.cyclesCompleted} cycles, ${s.cyclesFailed} failed\n`,
+      );
+    }, 30_000);
+    await new Promise((r) => setTimeout(r, measureMs));
+    measuring = false;
+    clearInterval(ticker);
+    const wallMs = performance.now() - t0;
+    const cpu = process.cpuUsage(cpuBefore);
+    const fleetAfter = await fleet.stats();
+    await handle.stop();
+    await closeDefaultProbe();
+
+    const bytesAfter = dbBytes(store.sqlite);
+    const tablesAfter = tableBytes(store.sqlite);
+    const tableGrowth = Object.fromEntries(
+      Object.entries(tablesAfter)
+        .map(([name, bytes]) => [name, bytes - (tablesBefore[name] ?? 0)] as const)
+        .filter(([, d]) => d !== 0),
+    );
+    const historyAfter = (
+      store.sqlite.prepare('SELECT count(*) AS n FROM node_history').get() as { n: number }
+    ).n;
+    // A new hour adds one rollup row per node: duplicate the latest hour's rows as the next hour's to weigh it.
+    store.sqlite
+      .prepare(
+        `INSERT INTO hourly_rollups (node_id, balancer_id, hour_start, probes, failures, latency)
+         SELECT node_id, balancer_id, hour_start + 3600000, probes, failures, latency FROM hourly_rollups
+         WHERE hour_start = (SELECT max(hour_start) FROM hourly_rollups)`,
+      )
+      .run();
+    const bytesWithNextHour = dbBytes(store.sqlite);
+
+    const sorted = Float64Array.from(lags).sort();
+    const probesPerSec = (probesMeasured / wallMs) * 1000;
+    const cpuShare = (cpu.user + cpu.system) / 1000 / wallMs;
+    const fleetShare = (fleetAfter.cpuMicros - fleetBefore.cpuMicros) / 1000 / wallMs;
+    const steadyPerHour = ((bytesAfter - bytesBefore) / wallMs) * 3_600_000;
+    const rollupHour = bytesWithNextHour - bytesAfter;
+    const perHour = Math.max(0, steadyPerHour) + rollupHour;
+    const status = handle.status();
+    const results = {
+      nodes: args.nodes,
+      balancers,
+      intervalMs: args.intervalMs,
+      measuredSeconds: Math.round(wallMs / 1000),
+      probes: probesMeasured,
+      probesPerSecond: Number(probesPerSec.toFixed(1)),
+      pollerCpuShareOfOneCore: Number(cpuShare.toFixed(3)),
+      fakeFleetCpuShareOfOneCore: Number(fleetShare.toFixed(3)),
+      fleetRequests: fleetAfter.requests - fleetBefore.requests,
+      lagMs: { p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: quantile(sorted, 1) },
+      cyclesFailed: status.cyclesFailed,
+      historyRowsAddedWhileQuiet: historyAfter - historyBefore,
+      dbBytes: {
+        atStart: bytesBefore,
+        atEnd: bytesAfter,
+        steadyGrowthPerHour: Math.round(steadyPerHour),
+        newHourOfRollups: rollupHour,
+        perQuietHour: Math.round(perHour),
+        tableGrowth,
+      },
+    };
+    const pass = {
+      probesPerSecond: probesPerSec >= (args.nodes / args.intervalMs) * 1000 * 0.999,
+      cpu: cpuShare <= 0.5,
+      lag: quantile(sorted, 0.99) < 1000,
+      bytes: perHour < 1_000_000,
+    };
+    process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    process.stdout.write(
+      `targets: ${(args.nodes / args.intervalMs) * 1000} probes/s ${pass.probesPerSecond ? 'met' : 'MISSED'}; ` +
+        `≤0.5 core ${pass.cpu ? 'met' : 'MISSED'}; p99 lag <1 s ${pass.lag ? 'met' : 'MISSED'}; ` +
+        `<1 MB/quiet hour ${pass.bytes ? 'met' : 'MISSED'}\n`,
+    );
+    fs.mkdirSync('bench-results', { recursive: true });
+    fs.writeFileSync('bench-results/poller.json', `${JSON.stringify({ results, pass }, null, 2)}\n`);
+    return Object.values(pass).every(Boolean) ? 0 : 1;
+  } finally {
+    fleet.stop();
+    store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { bucketOf, formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '@/db/histogram';
+import { createLimiter } from '@/lib/poller/limiter';
+import { summarizeLag } from '@/lib/poller/runner';
+import { classifyTransition, type PriorState } from '@/lib/poller/write';
+
+const prior = (fingerprintKey: string, lastAvailableKey: string | null): PriorState => ({
+  fingerprintKey,
+  lastAvailableKey,
+  fingerprintSince: 0,
+  probes: 3,
+  failures: 0,
+  consecutiveFailures: 0,
+  lastSeenAt: 0,
+});
+
+describe('classifyTransition', () => {
+  it.each([
+    ['first probe, available', null, 'fp_a', { newSpan: true, isChange: false }],
+    ['first probe, unavailable', null, null, { newSpan: true, isChange: false }],
+    ['same fingerprint: counters only', prior('fp_a', 'fp_a'), 'fp_a', { newSpan: false, isChange: false }],
+    [
+      'still unavailable: counters only',
+      prior('unavailable', 'fp_a'),
+      null,
+      { newSpan: false, isChange: false },
+    ],
+    ['goes down: new span, not a change', prior('fp_a', 'fp_a'), null, { newSpan: true, isChange: false }],
+    [
+      'recovers as before: new span, not a change',
+      prior('unavailable', 'fp_a'),
+      'fp_a',
+      { newSpan: true, isChange: false },
+    ],
+    [
+      'recovers as something else: a change',
+      prior('unavailable', 'fp_a'),
+      'fp_b',
+      { newSpan: true, isChange: true },
+    ],
+    ['changes directly: a change', prior('fp_a', 'fp_a'), 'fp_b', { newSpan: true, isChange: true }],
+    [
+      'first answer after only outages: not a change',
+      prior('unavailable', null),
+      'fp_a',
+      { newSpan: true, isChange: false },
+    ],
+  ])('%s', (_label, p, key, expected) => {
+    expect(classifyTransition(p, key)).toEqual(expected);
+  });
+});
+
+describe('latency histogram', () => {
+  it('buckets by fixed upper bounds, the last open-ended', () => {
+    expect([0, 1, 1.5, 2, 100, 101, 60_000, 60_001].map(bucketOf)).toEqual([0, 0, 1, 1, 11, 12, 27, 28]);
+  });
+
+  it('round-trips sparse text and merges', () => {
+    const a = parseHistogram('3:2,11:1');
+    mergeHistograms(a, parseHistogram('11:4,0:1'));
+    expect(formatHistogram(a)).toBe('0:1,3:2,11:5');
+    expect(parseHistogram('')).toEqual(new Map());
+    expect(formatHistogram(parseHistogram('x:1,2:y,4:0,5:2'))).toBe('5:2');
+  });
+
+  it('quantiles are bucket upper bounds', () => {
+    const h = parseHistogram('3:50,11:45,17:5');
+    expect(quantileMs(h, 0.5)).toBe(5);
+    expect(quantileMs(h, 0.95)).toBe(100);
+    expect(quantileMs(h, 0.96)).toBe(1_000);
+    expect(quantileMs(new Map(), 0.5)).toBeNull();
+  });
+});
+
+describe('limiter', () => {
+  it('never runs more than the cap at once and runs everything', async () => {
+    const limiter = createLimiter(3);
+    let active = 0;
+    let peak = 0;
+    const gates: Array<() => void> = [];
+    const tasks = Array.from({ length: 10 }, (_, i) =>
+      limiter.run(async () => {
+        active += 1;
+        peak = Math.max(peak, active);
+        await new Promise<void>((r) => gates.push(r));
+        active -= 1;
+        return i;
+      }),
+    );
+    for (let released = 0; released < 10; released++) {
+      await new Promise((r) => setImmediate(r));
+      expect(limiter.active).toBeLessThanOrEqual(3);
+      gates.shift()?.();
+    }
+    expect(await Promise.all(tasks)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(peak).toBe(3);
+    expect(limiter.active).toBe(0);
+  });
+
+  it('a failing task frees its slot', async () => {
+    const limiter = createLimiter(1);
+    await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await limiter.run(async () => 'next')).toBe('next');
+  });
+
+  it.each([0, -1, 1.5, Number.NaN])('rejects a cap of %s', (cap) => {
+    expect(() => createLimiter(cap)).toThrow(/positive integer/);
+  });
+});
+
+describe('summarizeLag', () => {
+  it('p50/p99/max over the ring, count over all', () => {
+    const ring = new Float64Array(4);
+    // The fifth value overwrites the first: the ring holds 4, 1, 3, 2.
+    [5, 1, 3, 2, 4].forEach((v, i) => (ring[i % 4] = v));
+    expect(summarizeLag(ring, 5)).toEqual({ count: 5, p50Ms: 2, p99Ms: 4, maxMs: 4 });
+    expect(summarizeLag(new Float64Array(4), 0)).toEqual({ count: 0, p50Ms: null, p99Ms: null, maxMs: null });
+  });
+});
