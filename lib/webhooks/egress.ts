@@ -3,7 +3,7 @@
 import { isIP } from 'node:net';
 import { checkAddress, checkUrl, type EgressPolicy } from '@/lib/net/egress';
 
-export function webhookEgressPolicy(env: NodeJS.ProcessEnv = process.env): EgressPolicy {
+export function webhookEgressPolicy(env: Record<string, string | undefined> = process.env): EgressPolicy {
   return {
     allowLoopback: env.ERAWATCH_ALLOW_LOOPBACK === '1',
     allowPrivate: env.ERAWATCH_WEBHOOK_ALLOW_PRIVATE === '1',

@@ -13,7 +13,7 @@ export const GET = withApi('read', ({ req, store }) => {
 });
 
 export const POST = withApi('write', async ({ req, store, now }) => {
-  const input = await readJson(req, CreateBalancerInput);
+  const input = await readJson(req, CreateBalancerInput.strict());
   const created = createBalancer(store, input, now);
   return json(balancerView(created), 201, { location: `/api/v1/balancers/${created.id}` });
 });

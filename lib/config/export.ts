@@ -1,0 +1,63 @@
+// Writes the current registrations as a config file. Literal probe header values and webhook secrets are
+// secrets: by default they become ${ENV} references (named in a comment) instead of being written out.
+import { stringify } from 'yaml';
+import type { Store } from '@/db/index';
+import { listBalancers, type Balancer } from '@/db/queries/balancers';
+import { listWebhooks, getWebhookRow } from '@/db/queries/webhooks';
+import { CONFIG_VERSION } from '@/lib/schemas/config';
+
+export interface ExportOptions {
+  includeSecrets: boolean;
+}
+
+function envName(...parts: string[]): string {
+  return parts
+    .join('_')
+    .toUpperCase()
+    .replace(/[^A-Z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '');
+}
+
+function allBalancers(store: Store): Balancer[] {
+  const out: Balancer[] = [];
+  let cursor: string | null = null;
+  for (let page = 0; page < 10_000; page++) {
+    const res = listBalancers(store, { limit: 500, cursor });
+    out.push(...res.items.map(({ summary: _s, ...b }) => b));
+    if (!res.nextCursor) break;
+    cursor = res.nextCursor;
+  }
+  return out;
+}
+
+export function exportConfig(store: Store, opts: ExportOptions): { yaml: string; envNeeded: string[] } {
+  const envNeeded: string[] = [];
+  const balancers = allBalancers(store).map((b) => {
+    const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = b;
+    const headers = Object.fromEntries(
+      Object.entries(settings.headers).map(([k, v]) => {
+        if (opts.includeSecrets || v.startsWith('env:')) return [k, v];
+        const name = envName('ERAWATCH', b.name, k);
+        envNeeded.push(name);
+        return [k, `\${${name}}`];
+      }),
+    );
+    return { ...settings, headers };
+  });
+  const webhooks = listWebhooks(store).map((w) => ({
+    name: w.name,
+    url: w.url,
+    description: w.description,
+    eventTypes: w.eventTypes,
+    balancerIds: w.balancerIds,
+    enabled: w.enabled,
+    ...(opts.includeSecrets ? { secret: getWebhookRow(store, w.id).secret } : {}),
+  }));
+  const header = [
+    '# Erawatch configuration, exported from the database.',
+    '# Schema: /api/v1/config.schema.json',
+    ...(envNeeded.length > 0 ? [`# Set before applying: ${envNeeded.join(', ')}`] : []),
+    '',
+  ].join('\n');
+  return { yaml: header + stringify({ version: CONFIG_VERSION, balancers, webhooks }), envNeeded };
+}

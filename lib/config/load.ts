@@ -1,0 +1,115 @@
+// Reads erawatch.config.yaml: YAML with `${ENV}` substitution in string values, validated by the zod contract.
+// Every error names the file, the line and the field.
+import fs from 'node:fs';
+import { LineCounter, isScalar, parseDocument, visit, type Document } from 'yaml';
+import { ConfigFile } from '@/lib/schemas/config';
+import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/webhooks/egress';
+
+export const DEFAULT_CONFIG_FILE = './erawatch.config.yaml';
+
+export interface ConfigIssue {
+  file: string;
+  line: number | null;
+  /** Dotted path of the field, e.g. `balancers.2.publicUrl`; empty for the file as a whole. */
+  field: string;
+  message: string;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(readonly issues: ConfigIssue[]) {
+    super(issues.map(formatIssue).join('\n'));
+  }
+}
+
+export function formatIssue(i: ConfigIssue): string {
+  const where = i.line === null ? i.file : `${i.file}:${i.line}`;
+  return `${where}: ${i.field ? `${i.field}: ` : ''}${i.message}`;
+}
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+function lineOf(doc: Document, counter: LineCounter, path: ReadonlyArray<PropertyKey>): number | null {
+  // The deepest node that exists on the path: a missing field points at its parent object.
+  for (let n = path.length; n >= 0; n--) {
+    const node = doc.getIn(
+      path.slice(0, n).map((p) => (typeof p === 'symbol' ? String(p) : p)),
+      true,
+    ) as { range?: [number, number, number] } | undefined;
+    if (node && typeof node === 'object' && node.range) return counter.linePos(node.range[0]).line;
+  }
+  return null;
+}
+
+/** Parses and validates config text; throws ConfigError. */
+export function parseConfig(text: string, file: string, env: Record<string, string | undefined>): ConfigFile {
+  const counter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    throw new ConfigError(
+      doc.errors.map((e) => ({
+        file,
+        line: counter.linePos(e.pos[0]).line,
+        field: '',
+        message: e.message.split('\n')[0] ?? e.message,
+      })),
+    );
+  }
+  const issues: ConfigIssue[] = [];
+  visit(doc, {
+    Scalar(_key, node) {
+      if (!isScalar(node) || typeof node.value !== 'string' || !node.value.includes('${')) return;
+      node.value = node.value.replace(ENV_REF, (_m, name: string) => {
+        const value = env[name];
+        if (value === undefined) {
+          const line = node.range ? counter.linePos(node.range[0]).line : null;
+          issues.push({ file, line, field: '', message: `environment variable ${name} is not set` });
+          return '';
+        }
+        return value;
+      });
+    },
+  });
+  if (issues.length > 0) throw new ConfigError(issues);
+  const parsed = ConfigFile.safeParse(doc.toJS() ?? {});
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => ({
+        file,
+        line: lineOf(doc, counter, i.path),
+        field: i.path.map(String).join('.'),
+        message: i.message,
+      })),
+    );
+  }
+  const policy = webhookEgressPolicy(env);
+  const refused = parsed.data.webhooks.flatMap((w, i) => {
+    const refusal = checkWebhookUrl(w.url, policy);
+    return refusal
+      ? [
+          {
+            file,
+            line: lineOf(doc, counter, ['webhooks', i, 'url']),
+            field: `webhooks.${i}.url`,
+            message: refusal,
+          },
+        ]
+      : [];
+  });
+  if (refused.length > 0) throw new ConfigError(refused);
+  return parsed.data;
+}
+
+export function loadConfigFile(
+  file: string,
+  env: Record<string, string | undefined> = process.env,
+): ConfigFile {
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'read error';
+    throw new ConfigError([{ file, line: null, field: '', message: `cannot read the file (${code})` }]);
+  }
+  return parseConfig(text, file, env);
+}

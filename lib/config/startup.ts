@@ -1,0 +1,37 @@
+// Config at start-up: apply the file if there is one; on any error log it (file, line, field) and keep the
+// state the database already has.
+import fs from 'node:fs';
+import type { Store } from '@/db/index';
+import { applyConfig, type ApplySummary } from './apply';
+import { ConfigError, DEFAULT_CONFIG_FILE, loadConfigFile } from './load';
+
+export function configFileFromEnv(env: Record<string, string | undefined> = process.env): {
+  file: string;
+  explicit: boolean;
+} {
+  const given = env.ERAWATCH_CONFIG?.trim();
+  return given ? { file: given, explicit: true } : { file: DEFAULT_CONFIG_FILE, explicit: false };
+}
+
+export function applyConfigAtStartup(
+  store: Store,
+  env: Record<string, string | undefined> = process.env,
+  log: (line: string) => void = (l) => console.error(l),
+): ApplySummary | null {
+  const { file, explicit } = configFileFromEnv(env);
+  if (!explicit && !fs.existsSync(file)) return null;
+  try {
+    const summary = applyConfig(store, loadConfigFile(file, env));
+    log(
+      `erawatch: applied ${file}: ${summary.created.length} created, ${summary.updated.length} updated, ${summary.unchanged.length} unchanged`,
+    );
+    return summary;
+  } catch (err) {
+    const detail =
+      err instanceof ConfigError
+        ? err.message
+        : `${file}: ${err instanceof Error ? err.message : String(err)}`;
+    log(`erawatch: config not applied, keeping the last good state:\n${detail}`);
+    return null;
+  }
+}

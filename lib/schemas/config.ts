@@ -1,0 +1,44 @@
+// The config file contract (erawatch.config.yaml): the same balancer and webhook schemas the API uses, so the
+// published JSON Schema, the API and the file can never disagree. Client-safe.
+import { z } from 'zod';
+import { CreateBalancerInput } from './balancer';
+import { CreateWebhookInput } from './webhook';
+
+export const CONFIG_VERSION = 1;
+
+export const ConfigFile = z
+  .strictObject({
+    version: z.literal(CONFIG_VERSION, { error: `must be ${CONFIG_VERSION}` }).default(CONFIG_VERSION),
+    balancers: z.array(CreateBalancerInput.strict()).max(10_000).default([]),
+    webhooks: z
+      .array(CreateWebhookInput)
+      .max(1_000)
+      .default([])
+      .meta({ description: 'an omitted secret is generated once and then kept' }),
+  })
+  .superRefine((cfg, ctx) => {
+    for (const key of ['balancers', 'webhooks'] as const) {
+      const seen = new Map<string, number>();
+      cfg[key].forEach((item, i) => {
+        const first = seen.get(item.name);
+        if (first !== undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: [key, i, 'name'],
+            message: `duplicates the name of ${key}[${first}]`,
+          });
+        } else seen.set(item.name, i);
+      });
+    }
+  })
+  .meta({ id: 'ErawatchConfig', title: 'Erawatch configuration', description: 'Values may use ${ENV_VAR}.' });
+
+export type ConfigFile = z.output<typeof ConfigFile>;
+
+export function configJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(ConfigFile, {
+    io: 'input',
+    unrepresentable: 'any',
+    target: 'draft-2020-12',
+  }) as Record<string, unknown>;
+}

@@ -1,0 +1,207 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openDb, type Store } from '@/db/index';
+import { getBalancerByName, listBalancers } from '@/db/queries/balancers';
+import { getWebhookByName, listWebhooks } from '@/db/queries/webhooks';
+import { applyConfig } from '@/lib/config/apply';
+import { exportConfig } from '@/lib/config/export';
+import { ConfigError, loadConfigFile, parseConfig } from '@/lib/config/load';
+import { applyConfigAtStartup } from '@/lib/config/startup';
+
+const run = promisify(execFile);
+let dir = '';
+let store: Store;
+
+const GOOD = `# fleet
+version: 1
+balancers:
+  - name: edge
+    publicUrl: https://mcp.example.com/mcp
+    nodeUrls:
+      - https://10.0.0.1/mcp
+      - https://10.0.0.2/mcp
+    headers:
+      authorization: "Bearer \${EDGE_TOKEN}"
+      x-tenant: env:TENANT
+  - name: legacy-pool
+    publicUrl: https://legacy.example.com/mcp
+    allowLegacy: true
+webhooks:
+  - name: pager
+    url: https://hooks.example.com/erawatch
+    eventTypes: [balancer.diverged, rollout.stuck]
+`;
+
+const env: Record<string, string> = { EDGE_TOKEN: 's3cret-token' };
+
+function write(name: string, text: string): string {
+  const file = path.join(dir, name);
+  fs.writeFileSync(file, text);
+  return file;
+}
+
+function snapshot(s: Store) {
+  return JSON.stringify({
+    balancers: listBalancers(s, { limit: 500 }).items.map(({ summary: _s, ...b }) => b),
+    webhooks: listWebhooks(s, 0),
+  });
+}
+
+beforeAll(() => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-config-'));
+  store = openDb(path.join(dir, 'config.db'));
+});
+
+afterAll(() => {
+  store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('config as code', () => {
+  it('applies a file, substituting ${ENV}, then re-applies it without changing anything', () => {
+    const file = write('good.yaml', GOOD);
+    const first = applyConfig(store, loadConfigFile(file, env), 1_000);
+    expect(first.created).toEqual(["balancer 'edge'", "balancer 'legacy-pool'", "webhook 'pager'"]);
+    expect(getBalancerByName(store, 'edge').headers).toEqual({
+      authorization: 'Bearer s3cret-token',
+      'x-tenant': 'env:TENANT',
+    });
+    const secret = getWebhookByName(store, 'pager')?.secret;
+    expect(secret).toMatch(/^whsec_/);
+    const before = snapshot(store);
+    const again = applyConfig(store, loadConfigFile(file, env), 2_000);
+    expect(again.created).toEqual([]);
+    expect(again.updated).toEqual([]);
+    expect(again.unchanged).toHaveLength(3);
+    expect(snapshot(store)).toBe(before);
+    expect(getWebhookByName(store, 'pager')?.secret).toBe(secret);
+  });
+
+  it('applies a changed field as an update of that entity only', () => {
+    const file = write(
+      'changed.yaml',
+      GOOD.replace('allowLegacy: true', 'allowLegacy: true\n    samplesPerCycle: 9'),
+    );
+    const s = applyConfig(store, loadConfigFile(file, env), 3_000);
+    expect(s.updated).toEqual(["balancer 'legacy-pool'"]);
+    expect(getBalancerByName(store, 'legacy-pool').samplesPerCycle).toBe(9);
+    expect(getBalancerByName(store, 'edge').updatedAt).toBe(1_000);
+  });
+
+  it.each([
+    ['a bad URL', GOOD.replace('https://10.0.0.2/mcp', 'not a url'), 8, 'balancers.0.nodeUrls.1', 'http'],
+    [
+      'an unknown field',
+      GOOD.replace('    allowLegacy: true', '    allowLegacy: true\n    alowLegacy: true'),
+      12,
+      'balancers.1',
+      'alowLegacy',
+    ],
+    [
+      'a duplicate name',
+      GOOD.replace('name: legacy-pool', 'name: edge'),
+      12,
+      'balancers.1.name',
+      'duplicates',
+    ],
+    [
+      'a missing variable',
+      GOOD.replace('EDGE_TOKEN', 'NOT_SET_ANYWHERE'),
+      10,
+      '',
+      'NOT_SET_ANYWHERE is not set',
+    ],
+    [
+      'broken YAML',
+      GOOD.replace('x-tenant: env:TENANT', 'x-tenant: env:TENANT\n     bad: indent'),
+      12,
+      '',
+      '',
+    ],
+    [
+      'a private webhook URL',
+      GOOD.replace('https://hooks.example.com/erawatch', 'http://192.168.1.5/hook'),
+      17,
+      'webhooks.0.url',
+      'private',
+    ],
+  ])('%s: the error names file, line and field, and nothing changes', (_name, text, line, field, words) => {
+    const before = snapshot(store);
+    const file = write('bad.yaml', text);
+    let error: unknown;
+    try {
+      applyConfig(store, loadConfigFile(file, env));
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const issue = (error as ConfigError).issues[0];
+    expect(issue?.file).toBe(file);
+    if (line !== null) expect(issue?.line).toBe(line);
+    else expect(issue?.line).toBeGreaterThan(0);
+    expect(issue?.field).toBe(field);
+    expect(issue?.message).toContain(words);
+    expect((error as ConfigError).message).toContain(`${file}:${issue?.line}`);
+    expect(snapshot(store)).toBe(before);
+  });
+
+  it('at start-up an invalid file is logged and the last good state kept', () => {
+    const before = snapshot(store);
+    const file = write(
+      'startup-bad.yaml',
+      GOOD.replace('publicUrl: https://legacy.example.com/mcp', 'publicUrl: 42'),
+    );
+    const lines: string[] = [];
+    const result = applyConfigAtStartup(store, { ...env, ERAWATCH_CONFIG: file }, (l) => lines.push(l));
+    expect(result).toBeNull();
+    expect(lines.join('\n')).toContain('keeping the last good state');
+    expect(lines.join('\n')).toContain(`${file}:13: balancers.1.publicUrl`);
+    expect(snapshot(store)).toBe(before);
+  });
+
+  it('export round-trips: applying the export to a fresh database reproduces the registrations', () => {
+    const { yaml, envNeeded } = exportConfig(store, { includeSecrets: false });
+    expect(yaml).not.toContain('s3cret-token');
+    expect(envNeeded).toEqual(['ERAWATCH_EDGE_AUTHORIZATION']);
+    const exported = parseConfig(yaml, 'export.yaml', { ERAWATCH_EDGE_AUTHORIZATION: 'Bearer s3cret-token' });
+    expect(applyConfig(store, exported).unchanged).toHaveLength(3);
+
+    const full = exportConfig(store, { includeSecrets: true }).yaml;
+    const fresh = openDb(path.join(dir, 'fresh.db'));
+    try {
+      applyConfig(fresh, parseConfig(full, 'full.yaml', {}));
+      const strip = (s: Store) =>
+        JSON.parse(snapshot(s), (k: string, v: unknown) =>
+          ['id', 'createdAt', 'updatedAt'].includes(k) ? undefined : v,
+        ) as unknown;
+      expect(strip(fresh)).toEqual(strip(store));
+      expect(getWebhookByName(fresh, 'pager')?.secret).toBe(getWebhookByName(store, 'pager')?.secret);
+    } finally {
+      fresh.close();
+    }
+  });
+
+  it('the CLI checks a file and reports file:line on error with exit status 1', async () => {
+    const bad = write('cli-bad.yaml', GOOD.replace('https://10.0.0.2/mcp', 'nope'));
+    const bin = path.resolve(import.meta.dirname, '../../../bin/erawatch.mjs');
+    const err = await run(process.execPath, [bin, 'config', 'check', bad], {
+      env: { ...process.env, EDGE_TOKEN: 'x' },
+      timeout: 30_000,
+    }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(err?.code).toBe(1);
+    expect(err?.stderr).toContain(`${bad}:8: balancers.0.nodeUrls.1`);
+    const good = write('cli-good.yaml', GOOD);
+    const ok = await run(process.execPath, [bin, 'config', 'check', good], {
+      env: { ...process.env, EDGE_TOKEN: 'x' },
+      timeout: 30_000,
+    });
+    expect(ok.stdout).toContain('valid (2 balancers, 1 webhooks)');
+  });
+});
