@@ -3,7 +3,11 @@ import Link from 'next/link';
 import { usePathname } from 'next/navigation';
 
 const LINKS = [
-  { href: '/', label: 'Fleet', match: (p: string) => p === '/' || p.startsWith('/balancers') },
+  {
+    href: '/',
+    label: 'Fleet',
+    match: (p: string) => p === '/' || p.startsWith('/balancers') || p.startsWith('/nodes'),
+  },
   { href: '/events', label: 'Events', match: (p: string) => p.startsWith('/events') },
   { href: '/webhooks', label: 'Webhooks', match: (p: string) => p.startsWith('/webhooks') },
   { href: '/settings', label: 'Settings', match: (p: string) => p.startsWith('/settings') },

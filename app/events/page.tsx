@@ -1,10 +1,11 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
-import { EVENT_LIMITS, EventsView } from '@/components/events/events-view';
+import { EventsView } from '@/components/events/events-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
 import { eventsQuery, fleetQuery, type EventFilter } from '@/lib/query/options';
 import { makeServerFetcher } from '@/lib/query/server-fetcher';
 import { EVENT_TYPES } from '@/lib/rollout/types';
+import { EVENT_LIMITS } from '@/lib/ui/events';
 
 export const metadata: Metadata = { title: 'Events' };
 

@@ -150,7 +150,7 @@ export function BalancerForm({ mode, initial, id }: Props) {
         </Field>
         <Field
           field="legacyProbeTimeoutMs"
-          label="Legacy probe timeout (ms)"
+          label="Legacy timeout (ms)"
           error={errors.fields.legacyProbeTimeoutMs}
           help="Deadline of the one initialize; default 3000."
         >
@@ -164,7 +164,7 @@ export function BalancerForm({ mode, initial, id }: Props) {
         </Field>
         <Field
           field="samplesPerCycle"
-          label="Samples per cycle"
+          label="Samples / cycle"
           error={errors.fields.samplesPerCycle}
           help="Probes of the public URL; default 4."
         >

@@ -76,7 +76,7 @@ export function BalancerView({ id }: { id: string }) {
       {a ? <Headline analysis={a} /> : <NotProbedYet />}
       <div className="grid-3">
         <HazardPanel analysis={a} />
-        <GatePanel analysis={a} />
+        <GatePanel analysis={a} names={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))} />
         <WindowPanel balancer={b} />
       </div>
       {a && a.partition.length > 0 ? <FingerprintGroups analysis={a} nodes={nodeList} /> : null}
@@ -161,6 +161,11 @@ function Headline({ analysis: a }: { analysis: StoredAnalysis }) {
   );
 }
 
+/** The analysis names nodes by id; operators know them by URL. */
+function withNodeNames(text: string, names: Map<string, string>): string {
+  return text.replace(/\bnod_[A-Za-z0-9_-]+/g, (id) => names.get(id) ?? id);
+}
+
 function NotProbedYet() {
   return (
     <div className="notice tone-info" role="status">
@@ -184,7 +189,11 @@ function HazardPanel({ analysis: a }: { analysis: StoredAnalysis | null }) {
           <dl className="kv">
             <dt>Largest ttlMs</dt>
             <dd data-testid="max-ttl">
-              {h.maxTtlMs === null ? 'none advertised' : `${h.maxTtlMs} ms (${formatDuration(h.maxTtlMs)})`}
+              {h.maxTtlMs === null
+                ? 'none advertised'
+                : h.maxTtlMs >= 1_000
+                  ? `${h.maxTtlMs} ms (${formatDuration(h.maxTtlMs)})`
+                  : `${h.maxTtlMs} ms`}
             </dd>
             <dt>Public URL samples</dt>
             <dd data-testid="contradiction">{describeContradiction(h)}</dd>
@@ -202,7 +211,7 @@ function HazardPanel({ analysis: a }: { analysis: StoredAnalysis | null }) {
   );
 }
 
-function GatePanel({ analysis: a }: { analysis: StoredAnalysis | null }) {
+function GatePanel({ analysis: a, names }: { analysis: StoredAnalysis | null; names: Map<string, string> }) {
   const gates = a?.gates ?? [];
   return (
     <section className="panel" aria-labelledby="gate-h">
@@ -219,7 +228,7 @@ function GatePanel({ analysis: a }: { analysis: StoredAnalysis | null }) {
             {g.reasons.length > 0 ? (
               <ul style={{ margin: 0, paddingLeft: 18 }}>
                 {g.reasons.map((r) => (
-                  <li key={r}>{r}</li>
+                  <li key={r}>{withNodeNames(r, names)}</li>
                 ))}
               </ul>
             ) : (

@@ -145,7 +145,9 @@ function FleetList({ rows }: { rows: FleetRow[] }) {
         <span role="columnheader">Balancer</span>
         <span role="columnheader">State</span>
         <span role="columnheader">Era mix</span>
-        <span role="columnheader">Gate 2026-07-28</span>
+        <span role="columnheader" title="Ready to advertise 2026-07-28">
+          Gate
+        </span>
         <span role="columnheader">Last probe</span>
         <span role="columnheader" className="col-url">
           Public URL
@@ -154,7 +156,7 @@ function FleetList({ rows }: { rows: FleetRow[] }) {
       <div
         ref={scrollRef}
         className="vscroll"
-        style={{ height: `min(${rows.length * ROW_HEIGHT + 2}px, calc(100vh - 250px))`, minHeight: 160 }}
+        style={{ height: `min(${rows.length * ROW_HEIGHT + 2}px, max(calc(100vh - 250px), 240px))` }}
       >
         <div className="vbody" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((item) => {

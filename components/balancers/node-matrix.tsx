@@ -73,7 +73,7 @@ export function NodeMatrix({
       </p>
     );
   }
-  const template = `minmax(200px, 2.2fr) 124px minmax(120px, 1.2fr) ${revisions
+  const template = `minmax(200px, 2.2fr) 168px minmax(120px, 1.2fr) ${revisions
     .map(() => '84px')
     .join(' ')} 118px 56px 68px 84px`;
   return (

@@ -9,9 +9,7 @@ import { browserFetcher } from '@/lib/query/fetch-json';
 import { eventsQuery, fleetQuery, type EventFilter } from '@/lib/query/options';
 import { EVENT_LABELS } from '@/lib/rollout/labels';
 import { EVENT_TYPES } from '@/lib/rollout/types';
-import { describeEvent, eventLook } from '@/lib/ui/events';
-
-export const EVENT_LIMITS = [50, 200, 500] as const;
+import { EVENT_LIMITS, describeEvent, eventLook } from '@/lib/ui/events';
 
 function stamp(at: number): string {
   return new Date(at).toISOString().replace('T', ' ').slice(0, 19);

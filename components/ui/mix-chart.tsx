@@ -32,9 +32,9 @@ export function MixChart({ points, now, title }: { points: MixPoint[]; now: numb
       const lo = below(p);
       const hi = lo + p[era.key];
       top.push(`${x(p.at)},${y(hi)}`, `${x(next)},${y(hi)}`);
-      bottom.unshift(`${x(p.at)},${y(lo)}`, `${x(next)},${y(lo)}`);
+      bottom.push(`${x(p.at)},${y(lo)}`, `${x(next)},${y(lo)}`);
     });
-    return { era, d: `M${top.join('L')}L${bottom.join('L')}Z` };
+    return { era, d: `M${top.join('L')}L${bottom.reverse().join('L')}Z` };
   });
 
   const ticks = [t0, t0 + span / 2, now];

@@ -3,6 +3,9 @@ import { EVENT_LABELS } from '@/lib/rollout/labels';
 import type { EventType } from '@/lib/rollout/types';
 import type { IconName, Tone } from './presentation';
 
+/** Page sizes the event log offers. */
+export const EVENT_LIMITS = [50, 200, 500] as const;
+
 export interface EventLike {
   type: string;
   nodeId: string | null;
