@@ -7,5 +7,7 @@ export async function register(): Promise<void> {
   startServerSide();
   if (process.env.ERAWATCH_POLLER === 'off') return;
   const { startPoller } = await import('@/lib/poller');
-  startPoller();
+  const { createDefaultProbe } = await import('@/lib/poller/probe');
+  const { instrumentProbe } = await import('@/lib/metrics/probe');
+  startPoller({ probe: instrumentProbe(createDefaultProbe(process.env)) });
 }

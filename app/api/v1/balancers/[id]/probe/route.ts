@@ -1,13 +1,17 @@
 import { getBalancer } from '@/db/queries/balancers';
 import { json, withApi } from '@/lib/api/with-api';
+import { instrumentProbe } from '@/lib/metrics/probe';
 import { runBalancerCycle } from '@/lib/poller';
+import { createDefaultProbe } from '@/lib/poller/probe';
 
 export const dynamic = 'force-dynamic';
 
 /** Runs one cycle of the balancer now (waiting for one already running) and answers with its result. */
 export const POST = withApi<{ id: string }>('write', async ({ store, params }) => {
   getBalancer(store, params.id);
-  const result = await runBalancerCycle(store, params.id);
+  const result = await runBalancerCycle(store, params.id, {
+    probe: instrumentProbe(createDefaultProbe(process.env)),
+  });
   const { snapshot: _snapshot, ...analysis } = result.analysis;
   return json({
     balancerId: result.balancerId,

@@ -1,0 +1,14 @@
+import { withApi } from '@/lib/api/with-api';
+import { refreshFleetGauges } from '@/lib/metrics/collect';
+import { getMetrics } from '@/lib/metrics/registry';
+
+export const dynamic = 'force-dynamic';
+
+/** Prometheus exposition; needs a read token except in local mode (balancer names are fleet information). */
+export const GET = withApi('read', async ({ store }) => {
+  const metrics = getMetrics();
+  refreshFleetGauges(store, metrics);
+  return new Response(await metrics.registry.metrics(), {
+    headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
+  });
+});

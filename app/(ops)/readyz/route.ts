@@ -1,0 +1,15 @@
+import { getStore } from '@/db/index';
+import { checkReadiness } from '@/lib/api/readiness';
+
+export const dynamic = 'force-dynamic';
+
+/** 200 when ready, 503 with the failing check otherwise; public and secret-free, for load balancers. */
+export function GET(): Response {
+  let body;
+  try {
+    body = checkReadiness(getStore(), process.env, Date.now());
+  } catch (err) {
+    body = { ready: false, error: err instanceof Error ? err.message : String(err) };
+  }
+  return Response.json(body, { status: body.ready ? 200 : 503, headers: { 'cache-control': 'no-store' } });
+}

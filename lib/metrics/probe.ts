@@ -1,0 +1,13 @@
+// Wraps the poller's probe function so every probe in this process lands in the duration histogram and,
+// when it fails, in the failure counter by reason class.
+import type { ProbeFn } from '@/lib/poller';
+import { recordProbe } from './registry';
+
+export function instrumentProbe(probe: ProbeFn, clock: () => number = Date.now): ProbeFn {
+  return async (target, options) => {
+    const started = clock();
+    const verdict = await probe(target, options);
+    recordProbe(verdict.verdict, verdict.reason, verdict.durationMs || clock() - started);
+    return verdict;
+  };
+}
