@@ -109,7 +109,9 @@ interface Row {
   server: string;
   rawRate: number;
   probeRate: number;
+  /** Median of the per-round probe/raw rate ratios. */
   ratio: number;
+  ratios: number[];
   rawCpuMs: number;
   probeCpuMs: number;
   failures: number;
@@ -135,10 +137,17 @@ async function measure(
     await loop(concurrency, warm, probeOnce);
     const rawRuns: Run[] = [];
     const probeRuns: Run[] = [];
-    // Interleaved rounds, so drift in machine load hits both sides alike.
+    const ratios: number[] = [];
+    // Short interleaved rounds in alternating order, and the median of per-round ratios: on a shared
+    // machine the load drifts between rounds far more than it does within one pair.
     for (let i = 0; i < rounds; i++) {
-      rawRuns.push(await loop(concurrency, durationMs, rawOnce));
-      probeRuns.push(await loop(concurrency, durationMs, probeOnce));
+      const rawFirst = i % 2 === 0;
+      const first = await loop(concurrency, durationMs, rawFirst ? rawOnce : probeOnce);
+      const second = await loop(concurrency, durationMs, rawFirst ? probeOnce : rawOnce);
+      const [r, p] = rawFirst ? [first, second] : [second, first];
+      rawRuns.push(r);
+      probeRuns.push(p);
+      ratios.push(p.count / p.wallMs / (r.count / r.wallMs));
     }
     const rate = (runs: Run[]): number =>
       runs.reduce((s, r) => s + r.count, 0) / (runs.reduce((s, r) => s + r.wallMs, 0) / 1000);
@@ -150,11 +159,14 @@ async function measure(
       );
     const rawRate = rate(rawRuns);
     const probeRate = rate(probeRuns);
+    const sorted = [...ratios].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)] ?? 0;
     return {
       server,
       rawRate,
       probeRate,
-      ratio: probeRate / rawRate,
+      ratio: median,
+      ratios,
       rawCpuMs: cpuPer(rawRuns),
       probeCpuMs: cpuPer(probeRuns),
       failures: [...rawRuns, ...probeRuns].reduce((s, r) => s + r.failures, 0),
@@ -172,7 +184,7 @@ function printRows(rows: Row[], concurrency: number, durationMs: number, rounds:
     'server',
     'raw req/s',
     'probe/s',
-    'ratio',
+    'median ratio',
     'raw cpu ms/req',
     'probe cpu ms/probe',
     'failures',
@@ -186,10 +198,12 @@ function printRows(rows: Row[], concurrency: number, durationMs: number, rounds:
     r.probeCpuMs.toFixed(4),
     String(r.failures),
   ]);
+  const perRound = rows.map((r) => `  ${r.server}: ${r.ratios.map((x) => x.toFixed(3)).join(' ')}`);
   const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => (l[i] ?? '').length)));
   for (const line of [header, ...lines]) {
     process.stdout.write(`${line.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join('  ')}\n`);
   }
+  process.stdout.write(`per-round probe/raw ratios:\n${perRound.join('\n')}\n`);
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -199,9 +213,9 @@ export async function run(argv: string[]): Promise<number> {
       args: argv,
       strict: true,
       options: {
-        'duration-ms': { type: 'string', default: '3000' },
+        'duration-ms': { type: 'string', default: '1500' },
         concurrency: { type: 'string', default: '32' },
-        rounds: { type: 'string', default: '2' },
+        rounds: { type: 'string', default: '5' },
       },
     }));
   } catch (err) {
@@ -214,7 +228,7 @@ export async function run(argv: string[]): Promise<number> {
   for (const [name, value, max] of [
     ['--duration-ms', durationMs, 600_000],
     ['--concurrency', concurrency, 1_024],
-    ['--rounds', rounds, 20],
+    ['--rounds', rounds, 50],
   ] as const) {
     if (!Number.isInteger(value) || value < 1 || value > max) {
       process.stderr.write(`bench probe: ${name} must be an integer between 1 and ${max}\n`);

@@ -24,7 +24,9 @@ export function isHandshakeEra(revision: string): boolean {
 
 /** Unique, newest first; dated revisions compare as strings, anything undated sorts last. */
 export function sortRevisions(revisions: Iterable<string>): string[] {
-  return [...new Set(revisions)].sort((a, b) => {
+  const unique = [...new Set(revisions)];
+  if (unique.length < 2) return unique;
+  return unique.sort((a, b) => {
     const da = DATE_REVISION.test(a);
     const db = DATE_REVISION.test(b);
     if (da !== db) return da ? -1 : 1;

@@ -53,6 +53,28 @@ function decoderFor(encoding: string | null): Transform | null | 'unsupported' {
   return 'unsupported';
 }
 
+interface UrlParts {
+  origin: string;
+  path: string;
+  bareHost: string;
+}
+const partsOf = new WeakMap<URL, UrlParts>();
+
+/** WHATWG URL getters build strings on every call; a probe of a cached URL reads them once. */
+function urlParts(url: URL): UrlParts {
+  let parts = partsOf.get(url);
+  if (!parts) {
+    const host = url.hostname;
+    parts = {
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      bareHost: host.startsWith('[') ? host.slice(1, -1) : host,
+    };
+    partsOf.set(url, parts);
+  }
+  return parts;
+}
+
 export class HttpTransport implements ProbeTransport {
   private readonly origin: string;
   private readonly path: string;
@@ -61,27 +83,30 @@ export class HttpTransport implements ProbeTransport {
 
   constructor(private readonly config: HttpTransportConfig) {
     const { url, address } = config;
-    this.path = `${url.pathname}${url.search}`;
+    const parts = urlParts(url);
+    this.path = parts.path;
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(config.headers ?? {})) headers[name.toLowerCase()] = value;
-    if (address && address !== url.hostname.replace(/^\[|\]$/g, '')) {
+    if (config.headers) {
+      for (const name of Object.keys(config.headers))
+        headers[name.toLowerCase()] = config.headers[name] ?? '';
+    }
+    if (address && address !== parts.bareHost) {
       // undici derives TLS SNI from the host header, so the pinned connection still presents the URL's name.
       const pinned = pinnedOrigin(url, address);
       this.origin = pinned.origin;
       headers.host = pinned.host;
     } else {
-      this.origin = url.origin;
+      this.origin = parts.origin;
     }
     this.baseHeaders = headers;
     this.attribution = config.attributionHeader ? config.attributionHeader.toLowerCase() : null;
   }
 
   private headersFor(options: SendOptions, method: string | null): Record<string, string> {
-    const headers: Record<string, string> = { ...this.baseHeaders };
-    if (method !== null) {
-      headers['content-type'] = 'application/json';
-      headers.accept = ACCEPT;
-    }
+    const headers: Record<string, string> =
+      method === null
+        ? { ...this.baseHeaders }
+        : { ...this.baseHeaders, 'content-type': 'application/json', accept: ACCEPT };
     if (options.protocolVersionHeader) headers['mcp-protocol-version'] = options.protocolVersionHeader;
     if (options.methodHeader && method) headers['mcp-method'] = method;
     if (options.sessionId) headers['mcp-session-id'] = options.sessionId;
@@ -162,6 +187,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private text: TextDecoder | null = null;
   private wrongId: unknown = undefined;
   private decoder: Transform | null = null;
+  /** The response arrived in full: nothing left to stop, and no Error worth building. */
+  private ended = false;
 
   constructor(
     private readonly expectedId: string | number | null,
@@ -235,6 +262,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseEnd(): void {
+    this.ended = true;
     if (this.settled) return;
     if (this.decoder) this.decoder.end();
     else this.complete();
@@ -342,7 +370,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private stop(): void {
     this.decoder?.destroy();
     const c = this.controller;
-    if (c && !c.aborted) c.abort(new DeadlineError('response no longer needed'));
+    if (c && !c.aborted && !this.ended) c.abort(new DeadlineError('response no longer needed'));
   }
 
   private settle(outcome: Outcome, detail?: string): void {

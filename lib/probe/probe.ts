@@ -1,6 +1,7 @@
 // probeNode: DESIGN.md "The probe" for one node. Discover first; a recognised modern error settles the era
 // and forbids every initialize in the probe; anything else is ambiguous and fails closed unless the target
 // is allowlisted for one bounded legacy probe. Never throws because of anything a server did.
+import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import {
   checkAddressCached,
@@ -59,7 +60,11 @@ function ambiguousReason(outcome: Outcome): string {
   return ANSWER_OUTCOMES.has(outcome) ? 'ambiguous_not_allowlisted' : outcome;
 }
 
+const validOptions = new WeakSet<ProbeOptions>();
+
 export function validateProbeOptions(options: ProbeOptions): void {
+  // The poller passes the same options object to every probe; check it once.
+  if (validOptions.has(options)) return;
   const problems: string[] = [];
   if (options.modernVersions.length === 0) problems.push('modernVersions is empty');
   if (options.legacyVersions.length === 0) problems.push('legacyVersions is empty');
@@ -71,6 +76,7 @@ export function validateProbeOptions(options: ProbeOptions): void {
     if (!Number.isInteger(value) || value <= 0) problems.push(`${name} must be a positive integer`);
   }
   if (problems.length > 0) throw new RangeError(`invalid probe options: ${problems.join('; ')}`);
+  validOptions.add(options);
 }
 
 interface ProbeState {
@@ -128,6 +134,40 @@ export async function probeNode(
 }
 
 /** Applies the egress guard and pins the address; on refusal records the step and returns null. */
+/** DNS gets the same deadline as a request: a resolver that never answers must not hold the probe. */
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(
+      () => reject(Object.assign(new Error(`DNS lookup took longer than ${ms} ms`), { code: 'ETIMEDOUT' })),
+      ms,
+    );
+  });
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
+}
+
+type ParsedTarget = { url: URL; ipHost: string | null } | { problem: string };
+const parsedUrls = new Map<string, ParsedTarget>();
+const PARSED_URL_LIMIT = 4_096;
+
+/** URL parsing and the scheme check, remembered per URL string: the poller probes the same URLs all day. */
+function parseTargetUrl(raw: string): ParsedTarget {
+  const hit = parsedUrls.get(raw);
+  if (hit) return hit;
+  const problem = checkUrl(raw);
+  let parsed: ParsedTarget;
+  if (problem) {
+    parsed = { problem };
+  } else {
+    const url = new URL(raw);
+    const bare = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    parsed = { url, ipHost: isIP(bare) ? bare : null };
+  }
+  if (parsedUrls.size >= PARSED_URL_LIMIT) parsedUrls.clear();
+  parsedUrls.set(raw, parsed);
+  return parsed;
+}
+
 async function openHttpTransport(
   target: ProbeTarget,
   options: ProbeOptions,
@@ -152,17 +192,18 @@ async function openHttpTransport(
     });
     return null;
   };
-  const urlProblem = checkUrl(target.url);
-  if (urlProblem) return refuse('egress_refused', urlProblem);
-  const url = new URL(target.url);
+  const parsed = parseTargetUrl(target.url);
+  if ('problem' in parsed) return refuse('egress_refused', parsed.problem);
+  const { url, ipHost } = parsed;
   let address: string;
-  if (target.connectAddress !== undefined) {
-    const refusal = checkAddressCached(target.connectAddress, policy);
+  const literal = target.connectAddress ?? ipHost;
+  if (literal !== null) {
+    const refusal = checkAddressCached(literal, policy);
     if (refusal) return refuse('egress_refused', refusal);
-    address = target.connectAddress;
+    address = literal;
   } else {
     try {
-      address = await resolveAllowed(url.hostname, policy, deps.lookup);
+      address = await withDeadline(resolveAllowed(url.hostname, policy, deps.lookup), options.timeoutMs);
     } catch (err) {
       const mapped = outcomeOfError(err);
       return refuse(mapped.outcome === 'network_error' ? 'dns_failed' : mapped.outcome, mapped.detail);
