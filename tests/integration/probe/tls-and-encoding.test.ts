@@ -19,7 +19,7 @@ describe('TLS with a pinned address', () => {
   let server: Server | null = null;
   let port = 0;
   let cert = '';
-  const seen: Array<{ servername: string | false; host: string | undefined }> = [];
+  const seen: Array<{ servername: string | false | null; host: string | undefined }> = [];
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'erawatch-tls-'));
