@@ -1,0 +1,96 @@
+// Register a balancer through the form, watch its nodes' verdicts arrive, switch one node from the v2 SDK to
+// the legacy v1 SDK on the same port, and see the flag, the partition and the timeline change without a reload.
+import { expect, test } from '@playwright/test';
+import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
+import { screenshotPath, startApp, type RunningApp } from './support/app';
+
+let app: RunningApp;
+const peers: RunningPeer[] = [];
+
+test.beforeAll(async () => {
+  app = await startApp();
+  // Same serverInfo on both, so the two modern nodes share one fingerprint: the balancer starts uniform.
+  peers.push(await startPeer('v2-dual', { name: 'fleet-node', version: '1.0.0' }));
+  peers.push(await startPeer('v2-dual', { name: 'fleet-node', version: '1.0.0' }));
+});
+
+test.afterAll(async () => {
+  await Promise.all(peers.map((p) => p.stop()));
+  await app?.stop();
+});
+
+test('a node switched to the legacy SDK shows as an era split, live', async ({ page }) => {
+  const [a, b] = peers;
+  if (!a || !b) throw new Error('peers did not start');
+  const name = `rollout-${Date.now().toString(36)}`;
+
+  await page.goto(`${app.url}/`);
+  await expect(page.getByTestId('fleet-empty')).toBeVisible();
+  await expect(page.getByTestId('fleet-empty')).toContainText('npm run demo');
+  await page.screenshot({ path: screenshotPath('fleet-empty'), fullPage: true });
+
+  await page.getByRole('link', { name: 'Register a balancer' }).click();
+  await page.getByLabel('Name', { exact: true }).fill(name);
+  await page.getByLabel('Public URL', { exact: true }).fill(a.url);
+  await page.getByLabel('Node URLs').fill(`${a.url}\n${b.url}`);
+  await page.getByLabel('Interval (ms)').fill('2000');
+  await page.getByLabel('Timeout (ms)', { exact: true }).fill('500');
+  await page.getByLabel('Legacy timeout (ms)').fill('500');
+  await page.getByLabel('Samples / cycle').fill('2');
+  await page.getByLabel(/Allow legacy/).check();
+  await page.getByRole('button', { name: 'Register balancer' }).click();
+
+  await expect(page).toHaveURL(/\/balancers\/bal_/);
+  await expect(page.getByRole('heading', { name })).toBeVisible();
+  // The poller's first cycle lands without a reload: both nodes modern, the balancer uniform.
+  const rows = page.getByTestId('node-row');
+  await expect(rows).toHaveCount(2);
+  await expect(page.getByTestId('node-verdict')).toHaveText(['Modern 2026-07-28', 'Modern 2026-07-28']);
+  await expect(page.getByTestId('balancer-status')).toHaveText('Uniform');
+  await expect(page.getByTestId('partition-group')).toHaveCount(1);
+
+  // Marks this document: if anything reloaded the page, the mark would be gone.
+  await page.evaluate(() => {
+    (window as unknown as { __erawatchMark?: number }).__erawatchMark = 42;
+  });
+
+  // Restart node b as the legacy SDK on the same port.
+  const port = b.port;
+  await b.stop();
+  peers.splice(peers.indexOf(b), 1);
+  const legacy = await startPeer('v1-stateful', { port, name: 'fleet-node', version: '1.0.0' });
+  peers.push(legacy);
+
+  // One probe interval (2 s) plus a refresh (1 s) plus slack for the outage cycle in between.
+  await expect(page.getByTestId('balancer-status')).toHaveText('Era split', { timeout: 30_000 });
+  await expect(page.getByTestId('nonuniform-notice')).toContainText('Non-uniform (era-split)');
+  await expect(page.getByTestId('partition-group')).toHaveCount(2);
+  await expect(page.locator(`[data-testid="node-row"][data-node-url="${legacy.url}"]`)).toContainText(
+    'Legacy 2025-11-25',
+  );
+  await expect(page.locator('[data-testid="timeline-event"][data-type="node.era_changed"]')).toHaveCount(1);
+  await expect(page.locator('[data-testid="timeline-event"][data-type="balancer.diverged"]')).toHaveCount(1);
+  expect(await page.evaluate(() => (window as unknown as { __erawatchMark?: number }).__erawatchMark)).toBe(
+    42,
+  );
+  await page.screenshot({ path: screenshotPath('balancer-era-split'), fullPage: true });
+
+  // The fleet lists it as non-uniform.
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fleet' }).click();
+  const row = page.locator(`[data-testid="fleet-row"][data-balancer="${name}"]`);
+  await expect(row.getByTestId('fleet-status')).toHaveText('Era split');
+  await expect(page.getByTestId('count-non-uniform')).toContainText('1');
+  await page.screenshot({ path: screenshotPath('fleet'), fullPage: true });
+
+  // Two clicks to the evidence: the balancer, then the legacy node.
+  await row.getByRole('link', { name }).click();
+  await page.locator(`[data-testid="node-row"][data-node-url="${legacy.url}"]`).getByRole('link').click();
+  await expect(page.getByTestId('evidence')).toBeVisible();
+  const steps = page.getByTestId('evidence-step');
+  await expect(steps.first()).toHaveAttribute('data-step', 'discover');
+  await expect(page.locator('[data-testid="evidence-step"][data-step="initialize"]')).toBeVisible();
+  await expect(page.getByTestId('legacy-check')).toHaveCount(5);
+  await expect(page.locator('[data-testid="legacy-check"][data-passed="true"]')).toHaveCount(5);
+  await expect(page.getByTestId('history-row').first()).toContainText('Legacy');
+  await page.screenshot({ path: screenshotPath('node-evidence'), fullPage: true });
+});
