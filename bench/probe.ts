@@ -243,9 +243,9 @@ export async function run(argv: string[]): Promise<number> {
   } finally {
     await stopChild(canned.child);
   }
-  const v2 = await startPeer('v2-modern');
+  const v2 = await startPeer('v2-dual');
   try {
-    rows.push(await measure('real v2 SDK (2.4.0)', v2.url, concurrency, durationMs, rounds));
+    rows.push(await measure('real v2 SDK 2.4.0 (dual-era)', v2.url, concurrency, durationMs, rounds));
   } finally {
     await v2.stop();
   }

@@ -167,7 +167,7 @@ export class HttpTransport implements ProbeTransport {
   }
 }
 
-class DeadlineError extends Error {}
+class StopExchange extends Error {}
 
 /**
  * Reads one response straight from undici's dispatch callbacks (no stream objects): counts bytes after
@@ -213,7 +213,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.settled) controller.abort(new DeadlineError('deadline passed before the request started'));
+    if (this.settled) controller.abort(new StopExchange('deadline passed before the request started'));
   }
 
   onResponseStart(
@@ -281,7 +281,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private expire(): void {
     if (this.settled) return;
     this.settle('timeout', `no complete answer within ${this.options.timeoutMs} ms`);
-    this.controller?.abort(new DeadlineError('deadline'));
+    this.controller?.abort(new StopExchange('deadline'));
   }
 
   private consume(chunk: Buffer): void {
@@ -370,7 +370,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private stop(): void {
     this.decoder?.destroy();
     const c = this.controller;
-    if (c && !c.aborted && !this.ended) c.abort(new DeadlineError('response no longer needed'));
+    if (c && !c.aborted && !this.ended) c.abort(new StopExchange('response no longer needed'));
   }
 
   private settle(outcome: Outcome, detail?: string): void {

@@ -87,6 +87,10 @@ interface ProbeState {
   discovered: boolean;
 }
 
+/**
+ * Probes one node. Resolves to a verdict for anything a server does (silence, garbage, resets included);
+ * throws only a RangeError for invalid options, which is the caller's bug.
+ */
 export async function probeNode(
   target: ProbeTarget,
   options: ProbeOptions,
@@ -403,7 +407,7 @@ interface InitializeAttempt {
   protocolVersion: string | null;
 }
 
-/** One initialize under legacyProbeTimeoutMs; ends any session it opened unless told to keep it for a moment. */
+/** One initialize under legacyProbeTimeoutMs, with the five checks run on whatever response came back. */
 async function sendInitialize(
   transport: ProbeTransport,
   options: ProbeOptions,
