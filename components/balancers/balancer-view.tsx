@@ -23,6 +23,7 @@ import {
   replayEraMix,
   type FingerprintField,
 } from '@/lib/ui/balancer';
+import { withNodeNames } from '@/lib/ui/events';
 import { presentGate, presentStatus } from '@/lib/ui/presentation';
 import { BalancerActions, WindowControls } from './balancer-actions';
 import { NodeMatrix, nodeLabel } from './node-matrix';
@@ -159,11 +160,6 @@ function Headline({ analysis: a }: { analysis: StoredAnalysis }) {
       </span>
     </div>
   );
-}
-
-/** The analysis names nodes by id; operators know them by URL. */
-function withNodeNames(text: string, names: Map<string, string>): string {
-  return text.replace(/\bnod_[A-Za-z0-9_-]+/g, (id) => names.get(id) ?? id);
 }
 
 function NotProbedYet() {
@@ -401,7 +397,7 @@ function EraMixOverTime({
   const points = useMemo(() => {
     if (!a) return [];
     const oldest = events.reduce((m, e) => Math.min(m, e.at), now);
-    const since = Math.min(oldest - 60_000, now - 15 * 60_000);
+    const since = Math.min(oldest - 30_000, now - 2 * 60_000);
     return replayEraMix(nodes.map(currentEra), events, since, now);
   }, [a, nodes, events, now]);
   if (!a || points.length === 0) return <p className="muted">The chart starts with the first probe cycle.</p>;

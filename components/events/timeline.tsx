@@ -1,6 +1,6 @@
 import Link from 'next/link';
 import { Badge } from '@/components/ui/badge';
-import { describeEvent, eventLook } from '@/lib/ui/events';
+import { describeEvent, eventLook, withNodeNames } from '@/lib/ui/events';
 import type { EventItem } from '@/lib/query/types';
 
 function formatTime(at: number): string {
@@ -20,7 +20,7 @@ export function Timeline({ events, nodeNames }: { events: EventItem[]; nodeNames
     <ol className="timeline" data-testid="timeline">
       {events.map((e) => {
         const look = eventLook(e.type);
-        const detail = describeEvent(e);
+        const detail = nodeNames ? withNodeNames(describeEvent(e), nodeNames) : describeEvent(e);
         return (
           <li key={e.id} data-testid="timeline-event" data-type={e.type}>
             <time dateTime={new Date(e.at).toISOString()} title={new Date(e.at).toISOString()}>

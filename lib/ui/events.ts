@@ -75,3 +75,8 @@ export function describeEvent(e: EventLike): string {
       return '';
   }
 }
+
+/** The analysis names nodes by id (`nod_…`); operators know them by URL. */
+export function withNodeNames(text: string, names: ReadonlyMap<string, string>): string {
+  return text.replace(/\bnod_[A-Za-z0-9_-]+/g, (id) => names.get(id) ?? id);
+}
