@@ -157,6 +157,7 @@ export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<De
           name: spec.serverName,
           version: spec.release.version,
         });
+        await warmUpNode(peer.url);
         return { spec, peer, release: spec.release };
       }),
     );
@@ -248,6 +249,7 @@ export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<De
             name: slot.spec.serverName,
             version: release.version,
           });
+          await warmUpNode(slot.peer.url);
           slot.release = release;
           return toNode(slot);
         });
@@ -298,4 +300,57 @@ async function startPeerOnPort(kind: PeerKind, spec: PeerSpec): Promise<RunningP
   throw new Error(
     `could not restart ${kind} on ${spec.host}:${spec.port}: ${lastError instanceof Error ? lastError.message : String(lastError)}`,
   );
+}
+
+const WARM_UP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+
+// A freshly started SDK server answers its first requests of each era slowly (modules load, code warms
+// up), which the demo's short probe deadlines would report as a timeout: send each era one request first.
+export async function warmUpNode(url: string): Promise<void> {
+  const meta = {
+    'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+    'io.modelcontextprotocol/clientCapabilities': {},
+    'io.modelcontextprotocol/clientInfo': { name: 'erawatch-demo', version: '0' },
+  };
+  const requests = [
+    {
+      headers: { ...WARM_UP_HEADERS, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'server/discover' },
+      body: { jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: meta } },
+    },
+    {
+      headers: WARM_UP_HEADERS,
+      body: {
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: meta['io.modelcontextprotocol/clientInfo'],
+        },
+      },
+    },
+  ];
+  for (const { headers, body } of requests) {
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(5_000),
+      });
+      await res.text();
+      const session = res.headers.get('mcp-session-id');
+      if (session) {
+        const end = await fetch(url, {
+          method: 'DELETE',
+          headers: { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+          signal: AbortSignal.timeout(5_000),
+        });
+        await end.text();
+      }
+    } catch {
+      // Only a head start: the poller reports whatever the node really does.
+    }
+  }
 }

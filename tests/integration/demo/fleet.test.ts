@@ -84,6 +84,12 @@ describe('demo fleet', () => {
       'search-3',
       'search-4',
     ]);
+    // Each node got one warm-up request per era before anyone else talked to it (sessions ended).
+    const billing = nodes.find((n) => n.id === 'billing-1');
+    const billingPeer = billing ? await fetch(new URL('/__erawatch/received', billing.url)) : null;
+    expect(await billingPeer?.json()).toEqual({
+      received: [{ method: 'server/discover' }, { method: 'initialize' }, { httpMethod: 'DELETE' }],
+    });
     for (const node of nodes) {
       expect(isAlive(node.pid)).toBe(true);
       const seen = await observeNode(node.url);
@@ -171,6 +177,8 @@ describe('demo fleet', () => {
       .filter((n) => n.balancer === DEMO_BALANCERS.rollout)
       .map((n) => `${n.host}:${n.port}`);
     expect(labels).toContain(sample.servedBy);
+    // Release the probe's keep-alive sockets, so the redeploys below stop their processes at once.
+    await closeSharedProbeAgents();
   });
 
   it('the scripted rollout redeploys one node at a time on its own port, as planned', async () => {
@@ -240,7 +248,7 @@ describe('demo fleet', () => {
       expect(node.url).toBe(before.get(node.id)?.url);
       expect(await observeNode(node.url)).toEqual(modern);
     }
-  });
+  }, 60_000);
 
   it('stop() ends every process the fleet ever started', async () => {
     const f = running();
