@@ -169,6 +169,10 @@ export class HttpTransport implements ProbeTransport {
 
 class StopExchange extends Error {}
 
+function expireHandler(handler: ExchangeHandler): void {
+  handler.expire();
+}
+
 /**
  * Reads one response straight from undici's dispatch callbacks (no stream objects): counts bytes after
  * decompression, stops an SSE stream at our id, and settles exactly once: at the end, on error, or at the
@@ -208,7 +212,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       address: config.address,
       elapsedMs: 0,
     };
-    this.timer = setTimeout(() => this.expire(), options.timeoutMs);
+    this.timer = setTimeout(expireHandler, options.timeoutMs, this);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -278,7 +282,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.settle(mapped.outcome, mapped.detail);
   }
 
-  private expire(): void {
+  expire(): void {
     if (this.settled) return;
     this.settle('timeout', `no complete answer within ${this.options.timeoutMs} ms`);
     this.controller?.abort(new StopExchange('deadline'));

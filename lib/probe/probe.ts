@@ -150,6 +150,24 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
 
+/** Records a probe that never sent anything (URL, egress or DNS refusal) as its discover step. */
+function refuseProbe(state: ProbeState, options: ProbeOptions, outcome: Outcome, detail: string): null {
+  state.verdict.reason = outcome;
+  state.verdict.evidence.push({
+    step: 'discover',
+    method: 'server/discover',
+    protocolVersion: options.modernVersions[0] ?? '',
+    requestId: nextRequestId(),
+    httpStatus: null,
+    contentType: null,
+    outcome,
+    rpcError: null,
+    elapsedMs: 0,
+    detail,
+  });
+  return null;
+}
+
 type ParsedTarget = { url: URL; ipHost: string | null } | { problem: string };
 const parsedUrls = new Map<string, ParsedTarget>();
 const PARSED_URL_LIMIT = 4_096;
@@ -180,37 +198,26 @@ async function openHttpTransport(
   now: () => number,
 ): Promise<ProbeTransport | null> {
   const policy = deps.egress ?? DEFAULT_EGRESS;
-  const refuse = (outcome: Outcome, detail: string): null => {
-    state.verdict.reason = outcome;
-    state.verdict.evidence.push({
-      step: 'discover',
-      method: 'server/discover',
-      protocolVersion: options.modernVersions[0] ?? '',
-      requestId: nextRequestId(),
-      httpStatus: null,
-      contentType: null,
-      outcome,
-      rpcError: null,
-      elapsedMs: 0,
-      detail,
-    });
-    return null;
-  };
   const parsed = parseTargetUrl(target.url);
-  if ('problem' in parsed) return refuse('egress_refused', parsed.problem);
+  if ('problem' in parsed) return refuseProbe(state, options, 'egress_refused', parsed.problem);
   const { url, ipHost } = parsed;
   let address: string;
   const literal = target.connectAddress ?? ipHost;
   if (literal !== null) {
     const refusal = checkAddressCached(literal, policy);
-    if (refusal) return refuse('egress_refused', refusal);
+    if (refusal) return refuseProbe(state, options, 'egress_refused', refusal);
     address = literal;
   } else {
     try {
       address = await withDeadline(resolveAllowed(url.hostname, policy, deps.lookup), options.timeoutMs);
     } catch (err) {
       const mapped = outcomeOfError(err);
-      return refuse(mapped.outcome === 'network_error' ? 'dns_failed' : mapped.outcome, mapped.detail);
+      return refuseProbe(
+        state,
+        options,
+        mapped.outcome === 'network_error' ? 'dns_failed' : mapped.outcome,
+        mapped.detail,
+      );
     }
   }
   state.verdict.address = address;
