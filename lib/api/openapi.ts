@@ -319,13 +319,37 @@ const ProblemSchema = {
   },
 };
 
-function schemaOf(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+// Named schemas (.meta({ id })) come out of zod as `$defs` with `#/$defs/X` refs; in an OpenAPI document they
+// belong under components.schemas (input shapes suffixed `Input`: defaults make them differ from outputs).
+function schemaOf(
+  schema: z.ZodType,
+  io: 'input' | 'output',
+  components: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const suffix = io === 'input' ? 'Input' : '';
+  const rewrite = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(rewrite);
+    if (value && typeof value === 'object') {
+      return Object.fromEntries(
+        Object.entries(value).map(([k, v]) => [
+          k,
+          k === '$ref' && typeof v === 'string'
+            ? v.replace(/^#\/\$defs\/(.+)$/, (_m, id: string) => `#/components/schemas/${id}${suffix}`)
+            : rewrite(v),
+        ]),
+      );
+    }
+    return value;
+  };
   const out = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' }) as Record<
     string,
     unknown
   >;
   delete out.$schema;
-  return out;
+  const defs = (out.$defs ?? {}) as Record<string, unknown>;
+  delete out.$defs;
+  for (const [id, def] of Object.entries(defs)) components[`${id}${suffix}`] = rewrite(def);
+  return rewrite(out) as Record<string, unknown>;
 }
 
 function queryParameters(query: z.ZodObject) {
@@ -365,13 +389,18 @@ export function describeAccess(access: Access): string {
 
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
+  const components: Record<string, unknown> = {};
+  schemaOf(WebhookEnvelope, 'output', components);
   for (const op of OPERATIONS) {
     const responses: Record<string, unknown> = {};
     const ok = op.status ?? 200;
     responses[String(ok)] =
       ok === 204 || !op.response
         ? { description: ok === 204 ? 'No content' : 'OK' }
-        : { description: 'OK', content: { 'application/json': { schema: schemaOf(op.response, 'output') } } };
+        : {
+            description: 'OK',
+            content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } },
+          };
     for (const status of op.errors) {
       responses[String(status)] = {
         description: `problem details (${status})`,
@@ -390,7 +419,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     if (op.body) {
       operation.requestBody = {
         required: true,
-        content: { 'application/json': { schema: schemaOf(op.body, 'input') } },
+        content: { 'application/json': { schema: schemaOf(op.body, 'input', components) } },
       };
     }
     paths[op.path] = { ...paths[op.path], [op.method]: operation };
@@ -415,7 +444,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
           description: 'dashboard login; writes need a same-origin Origin',
         },
       },
-      schemas: { Problem: ProblemSchema, WebhookEnvelope: schemaOf(WebhookEnvelope, 'output') },
+      schemas: { ...components, Problem: ProblemSchema },
     },
   };
 }

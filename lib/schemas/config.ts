@@ -35,10 +35,21 @@ export const ConfigFile = z
 
 export type ConfigFile = z.output<typeof ConfigFile>;
 
+/** The JSON Schema of the file, with the root definition inlined so editors and readers see it at the top. */
 export function configJsonSchema(): Record<string, unknown> {
-  return z.toJSONSchema(ConfigFile, {
+  const json = z.toJSONSchema(ConfigFile, {
     io: 'input',
     unrepresentable: 'any',
     target: 'draft-2020-12',
-  }) as Record<string, unknown>;
+  }) as {
+    $ref?: string;
+    $defs?: Record<string, Record<string, unknown>>;
+    [k: string]: unknown;
+  };
+  const rootId = json.$ref?.replace('#/$defs/', '');
+  const root = rootId ? json.$defs?.[rootId] : undefined;
+  if (!rootId || !root) return json;
+  const { [rootId]: _root, ...rest } = json.$defs ?? {};
+  const { $ref: _ref, $defs: _defs, ...top } = json;
+  return { ...top, ...root, ...(Object.keys(rest).length > 0 ? { $defs: rest } : {}) };
 }

@@ -29,7 +29,7 @@ export const OpenRolloutInput = z
         .transform((s) => Date.parse(s)),
     ]),
   })
-  .meta({ id: 'OpenRolloutInput' });
+  .meta({ id: 'OpenRollout' });
 export type OpenRolloutInput = z.input<typeof OpenRolloutInput>;
 
 export const RolloutWindow = z

@@ -8,6 +8,8 @@ import { toJSONSchema } from 'zod';
 export const metadata: Metadata = { title: 'API reference' };
 
 interface JsonSchema {
+  $ref?: string;
+  $defs?: Record<string, JsonSchema>;
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
@@ -20,6 +22,7 @@ interface JsonSchema {
 }
 
 function typeOf(s: JsonSchema): string {
+  if (s.$ref) return s.$ref.replace('#/$defs/', '');
   if (s.enum) return s.enum.map((v) => JSON.stringify(v)).join(' | ');
   if (s.anyOf) return s.anyOf.map(typeOf).join(' | ');
   if (s.type === 'array' && s.items) return `${typeOf(s.items)}[]`;
@@ -28,7 +31,9 @@ function typeOf(s: JsonSchema): string {
 }
 
 function Fields({ schema, io }: { schema: z.ZodType; io: 'input' | 'output' }) {
-  const json = toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  const raw = toJSONSchema(schema, { io, unrepresentable: 'any' }) as JsonSchema;
+  // A named schema comes as a $ref to its own definition: show the definition.
+  const json = (raw.$ref && raw.$defs?.[raw.$ref.replace('#/$defs/', '')]) || raw;
   const props = Object.entries(json.properties ?? {});
   if (props.length === 0) return <p>{typeOf(json)}</p>;
   return (

@@ -718,5 +718,14 @@ describe('rollouts, gate, events, openapi', () => {
     );
     expect(create?.required).toEqual(expect.arrayContaining(['name', 'publicUrl']));
     expect(paths['/balancers/{id}/gate']?.get).toBeDefined();
+    // Every reference points at a component that exists.
+    const schemas = (doc.json?.components as { schemas: Record<string, unknown> }).schemas;
+    const refs: string[] = [];
+    JSON.stringify(doc.json, (k, v: unknown) => {
+      if (k === '$ref' && typeof v === 'string') refs.push(v);
+      return v;
+    });
+    expect(refs.length).toBeGreaterThan(10);
+    for (const ref of refs) expect(Object.keys(schemas)).toContain(ref.replace('#/components/schemas/', ''));
   });
 });
