@@ -1,7 +1,13 @@
 // Registers the demo balancers through the store, idempotently: a second run updates the existing rows
 // (the fleet's ports may have changed) instead of failing on the duplicate name.
 import type { Store } from '@/db';
-import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from '@/db/queries/balancers';
+import {
+  createBalancer,
+  deleteBalancer,
+  getBalancerByName,
+  updateBalancer,
+  type Balancer,
+} from '@/db/queries/balancers';
 import { NotFoundError } from '@/lib/errors';
 import { CreateBalancerInput } from '@/lib/schemas/balancer';
 
@@ -34,4 +40,16 @@ function findBalancer(store: Store, name: string): Balancer | null {
     if (err instanceof NotFoundError) return null;
     throw err;
   }
+}
+
+/** Deletes the named balancers with all their history (nodes, events, rollups); returns the names removed. */
+export function resetDemoBalancers(store: Store, names: readonly string[]): string[] {
+  const removed: string[] = [];
+  for (const name of names) {
+    const existing = findBalancer(store, name);
+    if (!existing) continue;
+    deleteBalancer(store, existing.id);
+    removed.push(name);
+  }
+  return removed;
 }

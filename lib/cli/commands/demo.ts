@@ -13,7 +13,7 @@ import {
   type NextServer,
   type RunningChild,
 } from '@/lib/demo/next-app';
-import { registerDemoBalancers } from '@/lib/demo/register';
+import { registerDemoBalancers, resetDemoBalancers } from '@/lib/demo/register';
 import { describeRelease, runRolloutScript, SEARCH_INITIAL, waitFor } from '@/lib/demo/rollout-script';
 import { watchStore } from '@/lib/demo/watch-store';
 
@@ -35,6 +35,7 @@ options:
   --fast            shorter rollout steps (${STEP_SECONDS.fast} s instead of ${STEP_SECONDS.normal} s)
   --step-seconds N  seconds between rollout steps (2 to 600)
   --no-rollout      keep the search balancer mid-rollout (no scripted steps)
+  --reset           forget the demo balancers' history from earlier runs before starting
   --base-port N     first port for the fleet's nodes and proxies (default ${DEFAULT_BASE_PORT}; 0 = any free)
   -h, --help        this help
 
@@ -48,6 +49,7 @@ interface DemoArgs {
   build: boolean;
   stepSeconds: number;
   rollout: boolean;
+  reset: boolean;
   basePort: number;
 }
 
@@ -69,6 +71,7 @@ export function parseDemoArgs(argv: string[]): DemoArgs | 'help' {
       fast: { type: 'boolean', default: false },
       'step-seconds': { type: 'string' },
       'no-rollout': { type: 'boolean', default: false },
+      reset: { type: 'boolean', default: false },
       'base-port': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -92,6 +95,7 @@ export function parseDemoArgs(argv: string[]): DemoArgs | 'help' {
           ? STEP_SECONDS.fast
           : STEP_SECONDS.normal,
     rollout: !values['no-rollout'],
+    reset: values.reset,
     basePort,
   };
 }
@@ -171,6 +175,17 @@ export async function run(argv: string[]): Promise<number> {
     if (stop.signal.aborted) return 0;
 
     // (d) registrations
+    if (args.reset) {
+      const removed = resetDemoBalancers(
+        store,
+        fleet.balancers.map((b) => b.name),
+      );
+      say(
+        removed.length > 0
+          ? `Reset: removed ${removed.join(', ')} and their history`
+          : 'Reset: nothing to remove',
+      );
+    }
     const registered = registerDemoBalancers(store, fleet.balancers);
     const names = new Map(registered.map((r) => [r.balancer.id, r.balancer.name]));
     printFleet(fleet, registered);

@@ -7,7 +7,7 @@ import { openDb, type Store } from '@/db';
 import { getBalancerByName, listBalancers, updateBalancer } from '@/db/queries/balancers';
 import { parseDemoArgs } from '@/lib/cli/commands/demo';
 import { checkBuild, choosePort, isPortFree } from '@/lib/demo/next-app';
-import { registerDemoBalancers } from '@/lib/demo/register';
+import { registerDemoBalancers, resetDemoBalancers } from '@/lib/demo/register';
 import {
   expectedFlag,
   planRollout,
@@ -74,6 +74,16 @@ describe('registerDemoBalancers (real SQLite file)', () => {
       updatedAt: 2_000,
     });
     expect(listBalancers(store, { q: 'demo-reg-' }).items).toHaveLength(2);
+  });
+
+  it('reset removes only the named balancers', () => {
+    registerDemoBalancers(store, [
+      { ...input(43_000)[0], name: 'demo-reg-gone' },
+      { ...input(43_000)[1], name: 'demo-reg-kept' },
+    ] as CreateBalancerInput[]);
+    expect(resetDemoBalancers(store, ['demo-reg-gone', 'demo-reg-never'])).toEqual(['demo-reg-gone']);
+    expect(() => getBalancerByName(store, 'demo-reg-gone')).toThrow("balancer 'demo-reg-gone' not found");
+    expect(getBalancerByName(store, 'demo-reg-kept').name).toBe('demo-reg-kept');
   });
 
   it('a bad registration is a validation error naming the field, and stores nothing', () => {
@@ -218,23 +228,34 @@ describe('demo build check and ports', () => {
 });
 
 describe('erawatch demo arguments', () => {
-  it('defaults', () => {
+  it('defaults and every flag', () => {
     expect(parseDemoArgs([])).toEqual({
       port: 3000,
       portGiven: false,
       build: true,
       stepSeconds: 20,
       rollout: true,
+      reset: false,
       basePort: 47310,
     });
     expect(
-      parseDemoArgs(['--fast', '--port', '3100', '--no-build', '--no-rollout', '--base-port', '0']),
+      parseDemoArgs([
+        '--fast',
+        '--port',
+        '3100',
+        '--no-build',
+        '--no-rollout',
+        '--reset',
+        '--base-port',
+        '0',
+      ]),
     ).toEqual({
       port: 3100,
       portGiven: true,
       build: false,
       stepSeconds: 8,
       rollout: false,
+      reset: true,
       basePort: 0,
     });
     expect(parseDemoArgs(['-h'])).toBe('help');
