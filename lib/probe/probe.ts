@@ -321,7 +321,10 @@ async function runProbe(
     v.reason = ambiguousReason(ex.outcome);
   }
 
-  if (target.auditLegacy && !state.modernErrorSeen && (state.discovered || v.verdict === 'legacy')) {
+  // The audit follows only a settled modern (DiscoverResult) or legacy verdict: never an ambiguous answer,
+  // a modern error, or a modern_incompatible node.
+  const settled = (state.discovered && v.verdict === 'modern') || v.verdict === 'legacy';
+  if (target.auditLegacy && !state.modernErrorSeen && settled) {
     await auditLegacy(transport, options, state);
   }
 }
@@ -504,6 +507,13 @@ async function probeLegacy(
   await endSession(transport, options, attempt, attempt.protocolVersion ?? version);
 }
 
+const AUDIT_CONTINUES: ReadonlySet<Outcome> = new Set<Outcome>([
+  'result',
+  'rpc_error',
+  'wrong_id',
+  'http_4xx',
+]);
+
 /** One initialize per configured legacy revision; a revision is served only when the server echoes it. */
 async function auditLegacy(
   transport: ProbeTransport,
@@ -519,6 +529,11 @@ async function auditLegacy(
     await endSession(transport, options, attempt, attempt.protocolVersion ?? version);
     if (state.modernErrorSeen) {
       addSupportedFromError(state, attempt.ex.message);
+      break;
+    }
+    // A node that stops answering would otherwise cost one full legacy deadline per remaining revision.
+    if (!AUDIT_CONTINUES.has(attempt.ex.outcome)) {
+      appendDetail(attempt.step, 'audit stopped: no protocol answer');
       break;
     }
   }

@@ -250,6 +250,32 @@ const CASES: FaultCase[] = [
     anomaly: true,
   },
   {
+    name: 'a DiscoverResult with no revision in common: no initialize, not even the audit',
+    handler: onDiscover((id, res) => sendJson(res, 200, discoverResult(id, ['2030-01-01']))),
+    allowLegacy: true,
+    auditLegacy: true,
+    verdict: 'unavailable',
+    reason: 'modern_incompatible',
+    outcomes: ['result'],
+    initializeSent: false,
+    servedEras: 'modern-only',
+    supported: ['2030-01-01'],
+  },
+  {
+    name: 'the audit stops at the first initialize that gets no answer',
+    handler: (req, res) => {
+      const { method, id } = rpcOf(req);
+      if (method === 'server/discover') sendJson(res, 200, discoverResult(id));
+    },
+    auditLegacy: true,
+    verdict: 'modern',
+    reason: 'discover_result',
+    outcomes: ['result', 'timeout'],
+    initializeSent: true,
+    servedEras: 'modern-only',
+    supported: ['2026-07-28'],
+  },
+  {
     name: '-32020 is modern even with allowLegacy',
     handler: onDiscover((id, res) => sendJson(res, 400, rpcError(id, -32020, 'Header mismatch'))),
     allowLegacy: true,
