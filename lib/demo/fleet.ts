@@ -32,19 +32,22 @@ interface NodeSpec {
   release: Release;
 }
 
+const ORDERS_RELEASE: Release = { kind: 'v2-modern', version: '3.2.0' };
+const BILLING_RELEASE: Release = { kind: 'v1-stateful', version: '1.8.2' };
+
 // Node ids are what the console and the rollout script call the nodes.
 const NODE_SPECS: NodeSpec[] = [
   ...['orders-1', 'orders-2', 'orders-3'].map((id) => ({
     id,
     balancer: DEMO_BALANCERS.modern,
     serverName: 'orders-api',
-    release: { kind: 'v2-modern', version: '3.2.0' } as Release,
+    release: ORDERS_RELEASE,
   })),
   ...['billing-1', 'billing-2', 'billing-3'].map((id) => ({
     id,
     balancer: DEMO_BALANCERS.legacy,
     serverName: 'billing-api',
-    release: { kind: 'v1-stateful', version: '1.8.2' } as Release,
+    release: BILLING_RELEASE,
   })),
   {
     id: 'search-1',

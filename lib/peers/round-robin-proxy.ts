@@ -1,7 +1,7 @@
 // A small reverse proxy on loopback that spreads requests round-robin over MCP endpoints, like a load
 // balancer without affinity, so tests and the demo fleet can sample "the public URL" of a real fleet.
 import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Socket } from 'node:net';
 
 export interface RoundRobinProxyOptions {
   /** Upstream MCP endpoint URLs (http, loopback), e.g. http://127.0.0.1:41234/mcp */
@@ -198,7 +198,8 @@ export async function startRoundRobinProxy(options: RoundRobinProxyOptions): Pro
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${ENDPOINT_PATH}`;
 
   return {
