@@ -11,6 +11,13 @@ test.beforeAll(async () => {
   expect(res.status).toBe(201);
 });
 
+test.afterEach(async () => {
+  const testInfo = test.info();
+  if (testInfo.status !== testInfo.expectedStatus && app) {
+    await testInfo.attach('server log', { body: app.log(), contentType: 'text/plain' });
+  }
+});
+
 test.afterAll(async () => {
   await app?.stop();
 });
@@ -80,3 +87,32 @@ for (const c of CASES) {
       await page.screenshot({ path: screenshotPath('register-form-errors'), fullPage: true });
   });
 }
+
+test('edit renames a balancer; delete asks for confirmation, then removes it', async ({ page }) => {
+  const res = await apiPost(app, '/api/v1/balancers', {
+    name: `doomed-${Date.now().toString(36)}`,
+    publicUrl: 'http://127.0.0.1:9/mcp',
+  });
+  const created = (await res.json()) as { id: string; name: string };
+  const renamed = `${created.name}-b`;
+  await page.goto(`${app.url}/balancers/${created.id}/edit`);
+  await expect(page.getByLabel('Name', { exact: true })).toHaveValue(created.name);
+  await page.getByLabel('Name', { exact: true }).fill(renamed);
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await expect(page.getByRole('heading', { name: renamed })).toBeVisible();
+
+  await page.getByRole('button', { name: 'Delete' }).click();
+  const dialog = page.getByRole('dialog');
+  await expect(dialog).toContainText(`Delete ${renamed}?`);
+  // Cancel keeps it.
+  await dialog.getByRole('button', { name: 'Cancel' }).click();
+  await expect(dialog).toBeHidden();
+  expect(await balancerNames()).toContain(renamed);
+  await page.getByRole('button', { name: 'Delete' }).click();
+  await page
+    .getByRole('dialog')
+    .getByRole('button', { name: `Delete ${renamed}` })
+    .click();
+  await expect(page).toHaveURL(`${app.url}/`);
+  expect(await balancerNames()).not.toContain(renamed);
+});

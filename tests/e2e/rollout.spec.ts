@@ -14,6 +14,13 @@ test.beforeAll(async () => {
   peers.push(await startPeer('v2-dual', { name: 'fleet-node', version: '1.0.0' }));
 });
 
+test.afterEach(async () => {
+  const testInfo = test.info();
+  if (testInfo.status !== testInfo.expectedStatus && app) {
+    await testInfo.attach('server log', { body: app.log(), contentType: 'text/plain' });
+  }
+});
+
 test.afterAll(async () => {
   await Promise.all(peers.map((p) => p.stop()));
   await app?.stop();
@@ -74,6 +81,24 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
     42,
   );
   await page.screenshot({ path: screenshotPath('balancer-era-split'), fullPage: true });
+
+  // Probe now runs a cycle on demand.
+  await page.getByRole('button', { name: 'Probe now' }).click();
+  await expect(page.getByText('Probe cycle finished.')).toBeVisible();
+
+  // A rollout window turns the split into progress, then closing it brings the alert back.
+  await page.getByRole('button', { name: 'Open rollout window…' }).click();
+  await page.getByLabel('Revision', { exact: true }).fill('2026-07-28');
+  await page.getByLabel('Deadline in hours').fill('2');
+  await page.getByRole('button', { name: 'Open window' }).click();
+  await expect(page.getByTestId('window-progress')).toHaveText('1 of 2 nodes on 2026-07-28', {
+    timeout: 30_000,
+  });
+  await expect(page.getByTestId('balancer-status')).toHaveText('Rolling out');
+  await page.screenshot({ path: screenshotPath('balancer-rolling'), fullPage: true });
+  await page.getByRole('button', { name: 'Close rollout window' }).click();
+  await expect(page.getByTestId('balancer-status')).toHaveText('Era split', { timeout: 30_000 });
+  await expect(page.getByRole('button', { name: 'Open rollout window…' })).toBeVisible();
 
   // The fleet lists it as non-uniform.
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fleet' }).click();

@@ -24,6 +24,13 @@ test.beforeAll(async () => {
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
 });
 
+test.afterEach(async () => {
+  const testInfo = test.info();
+  if (testInfo.status !== testInfo.expectedStatus && app) {
+    await testInfo.attach('server log', { body: app.log(), contentType: 'text/plain' });
+  }
+});
+
 test.afterAll(async () => {
   await new Promise<void>((resolve) => (receiver ? receiver.close(() => resolve()) : resolve()));
   await app?.stop();
