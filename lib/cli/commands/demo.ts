@@ -137,6 +137,9 @@ export async function run(argv: string[]): Promise<number> {
   let server: NextServer | undefined;
   let ticker: NodeJS.Timeout | undefined;
   try {
+    // A port asked for by name that is taken fails now, not after a two-minute build.
+    if (args.portGiven) await choosePort(HOST, args.port, true);
+
     // (a) the production build
     const build = checkBuild(ROOT);
     if (!args.build) {
