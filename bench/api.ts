@@ -1,0 +1,262 @@
+// `npm run bench -- api [--duration 15s] [--concurrency 16] [--poller on|off] [--balancers 1000] [--nodes-per-balancer 10] [--events 20000]`
+// Seeds 1,000 balancers with 10,000 nodes (served by the fake fleet in its own process) and events, starts
+// `next start` with the poller running, then measures p50/p95/p99 of the first page of GET /api/v1/balancers
+// and GET /api/v1/events under concurrent requests. Target: p95 under 50 ms.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { openDb, writeTransaction } from '@/db/index';
+import { createBalancer } from '@/db/queries/balancers';
+import { insertEvents, type EventDraft } from '@/db/queries/events';
+import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
+import { EVENT_TYPES } from '@/lib/rollout/types';
+
+interface Args {
+  durationMs: number;
+  concurrency: number;
+  balancers: number;
+  nodesPerBalancer: number;
+  events: number;
+  warmupMs: number;
+  poller: boolean;
+}
+
+const ADMIN = 'bench-admin-secret-0123456789abcdef';
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function parseDuration(text: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
+  if (!m) throw new Error(`not a duration: '${text}' (e.g. 15s)`);
+  const n = Number(m[1]);
+  return Math.round(m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000);
+}
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = {
+    durationMs: 15_000,
+    concurrency: 16,
+    balancers: 1_000,
+    nodesPerBalancer: 10,
+    events: 20_000,
+    warmupMs: 10_000,
+    poller: true,
+  };
+  for (let i = 0; i < argv.length; i += 2) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (value === undefined) throw new Error(`missing value for ${flag ?? ''}`);
+    if (flag === '--duration') a.durationMs = parseDuration(value);
+    else if (flag === '--warmup') a.warmupMs = parseDuration(value);
+    else if (flag === '--concurrency') a.concurrency = Number(value);
+    else if (flag === '--balancers') a.balancers = Number(value);
+    else if (flag === '--nodes-per-balancer') a.nodesPerBalancer = Number(value);
+    else if (flag === '--events') a.events = Number(value);
+    else if (flag === '--poller') a.poller = value !== 'off';
+    else throw new Error(`unknown flag ${flag ?? ''}`);
+  }
+  for (const [k, v] of Object.entries(a))
+    if (typeof v === 'number' && (!Number.isInteger(v) || v < 0))
+      throw new Error(`${k} must be a non-negative integer`);
+  if (a.concurrency < 1 || a.durationMs < 1_000)
+    throw new Error('--concurrency must be ≥ 1 and --duration ≥ 1s');
+  return a;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function startFleet(): Promise<{ port: number; child: ChildProcess }> {
+  const child = spawn(process.execPath, [path.join(root, 'bench', 'support', 'fake-fleet.mjs')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('fake fleet did not start within 10 s')), 10_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(d.toString());
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`fake fleet exited (${code})`)));
+  });
+  return { port, child };
+}
+
+function seed(file: string, args: Args, fleetPort: number): void {
+  const store = openDb(file);
+  try {
+    const ids: string[] = [];
+    const kinds = ['m', 'd', 'l'] as const;
+    for (let b = 0; b < args.balancers; b++) {
+      const kind = kinds[b % 3] ?? 'm';
+      const nodeUrls = Array.from(
+        { length: args.nodesPerBalancer },
+        (_, i) => `http://127.0.0.1:${fleetPort}/${kind}/${b * args.nodesPerBalancer + i}`,
+      );
+      ids.push(
+        createBalancer(store, {
+          name: `bench-${String(b).padStart(4, '0')}`,
+          publicUrl: `http://127.0.0.1:${fleetPort}/${kind}/public-${b}`,
+          nodeUrls,
+          samplesPerCycle: 0,
+          allowLegacy: kind === 'l',
+          intervalMs: 30_000,
+          timeoutMs: 2_000,
+          legacyProbeTimeoutMs: 2_000,
+        }).id,
+      );
+    }
+    const start = Date.now() - args.events * 1_000;
+    for (let done = 0; done < args.events; done += 1_000) {
+      const batch: EventDraft[] = [];
+      for (let i = done; i < Math.min(args.events, done + 1_000); i++) {
+        batch.push({
+          type: EVENT_TYPES[i % EVENT_TYPES.length] ?? 'node.unavailable',
+          balancerId: ids[i % ids.length] ?? '',
+          at: start + i * 1_000,
+          data: { seeded: true },
+        });
+      }
+      writeTransaction(store, (tx) => insertEvents(tx, batch));
+    }
+  } finally {
+    store.close();
+  }
+}
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+}
+
+async function load(url: string, token: string, args: Args) {
+  const latencies: number[] = [];
+  let errors = 0;
+  const deadline = performance.now() + args.durationMs;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const t0 = performance.now();
+      try {
+        const res = await fetch(url, {
+          headers: { authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(10_000),
+        });
+        await res.arrayBuffer();
+        if (res.status !== 200) errors++;
+        else latencies.push(performance.now() - t0);
+      } catch {
+        errors++;
+      }
+    }
+  };
+  const started = performance.now();
+  await Promise.all(Array.from({ length: args.concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const r = (v: number) => Number(v.toFixed(1));
+  return {
+    requests: latencies.length,
+    errors,
+    rps: r(latencies.length / seconds),
+    p50Ms: r(quantile(latencies, 0.5)),
+    p95Ms: r(quantile(latencies, 0.95)),
+    p99Ms: r(quantile(latencies, 0.99)),
+    maxMs: r(latencies.at(-1) ?? NaN),
+  };
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let args: Args;
+  try {
+    args = parseArgs(argv);
+  } catch (err) {
+    process.stderr.write(`bench api: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 2;
+  }
+  if (!checkBuild(root).current) {
+    process.stdout.write('building the app (next build) first…\n');
+    const code = await buildNextApp(root).exited;
+    if (code !== 0) return 1;
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-api-'));
+  const file = path.join(dir, 'bench.db');
+  let fleet: ChildProcess | null = null;
+  let server: NextServer | null = null;
+  try {
+    const started = await startFleet();
+    fleet = started.child;
+    const t0 = Date.now();
+    seed(file, args, started.port);
+    process.stdout.write(
+      `seeded ${args.balancers} balancers, ${args.balancers * args.nodesPerBalancer} node URLs, ${args.events} events in ${Date.now() - t0} ms\n`,
+    );
+    server = await startNextServer({
+      root,
+      host: '127.0.0.1',
+      port: await freePort(),
+      env: {
+        ERAWATCH_DB: file,
+        ERAWATCH_ADMIN_SECRET: ADMIN,
+        ERAWATCH_ALLOW_LOOPBACK: '1',
+        ERAWATCH_RATE_LIMIT: '0',
+        ERAWATCH_CONFIG: path.join(dir, 'none.yaml'),
+        ...(args.poller ? {} : { ERAWATCH_POLLER: 'off' }),
+      },
+    });
+    const tokenRes = await fetch(`${server.url}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', scope: 'read' }),
+    });
+    const token = ((await tokenRes.json()) as { token: string }).token;
+    // Let the poller take the lease and create the nodes, so the requests run beside real polling.
+    await new Promise((resolve) => setTimeout(resolve, args.warmupMs));
+    const readiness = (await (await fetch(`${server.url}/readyz`)).json()) as unknown;
+    const results: Record<string, unknown> = {};
+    for (const [name, p] of [
+      ['balancers', '/api/v1/balancers?limit=50'],
+      ['events', '/api/v1/events?limit=50'],
+    ] as const) {
+      results[name] = await load(`${server.url}${p}`, token, args);
+    }
+    const nodes = (
+      await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text()
+    )
+      .split('\n')
+      .filter((l) => l.startsWith('erawatch_nodes{'))
+      .join(', ');
+    const summary = {
+      poller: args.poller,
+      concurrency: args.concurrency,
+      durationMs: args.durationMs,
+      results,
+      readiness,
+      nodes,
+    };
+    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    const pass = Object.values(results).every((r) => (r as { p95Ms: number }).p95Ms < 50);
+    process.stdout.write(`target p95 < 50 ms: ${pass ? 'met' : 'NOT met'}\n`);
+    fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });
+    fs.writeFileSync(
+      path.join(root, 'bench-results', 'api.json'),
+      `${JSON.stringify({ ...summary, pass }, null, 2)}\n`,
+    );
+    return pass ? 0 : 1;
+  } finally {
+    await server?.stop();
+    if (fleet && fleet.exitCode === null) fleet.kill('SIGTERM');
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
