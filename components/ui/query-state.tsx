@@ -1,3 +1,4 @@
+import Link from 'next/link';
 import { ApiProblem } from '@/lib/query/problem';
 import { Icon } from './icon';
 
@@ -5,6 +6,16 @@ import { Icon } from './icon';
 export function LoadError({ error, what }: { error: unknown; what: string }) {
   const message =
     error instanceof ApiProblem ? error.message : error instanceof Error ? error.message : String(error);
+  if (error instanceof ApiProblem && error.status === 401) {
+    return (
+      <div className="notice tone-warn" role="alert" data-testid="login-needed">
+        <Icon name="lock" />
+        <span>
+          Log in to see {what}: {message}. <Link href="/login">Log in with the admin secret</Link>
+        </span>
+      </div>
+    );
+  }
   return (
     <div className="notice tone-bad" role="alert">
       <Icon name="alert" />

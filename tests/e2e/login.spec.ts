@@ -1,0 +1,30 @@
+// With an admin secret configured the dashboard is not in local mode: it asks for a login, refuses a wrong
+// secret at its field, and shows the fleet after a correct one.
+import { expect, test } from '@playwright/test';
+import { screenshotPath, startApp, type RunningApp } from './support/app';
+
+let app: RunningApp;
+const SECRET = 'e2e-admin-secret-0123456789abcdef';
+
+test.beforeAll(async () => {
+  app = await startApp({ ERAWATCH_POLLER: 'off', ERAWATCH_ADMIN_SECRET: SECRET });
+});
+
+test.afterAll(async () => {
+  await app?.stop();
+});
+
+test('the dashboard asks for the admin secret and works after login', async ({ page }) => {
+  await page.goto(`${app.url}/`);
+  await expect(page.getByTestId('login-needed')).toBeVisible();
+  await page.getByRole('link', { name: 'Log in with the admin secret' }).click();
+
+  await page.getByLabel('Admin secret').fill('not-the-secret');
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.getByTestId('error-secret')).toContainText('the admin secret is not correct');
+  await page.screenshot({ path: screenshotPath('login-error'), fullPage: true });
+
+  await page.getByLabel('Admin secret').fill(SECRET);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await expect(page.getByTestId('fleet-empty')).toBeVisible();
+});
