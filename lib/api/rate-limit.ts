@@ -41,7 +41,7 @@ type Limiters = { requests: RateLimiter; failedAuth: RateLimiter };
 type GlobalWithLimiters = typeof globalThis & { [GLOBAL_KEY]?: Limiters };
 
 /** Per-credential request limit (ERAWATCH_RATE_LIMIT per minute, 0 = off) and a limit on failed logins/tokens. */
-export function getRateLimiters(env: NodeJS.ProcessEnv = process.env): Limiters {
+export function getRateLimiters(env: Record<string, string | undefined> = process.env): Limiters {
   const g = globalThis as GlobalWithLimiters;
   if (!g[GLOBAL_KEY]) {
     const perMinute = intFromEnv(env.ERAWATCH_RATE_LIMIT, 6_000);

@@ -6,7 +6,7 @@ import { isIP } from 'node:net';
 export const MIN_ADMIN_SECRET_LENGTH = 16;
 
 /** The host the server binds: ERAWATCH_BIND, else `next start -H/--hostname`, else all interfaces. */
-export function bindHostFrom(argv: readonly string[], env: NodeJS.ProcessEnv): string {
+export function bindHostFrom(argv: readonly string[], env: Record<string, string | undefined>): string {
   const fromEnv = env.ERAWATCH_BIND?.trim();
   if (fromEnv) return fromEnv;
   for (let i = 0; i < argv.length; i++) {
@@ -34,7 +34,7 @@ export interface AuthMode {
   local: boolean;
 }
 
-export function authModeFrom(argv: readonly string[], env: NodeJS.ProcessEnv): AuthMode {
+export function authModeFrom(argv: readonly string[], env: Record<string, string | undefined>): AuthMode {
   const secret = env.ERAWATCH_ADMIN_SECRET?.trim() || null;
   const bindHost = bindHostFrom(argv, env);
   return { adminSecret: secret, bindHost, local: secret === null && isLoopbackHost(bindHost) };

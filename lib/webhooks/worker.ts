@@ -27,7 +27,7 @@ export interface DeliveryDeps {
   concurrency: number;
 }
 
-export function defaultDeliveryDeps(env: NodeJS.ProcessEnv = process.env): DeliveryDeps {
+export function defaultDeliveryDeps(env: Record<string, string | undefined> = process.env): DeliveryDeps {
   const days = Number(env.ERAWATCH_WEBHOOK_DISABLE_AFTER_DAYS);
   return {
     now: Date.now,
