@@ -118,4 +118,27 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   await expect(page.locator('[data-testid="legacy-check"][data-passed="true"]')).toHaveCount(5);
   await expect(page.getByTestId('history-row').first()).toContainText('Legacy');
   await page.screenshot({ path: screenshotPath('node-evidence'), fullPage: true });
+
+  // A narrow laptop: nothing pushes the page sideways (wide tables scroll inside their panel).
+  await page.setViewportSize({ width: 1024, height: 700 });
+  for (const path of ['/', page.url().replace(app.url, '')]) {
+    await page.goto(`${app.url}${path}`);
+    await expect(page.locator('h1').first()).toBeVisible();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `horizontal overflow on ${path}`).toBeLessThanOrEqual(0);
+  }
+  await page.goto(`${app.url}/`);
+  await row.getByRole('link', { name }).click();
+  await expect(page.getByTestId('node-row')).toHaveCount(2);
+  expect(
+    await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+  ).toBeLessThanOrEqual(0);
+  await page.screenshot({ path: screenshotPath('balancer-narrow'), fullPage: true });
+
+  // Keyboard: on a fresh load the first Tab reaches the skip link, a visible control.
+  await page.goto(page.url());
+  await page.keyboard.press('Tab');
+  const skip = page.getByRole('link', { name: 'Skip to content' });
+  await expect(skip).toBeFocused();
+  await expect(skip).toBeInViewport();
 });
