@@ -58,6 +58,13 @@ test('create a webhook, send a test event, see the delivery in the log', async (
   expect(received).toHaveLength(1);
   expect(received[0]?.headers['webhook-signature']).toMatch(/^v1,/);
   await page.screenshot({ path: screenshotPath('webhooks'), fullPage: true });
+
+  // Redeliver queues the same delivery again; the worker sends it with the same webhook-id.
+  await row.getByRole('button', { name: 'Redeliver' }).click();
+  await expect.poll(() => received.length, { timeout: 30_000 }).toBe(2);
+  await expect(row).toHaveAttribute('data-status', 'succeeded');
+  await expect(endpoint.getByTestId('delivery-row')).toHaveCount(1);
+  expect(received[1]?.headers['webhook-id']).toBe(received[0]?.headers['webhook-id']);
 });
 
 test('a webhook URL that is not http(s) is refused at its field', async ({ page }) => {
