@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openDb } from '@/db';
+import { formatHistogram, parseHistogram } from '@/db/histogram';
+import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/db/queries/balancers';
 import { startPollerWith } from '@/lib/poller/runner';
 import { createDefaultProbe, closeDefaultProbe } from '@/lib/poller/probe';
@@ -171,6 +173,7 @@ export async function run(argv: string[]): Promise<number> {
     const tablesBefore = tableBytes(store.sqlite);
     const fleetBefore = await fleet.stats();
     const cpuBefore = process.cpuUsage();
+    const loadBefore = Number(os.loadavg()[0]?.toFixed(2));
     const t0 = performance.now();
     measuring = true;
     const measureMs = args.durationMs - args.intervalMs - 2_000;
@@ -199,25 +202,40 @@ export async function run(argv: string[]): Promise<number> {
     const historyAfter = (
       store.sqlite.prepare('SELECT count(*) AS n FROM node_history').get() as { n: number }
     ).n;
-    // A new hour adds one rollup row per node: duplicate the latest hour's rows as the next hour's to weigh it.
-    store.sqlite
-      .prepare(
-        `INSERT INTO hourly_rollups (node_id, balancer_id, hour_start, probes, failures, latency)
-         SELECT node_id, balancer_id, hour_start + 3600000, probes, failures, latency FROM hourly_rollups
-         WHERE hour_start = (SELECT max(hour_start) FROM hourly_rollups)`,
-      )
-      .run();
+    // A new hour adds one rollup row per node. Weigh a full quiet hour: each node's current row scaled to
+    // one hour of probes at this interval, written as the next hour's row.
+    const current = store.sqlite
+      .prepare('SELECT key, probes, latency FROM node_rollups WHERE key >= ?')
+      .all(firstKeyOfHour(hourOf(Date.now()))) as Array<{ key: number; probes: number; latency: string }>;
+    const probesPerHour = Math.round(3_600_000 / args.intervalMs);
+    const insertRow = store.sqlite.prepare(
+      'INSERT INTO node_rollups (key, probes, failures, latency) VALUES (?, ?, 0, ?)',
+    );
+    store.sqlite.transaction(() => {
+      for (const r of current) {
+        const h = parseHistogram(r.latency);
+        for (const [k, c] of h) h.set(k, Math.max(1, Math.round((c * probesPerHour) / r.probes)));
+        insertRow.run(r.key + 2 ** 24, probesPerHour, formatHistogram(h));
+      }
+    })();
     const bytesWithNextHour = dbBytes(store.sqlite);
 
     const sorted = Float64Array.from(lags).sort();
     const probesPerSec = (probesMeasured / wallMs) * 1000;
     const cpuShare = (cpu.user + cpu.system) / 1000 / wallMs;
     const fleetShare = (fleetAfter.cpuMicros - fleetBefore.cpuMicros) / 1000 / wallMs;
-    const steadyPerHour = ((bytesAfter - bytesBefore) / wallMs) * 3_600_000;
+    // Rollup rows grow during their hour and are weighed whole below; everything else should stay flat.
+    const otherGrowth = Object.entries(tableGrowth)
+      .filter(([name]) => name !== 'node_rollups')
+      .reduce((sum, [, d]) => sum + d, 0);
+    const steadyPerHour = (otherGrowth / wallMs) * 3_600_000;
     const rollupHour = bytesWithNextHour - bytesAfter;
     const perHour = Math.max(0, steadyPerHour) + rollupHour;
     const status = handle.status();
     const results = {
+      // Other work on the machine inflates lag; the load average says how busy it was.
+      loadAverage1m: { atStart: loadBefore, atEnd: Number(os.loadavg()[0]?.toFixed(2)) },
+      cores: os.cpus().length,
       nodes: args.nodes,
       balancers,
       intervalMs: args.intervalMs,
@@ -234,7 +252,8 @@ export async function run(argv: string[]): Promise<number> {
         atStart: bytesBefore,
         atEnd: bytesAfter,
         steadyGrowthPerHour: Math.round(steadyPerHour),
-        newHourOfRollups: rollupHour,
+        fullQuietHourOfRollups: rollupHour,
+        rollupRowsPerHour: current.length,
         perQuietHour: Math.round(perHour),
         tableGrowth,
       },

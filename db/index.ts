@@ -55,6 +55,7 @@ export function openDb(file: string = dbFileFromEnv()): Store {
     // NORMAL in WAL mode keeps every committed transaction across a process crash (not across power loss).
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('journal_size_limit = 67108864');
     const db = drizzle(sqlite, { schema });
     applyMigrations(db);
     return {

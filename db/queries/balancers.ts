@@ -9,7 +9,8 @@ import {
 } from '@/lib/schemas/balancer';
 import { writeTransaction, type Store } from '../index';
 import { newId } from '../ids';
-import { balancers, balancerStates, type BalancerRow } from '../schema';
+import { rollupKey, splitRollupKey } from '../rollup-key';
+import { balancers, balancerStates, nodes, type BalancerRow } from '../schema';
 
 export interface Balancer extends BalancerSettings {
   id: string;
@@ -192,7 +193,26 @@ export function updateBalancer(
 /** Deletes a balancer with its nodes, states, history, rollups, events, windows and analysis. */
 export function deleteBalancer(store: Store, id: string): void {
   writeTransaction(store, (tx) => {
+    // Rollups are keyed by node seq, not by a foreign key: remove them with the nodes.
+    const seqs = tx.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.balancerId, id)).all();
+    deleteRollupsOf(
+      store,
+      seqs.flatMap((r) => (r.seq === null ? [] : [r.seq])),
+    );
     const res = tx.delete(balancers).where(eq(balancers.id, id)).run();
     if (res.changes === 0) throw new NotFoundError('balancer', id);
   });
+}
+
+function deleteRollupsOf(store: Store, seqs: number[]): void {
+  if (seqs.length === 0) return;
+  const span = store.sqlite.prepare('SELECT min(key) AS lo, max(key) AS hi FROM node_rollups').get() as {
+    lo: number | null;
+    hi: number | null;
+  };
+  if (span.lo === null || span.hi === null) return;
+  const del = store.sqlite.prepare('DELETE FROM node_rollups WHERE key = ?');
+  for (let hour = splitRollupKey(span.lo).hour; hour <= splitRollupKey(span.hi).hour; hour++) {
+    for (const seq of seqs) del.run(rollupKey(hour, seq));
+  }
 }

@@ -1,12 +1,12 @@
-import { and, asc, desc, eq, gte } from 'drizzle-orm';
+import { asc, desc, eq } from 'drizzle-orm';
 import { NotFoundError, ValidationError } from '@/lib/errors';
 import type { Verdict } from '@/lib/probe/types';
 import type { Store } from '../index';
 import { formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '../histogram';
+import { firstKeyOfHour, HOUR_MS, hourOf, rollupKey, splitRollupKey } from '../rollup-key';
 import { clampLimit } from './balancers';
 import {
   balancers,
-  hourlyRollups,
   nodeHistory,
   nodes,
   nodeStates,
@@ -43,8 +43,9 @@ export interface NodeWithState {
 
 function toState(s: NodeStateRow | null): NodeState | null {
   if (!s) return null;
-  const { nodeId: _n, ...rest } = s;
-  return rest;
+  const { nodeId: _n, verdictDigest: _d, ...rest } = s;
+  // The stored JSON may be from an earlier probe with the same answer; the timing columns are the latest.
+  return { ...rest, verdict: { ...rest.verdict, probedAt: s.probedAt, durationMs: s.durationMs } };
 }
 
 /** Every node of a balancer (listed, DNS and sample-attributed), with its current state; NotFound if no balancer. */
@@ -110,56 +111,87 @@ export type RollupQuery = (
   since: number;
 };
 
-/** Hourly rollups from `since` (inclusive, epoch ms), oldest first; for a balancer, its nodes merged per hour. */
-export function getRollups(store: Store, query: RollupQuery): Rollup[] {
-  if (!Number.isFinite(query.since))
-    throw new ValidationError([{ path: 'since', message: 'must be epoch milliseconds' }]);
-  if (query.nodeId !== undefined) {
-    getNode(store, query.nodeId);
-    const rows = store.db
-      .select()
-      .from(hourlyRollups)
-      .where(and(eq(hourlyRollups.nodeId, query.nodeId), gte(hourlyRollups.hourStart, query.since)))
-      .orderBy(asc(hourlyRollups.hourStart))
-      .all();
-    return rows.map((r) => {
-      const h = parseHistogram(r.latency);
-      return {
-        hourStart: r.hourStart,
-        probes: r.probes,
-        failures: r.failures,
-        p50Ms: quantileMs(h, 0.5),
-        p95Ms: quantileMs(h, 0.95),
-        latency: r.latency,
-      };
-    });
+/** At most this many hours are read per query (about 13 months). */
+const MAX_ROLLUP_HOURS = 24 * 400;
+/** Above this many keys a balancer query scans the hours' ranges instead of looking keys up. */
+const MAX_LOOKUP_KEYS = 100_000;
+
+interface RollupRow {
+  key: number;
+  probes: number;
+  failures: number;
+  latency: string;
+}
+
+function toRollup(hour: number, probes: number, failures: number, h: Map<number, number>): Rollup {
+  return {
+    hourStart: hour * HOUR_MS,
+    probes,
+    failures,
+    p50Ms: quantileMs(h, 0.5),
+    p95Ms: quantileMs(h, 0.95),
+    latency: formatHistogram(h),
+  };
+}
+
+function readRollups(store: Store, seqs: number[], firstHour: number, lastHour: number): RollupRow[] {
+  if (seqs.length === 0 || lastHour < firstHour) return [];
+  const hours = lastHour - firstHour + 1;
+  if (seqs.length * hours <= MAX_LOOKUP_KEYS) {
+    const keys: number[] = [];
+    for (let h = firstHour; h <= lastHour; h++) for (const seq of seqs) keys.push(rollupKey(h, seq));
+    return store.sqlite
+      .prepare(
+        'SELECT key, probes, failures, latency FROM node_rollups WHERE key IN (SELECT value FROM json_each(?))',
+      )
+      .all(JSON.stringify(keys)) as RollupRow[];
   }
-  const exists = store.db
-    .select({ id: balancers.id })
-    .from(balancers)
-    .where(eq(balancers.id, query.balancerId))
-    .get();
-  if (!exists) throw new NotFoundError('balancer', query.balancerId);
-  const rows = store.db
-    .select()
-    .from(hourlyRollups)
-    .where(and(eq(hourlyRollups.balancerId, query.balancerId), gte(hourlyRollups.hourStart, query.since)))
-    .orderBy(asc(hourlyRollups.hourStart))
-    .all();
+  const wanted = new Set(seqs);
+  const rows = store.sqlite
+    .prepare('SELECT key, probes, failures, latency FROM node_rollups WHERE key >= ? AND key < ?')
+    .all(firstKeyOfHour(firstHour), firstKeyOfHour(lastHour + 1)) as RollupRow[];
+  return rows.filter((r) => wanted.has(splitRollupKey(r.key).seq));
+}
+
+/**
+ * Hourly rollups of hours starting at or after `since` (epoch ms) up to `now`, oldest first; for a
+ * balancer, its nodes merged per hour.
+ */
+export function getRollups(store: Store, query: RollupQuery, now: number = Date.now()): Rollup[] {
+  if (!Number.isFinite(query.since)) {
+    throw new ValidationError([{ path: 'since', message: 'must be epoch milliseconds' }]);
+  }
+  const lastHour = hourOf(now);
+  const firstHour = Math.max(Math.ceil(query.since / HOUR_MS), lastHour - MAX_ROLLUP_HOURS + 1);
+  let seqs: number[];
+  if (query.nodeId !== undefined) {
+    const row = store.db.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.id, query.nodeId)).get();
+    if (!row) throw new NotFoundError('node', query.nodeId);
+    seqs = row.seq === null ? [] : [row.seq];
+  } else {
+    const exists = store.db
+      .select({ id: balancers.id })
+      .from(balancers)
+      .where(eq(balancers.id, query.balancerId))
+      .get();
+    if (!exists) throw new NotFoundError('balancer', query.balancerId);
+    seqs = store.db
+      .select({ seq: nodes.seq })
+      .from(nodes)
+      .where(eq(nodes.balancerId, query.balancerId))
+      .all()
+      .flatMap((r) => (r.seq === null ? [] : [r.seq]));
+  }
   const byHour = new Map<number, { probes: number; failures: number; h: Map<number, number> }>();
-  for (const r of rows) {
-    const acc = byHour.get(r.hourStart) ?? { probes: 0, failures: 0, h: new Map<number, number>() };
+  for (const r of readRollups(store, seqs, firstHour, lastHour)) {
+    const { hour } = splitRollupKey(r.key);
+    const acc = byHour.get(hour) ?? { probes: 0, failures: 0, h: new Map<number, number>() };
     acc.probes += r.probes;
     acc.failures += r.failures;
     mergeHistograms(acc.h, parseHistogram(r.latency));
-    byHour.set(r.hourStart, acc);
+    byHour.set(hour, acc);
   }
-  return [...byHour.entries()].map(([hourStart, a]) => ({
-    hourStart,
-    probes: a.probes,
-    failures: a.failures,
-    p50Ms: quantileMs(a.h, 0.5),
-    p95Ms: quantileMs(a.h, 0.95),
-    latency: formatHistogram(a.h),
-  }));
+  return [...byHour.entries()]
+    .sort((x, y) => x[0] - y[0])
+    .map(([hour, a]) => toRollup(hour, a.probes, a.failures, a.h));
 }

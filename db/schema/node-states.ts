@@ -2,7 +2,10 @@ import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Verdict } from '@/lib/probe/types';
 import { nodes } from './nodes';
 
-/** The latest verdict of each node, updated in place every probe. */
+/**
+ * The latest verdict of each node, updated in place every probe. The JSON is rewritten when the verdict
+ * changes beyond its timings; `probed_at` and `duration_ms` are always the latest.
+ */
 export const nodeStates = sqliteTable('node_states', {
   nodeId: text('node_id')
     .primaryKey()
@@ -12,6 +15,8 @@ export const nodeStates = sqliteTable('node_states', {
   fingerprintKey: text('fingerprint_key').notNull(),
   /** The last available fingerprint key, kept across outages to tell a real change from a recovery. */
   lastAvailableKey: text('last_available_key'),
+  /** Digest of the verdict without its timings: an unchanged verdict updates only the small columns. */
+  verdictDigest: text('verdict_digest'),
   clientEra: text('client_era').notNull(),
   reason: text('reason').notNull(),
   probedAt: integer('probed_at').notNull(),

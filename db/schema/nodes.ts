@@ -14,6 +14,8 @@ export const nodes = sqliteTable(
       .references(() => balancers.id, { onDelete: 'cascade' }),
     /** Stable identity within the balancer: `listed:<url>`, `dns:<address>`, `sample:<servedBy>`. */
     key: text('key').notNull(),
+    /** A small integer per node (1, 2, …), the node half of the rollup key. */
+    seq: integer('seq'),
     origin: text('origin', { enum: NODE_ORIGINS }).notNull(),
     url: text('url').notNull(),
     address: text('address'),
@@ -24,6 +26,7 @@ export const nodes = sqliteTable(
   (t) => [
     uniqueIndex('nodes_balancer_key').on(t.balancerId, t.key),
     index('nodes_balancer').on(t.balancerId),
+    uniqueIndex('nodes_seq').on(t.seq),
   ],
 );
 

@@ -1,26 +1,16 @@
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import { nodes } from './nodes';
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
- * Per node and hour: probe count, failures and a latency histogram over fixed log buckets, stored sparse
- * as "bucket:count,..." so a quiet node costs a few dozen bytes an hour.
+ * Per node and hour: probe count, failures and a sparse latency histogram. The key packs hour and node
+ * into the rowid (hour × 2^24 + node seq), so the table is one B-tree with no second index: a quiet
+ * fleet's new hour costs a few dozen bytes a node, the current hour's rows sit together (cheap updates),
+ * and pruning is one range delete. See db/rollup-key.ts.
  */
-export const hourlyRollups = sqliteTable(
-  'hourly_rollups',
-  {
-    nodeId: text('node_id')
-      .notNull()
-      .references(() => nodes.id, { onDelete: 'cascade' }),
-    balancerId: text('balancer_id').notNull(),
-    hourStart: integer('hour_start').notNull(),
-    probes: integer('probes').notNull(),
-    failures: integer('failures').notNull(),
-    latency: text('latency').notNull(),
-  },
-  (t) => [
-    primaryKey({ columns: [t.nodeId, t.hourStart] }),
-    index('hourly_rollups_balancer_hour').on(t.balancerId, t.hourStart),
-  ],
-);
+export const nodeRollups = sqliteTable('node_rollups', {
+  key: integer('key').primaryKey(),
+  probes: integer('probes').notNull(),
+  failures: integer('failures').notNull(),
+  latency: text('latency').notNull(),
+});
 
-export type HourlyRollupRow = typeof hourlyRollups.$inferSelect;
+export type NodeRollupRow = typeof nodeRollups.$inferSelect;

@@ -54,6 +54,7 @@ export class CycleAbandonedError extends Error {
 
 interface KnownNode extends PriorStateRow {
   id: string;
+  seq: number | null;
   key: string;
   origin: string;
   address: string | null;
@@ -61,6 +62,7 @@ interface KnownNode extends PriorStateRow {
 
 interface PriorStateRow {
   fingerprintKey: string | null;
+  verdictDigest: string | null;
   lastAvailableKey: string | null;
   fingerprintSince: number | null;
   probes: number | null;
@@ -73,6 +75,7 @@ function priorOf(n: KnownNode): PriorState | null {
   if (n.fingerprintKey === null) return null;
   return {
     fingerprintKey: n.fingerprintKey,
+    verdictDigest: n.verdictDigest,
     lastAvailableKey: n.lastAvailableKey,
     fingerprintSince: n.fingerprintSince ?? n.lastSeenAt,
     probes: n.probes ?? 0,
@@ -85,7 +88,7 @@ function priorOf(n: KnownNode): PriorState | null {
 function loadKnownNodes(store: Store, balancerId: string): Map<string, KnownNode> {
   const rows = store.sqlite
     .prepare(
-      `SELECT n.id, n.key, n.origin, n.address, n.last_seen_at AS lastSeenAt, s.fingerprint_key AS fingerprintKey,
+      `SELECT n.id, n.seq, n.key, n.origin, n.address, n.last_seen_at AS lastSeenAt, s.fingerprint_key AS fingerprintKey, s.verdict_digest AS verdictDigest,
          s.last_available_key AS lastAvailableKey, s.fingerprint_since AS fingerprintSince, s.probes, s.failures,
          s.consecutive_failures AS consecutiveFailures
        FROM nodes n LEFT JOIN node_states s ON s.node_id = n.id WHERE n.balancer_id = ?`,
@@ -214,7 +217,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     const keyed = keyedFingerprintOf(verdict);
     const knownNode = known.get(p.key);
     const prior = knownNode ? priorOf(knownNode) : null;
-    results.push({ nodeId, verdict, fingerprintKey: keyed?.key ?? null, prior });
+    results.push({ nodeId, seq: knownNode?.seq ?? null, verdict, fingerprintKey: keyed?.key ?? null, prior });
     const changes = recent.get(nodeId) ?? [];
     const changedNow = keyed && prior?.lastAvailableKey && prior.lastAvailableKey !== keyed.key;
     observations.push({
@@ -239,6 +242,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       // A sample-only node's state is its latest attributed sample of the cycle.
       sampleStates.set(nodeId, {
         nodeId,
+        seq: knownNode?.seq ?? null,
         verdict,
         fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
         prior: knownNode ? priorOf(knownNode) : null,

@@ -1,6 +1,7 @@
 // Retention: rollups, closed history spans and events older than the cutoff go, so a quiet fleet's database
 // stays flat. The open span of each node and every node's current state always stay.
 import { writeTransaction, type Store } from '@/db';
+import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
 
 export const DEFAULT_RETENTION_MS = 30 * 24 * 3_600_000;
 
@@ -13,7 +14,9 @@ export interface PruneResult {
 export function pruneOldData(store: Store, cutoff: number): PruneResult {
   if (!Number.isFinite(cutoff)) throw new RangeError('cutoff must be epoch milliseconds');
   return writeTransaction(store, () => ({
-    rollups: store.sqlite.prepare('DELETE FROM hourly_rollups WHERE hour_start < ?').run(cutoff).changes,
+    rollups: store.sqlite
+      .prepare('DELETE FROM node_rollups WHERE key < ?')
+      .run(firstKeyOfHour(hourOf(cutoff))).changes,
     history: store.sqlite
       .prepare('DELETE FROM node_history WHERE ended_at IS NOT NULL AND ended_at < ?')
       .run(cutoff).changes,

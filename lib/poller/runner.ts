@@ -5,6 +5,7 @@ import os from 'node:os';
 import type { Store } from '@/db';
 import { runCycle, runExclusive, CycleAbandonedError, type CycleResult } from './cycle';
 import { acquireLease, describeHolder, readLease, releaseLease, renewLease, type LeaseHolder } from './lease';
+import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { createLimiter } from './limiter';
 import { closeDefaultProbe, createDefaultProbe, resolveAllAddresses } from './probe';
 import { pruneOldData, retentionFromEnv } from './prune';
@@ -123,6 +124,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   let lastPrune = -Infinity;
   let lastCycleAt: number | null = null;
   let lastError: string | null = null;
+  let checkpointer: Checkpointer | null = null;
   const counters = { completed: 0, failed: 0, abandoned: 0, probes: 0 };
   const lags = new Float64Array(LAG_WINDOW);
   let lagCount = 0;
@@ -234,6 +236,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
           heldBy = null;
           lastHolderSeen = null;
           state = 'polling';
+          checkpointer ??= startCheckpointer(store, 1_000, log);
           log(`holding the poller lease as ${holderId}`);
           tick();
         } else {
@@ -293,6 +296,8 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
             log(`could not release the lease: ${err instanceof Error ? err.message : String(err)}`);
           }
         }
+        await checkpointer?.stop();
+        checkpointer = null;
         if (!opts.probe) await closeDefaultProbe();
         state = 'stopped';
       })();

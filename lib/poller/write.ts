@@ -1,21 +1,23 @@
 // The cycle's one write transaction: new nodes, node states, history spans on fingerprint change,
 // hourly rollups, the balancer's analysis and snapshot, and its events. Prepared statements: this is the
 // poller's hot path.
+import { createHash } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import { writeTransaction, type Store } from '@/db';
 import { bucketOf, formatHistogram, mergeHistograms, parseHistogram } from '@/db/histogram';
+import { hourOf, rollupKey } from '@/db/rollup-key';
 import { insertEvents, type EventDraft, type StoredEvent } from '@/db/queries/events';
 import type { NodeOrigin } from '@/db/schema';
 import type { Verdict } from '@/lib/probe/types';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 
 export const UNAVAILABLE_KEY = 'unavailable';
-export const HOUR_MS = 3_600_000;
 /** nodes.last_seen_at is refreshed at most this often, to keep a quiet fleet's writes small. */
 const LAST_SEEN_RESOLUTION_MS = 5 * 60_000;
 
 export interface PriorState {
   fingerprintKey: string;
+  verdictDigest: string | null;
   lastAvailableKey: string | null;
   fingerprintSince: number;
   probes: number;
@@ -35,6 +37,8 @@ export interface NewNode {
 
 export interface NodeResult {
   nodeId: string;
+  /** The node's rollup seq; null for a node created this cycle or before seqs existed. */
+  seq: number | null;
   verdict: Verdict;
   /** The fingerprint key, or null when unavailable. */
   fingerprintKey: string | null;
@@ -52,8 +56,11 @@ export interface CycleWrite {
 
 interface Statements {
   insertNode: Database.Statement;
+  maxSeq: Database.Statement;
+  setSeq: Database.Statement;
   touchNode: Database.Statement;
   upsertState: Database.Statement;
+  touchState: Database.Statement;
   closeSpan: Database.Statement;
   openSpan: Database.Statement;
   upsertRollup: Database.Statement;
@@ -71,20 +78,27 @@ function statementsFor(sqlite: Database.Database): Statements {
   );
   const s: Statements = {
     insertNode: sqlite.prepare(
-      `INSERT INTO nodes (id, balancer_id, key, origin, url, address, served_by, created_at, last_seen_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO nodes (id, balancer_id, key, seq, origin, url, address, served_by, created_at, last_seen_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    maxSeq: sqlite.prepare('SELECT coalesce(max(seq), 0) AS seq FROM nodes'),
+    setSeq: sqlite.prepare('UPDATE nodes SET seq = ? WHERE id = ?'),
     touchNode: sqlite.prepare('UPDATE nodes SET last_seen_at = ? WHERE id = ?'),
     upsertState: sqlite.prepare(
-      `INSERT INTO node_states (node_id, verdict, fingerprint_key, last_available_key, client_era, reason, probed_at,
-         duration_ms, fingerprint_since, probes, failures, consecutive_failures)
-       VALUES (@nodeId, @verdict, @fingerprintKey, @lastAvailableKey, @clientEra, @reason, @probedAt, @durationMs,
-         @fingerprintSince, @probes, @failures, @consecutiveFailures)
-       ON CONFLICT(node_id) DO UPDATE SET verdict = excluded.verdict, fingerprint_key = excluded.fingerprint_key,
+      `INSERT INTO node_states (node_id, verdict, verdict_digest, fingerprint_key, last_available_key, client_era,
+         reason, probed_at, duration_ms, fingerprint_since, probes, failures, consecutive_failures)
+       VALUES (@nodeId, @verdict, @verdictDigest, @fingerprintKey, @lastAvailableKey, @clientEra, @reason, @probedAt,
+         @durationMs, @fingerprintSince, @probes, @failures, @consecutiveFailures)
+       ON CONFLICT(node_id) DO UPDATE SET verdict = excluded.verdict, verdict_digest = excluded.verdict_digest,
+         fingerprint_key = excluded.fingerprint_key,
          last_available_key = excluded.last_available_key, client_era = excluded.client_era, reason = excluded.reason,
          probed_at = excluded.probed_at, duration_ms = excluded.duration_ms,
          fingerprint_since = excluded.fingerprint_since, probes = excluded.probes, failures = excluded.failures,
          consecutive_failures = excluded.consecutive_failures`,
+    ),
+    touchState: sqlite.prepare(
+      `UPDATE node_states SET probed_at = ?, duration_ms = ?, probes = ?, failures = ?, consecutive_failures = ?
+       WHERE node_id = ?`,
     ),
     closeSpan: sqlite.prepare(
       'UPDATE node_history SET ended_at = ?, probes = ?, failures = ? WHERE node_id = ? AND ended_at IS NULL',
@@ -94,8 +108,8 @@ function statementsFor(sqlite: Database.Database): Statements {
          is_change, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     upsertRollup: sqlite.prepare(
-      `INSERT INTO hourly_rollups (node_id, balancer_id, hour_start, probes, failures, latency) VALUES (?, ?, ?, 1, ?, ?)
-       ON CONFLICT(node_id, hour_start) DO UPDATE SET probes = probes + 1, failures = failures + excluded.failures,
+      `INSERT INTO node_rollups (key, probes, failures, latency) VALUES (?, 1, ?, ?)
+       ON CONFLICT(key) DO UPDATE SET probes = probes + 1, failures = failures + excluded.failures,
          latency = erawatch_merge_histogram(latency, excluded.latency)`,
     ),
     upsertBalancerState: sqlite.prepare(
@@ -110,6 +124,17 @@ function statementsFor(sqlite: Database.Database): Statements {
   };
   statements.set(sqlite, s);
   return s;
+}
+
+/** A digest of the verdict without its timings and request ids: equal digests mean the same answer. */
+export function verdictDigest(v: Verdict): string {
+  const stable = {
+    ...v,
+    probedAt: 0,
+    durationMs: 0,
+    evidence: v.evidence.map((e) => ({ ...e, elapsedMs: 0, requestId: 0 })),
+  };
+  return createHash('sha1').update(JSON.stringify(stable)).digest('base64url');
 }
 
 /** Whether this result starts a new history span, and whether that span is a real fingerprint change. */
@@ -131,10 +156,26 @@ export function classifyTransition(
 export function writeCycle(store: Store, w: CycleWrite): StoredEvent[] {
   const s = statementsFor(store.sqlite);
   return writeTransaction(store, (tx) => {
+    // Seqs are handed out inside this write transaction, so two writers can never take the same one.
+    let nextSeq = -1;
+    const takeSeq = () => {
+      if (nextSeq < 0) nextSeq = (s.maxSeq.get() as { seq: number }).seq + 1;
+      return nextSeq++;
+    };
+    const seqs = new Map<string, number>();
     for (const n of w.newNodes) {
-      s.insertNode.run(n.id, w.balancerId, n.key, n.origin, n.url, n.address, n.servedBy, w.at, w.at);
+      const seq = takeSeq();
+      seqs.set(n.id, seq);
+      s.insertNode.run(n.id, w.balancerId, n.key, seq, n.origin, n.url, n.address, n.servedBy, w.at, w.at);
     }
-    for (const r of w.results) writeNodeResult(s, w.balancerId, r);
+    for (const r of w.results) {
+      let seq = r.seq ?? seqs.get(r.nodeId);
+      if (seq === undefined) {
+        seq = takeSeq();
+        s.setSeq.run(seq, r.nodeId);
+      }
+      writeNodeResult(s, seq, r);
+    }
     const { snapshot, ...analysis } = w.analysis;
     s.upsertBalancerState.run({
       balancerId: w.balancerId,
@@ -150,7 +191,7 @@ export function writeCycle(store: Store, w: CycleWrite): StoredEvent[] {
   });
 }
 
-function writeNodeResult(s: Statements, balancerId: string, r: NodeResult): void {
+function writeNodeResult(s: Statements, seq: number, r: NodeResult): void {
   const v = r.verdict;
   const at = v.probedAt;
   const failed = v.verdict === 'unavailable';
@@ -172,21 +213,31 @@ function writeNodeResult(s: Statements, balancerId: string, r: NodeResult): void
   }
   const base =
     newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
-  s.upsertState.run({
-    nodeId: r.nodeId,
-    verdict: JSON.stringify(v),
-    fingerprintKey: key,
-    lastAvailableKey: r.fingerprintKey ?? prior?.lastAvailableKey ?? null,
-    clientEra: v.verdict,
-    reason: v.reason,
-    probedAt: at,
-    durationMs: Math.round(v.durationMs),
-    fingerprintSince: base.since,
-    probes: base.probes + 1,
-    failures: base.failures + (failed ? 1 : 0),
-    consecutiveFailures: failed ? (prior?.consecutiveFailures ?? 0) + 1 : 0,
-  });
+  const probes = base.probes + 1;
+  const failures = base.failures + (failed ? 1 : 0);
+  const consecutiveFailures = failed ? (prior?.consecutiveFailures ?? 0) + 1 : 0;
+  const durationMs = Math.round(v.durationMs);
+  const digest = verdictDigest(v);
+  // A quiet node gives the same answer every cycle: rewrite only the small columns, not the evidence JSON.
+  if (!newSpan && prior?.verdictDigest === digest) {
+    s.touchState.run(at, durationMs, probes, failures, consecutiveFailures, r.nodeId);
+  } else {
+    s.upsertState.run({
+      nodeId: r.nodeId,
+      verdict: JSON.stringify(v),
+      verdictDigest: digest,
+      fingerprintKey: key,
+      lastAvailableKey: r.fingerprintKey ?? prior?.lastAvailableKey ?? null,
+      clientEra: v.verdict,
+      reason: v.reason,
+      probedAt: at,
+      durationMs,
+      fingerprintSince: base.since,
+      probes,
+      failures,
+      consecutiveFailures,
+    });
+  }
   if (prior && at - prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) s.touchNode.run(at, r.nodeId);
-  const hourStart = Math.floor(at / HOUR_MS) * HOUR_MS;
-  s.upsertRollup.run(r.nodeId, balancerId, hourStart, failed ? 1 : 0, `${bucketOf(v.durationMs)}:1`);
+  s.upsertRollup.run(rollupKey(hourOf(at), seq), failed ? 1 : 0, `${bucketOf(v.durationMs)}:1`);
 }

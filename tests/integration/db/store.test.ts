@@ -47,7 +47,7 @@ describe('openDb', () => {
         'nodes',
         'node_states',
         'node_history',
-        'hourly_rollups',
+        'node_rollups',
         'events',
         'rollout_windows',
         'balancer_states',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer, deleteBalancer } from '@/db/queries/balancers';
 import { listEvents } from '@/db/queries/events';
 import { getNode, getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
 import { getStore } from '@/db';
@@ -180,4 +180,32 @@ it('getStore is one handle per process', () => {
   process.env.ERAWATCH_DB = `${env.dir}/singleton.db`;
   expect(getStore()).toBe(getStore());
   getStore().close();
+});
+
+it('deleting a balancer removes its rollups and keeps those of every other balancer', async () => {
+  const peer = await startPeer('v2-modern');
+  peers.push(peer);
+  const keep = createBalancer(store, {
+    name: 'rollup-keep',
+    publicUrl: peer.url,
+    nodeUrls: [peer.url],
+    samplesPerCycle: 0,
+    ...fast,
+  });
+  const drop = createBalancer(store, {
+    name: 'rollup-drop',
+    publicUrl: peer.url,
+    nodeUrls: [`${peer.url}?x=1`],
+    samplesPerCycle: 0,
+    ...fast,
+  });
+  await runBalancerCycle(store, keep.id);
+  await runBalancerCycle(store, drop.id);
+  const count = () =>
+    (store.sqlite.prepare('SELECT count(*) AS n FROM node_rollups').get() as { n: number }).n;
+  const before = count();
+  expect(getRollups(store, { balancerId: drop.id, since: 0 })[0]?.probes).toBe(1);
+  deleteBalancer(store, drop.id);
+  expect(count()).toBe(before - 1);
+  expect(getRollups(store, { balancerId: keep.id, since: 0 })[0]?.probes).toBe(1);
 });

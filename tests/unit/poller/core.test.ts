@@ -1,11 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { bucketOf, formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '@/db/histogram';
+import { firstKeyOfHour, hourOf, rollupKey, splitRollupKey } from '@/db/rollup-key';
 import { createLimiter } from '@/lib/poller/limiter';
 import { summarizeLag } from '@/lib/poller/runner';
 import { classifyTransition, type PriorState } from '@/lib/poller/write';
 
 const prior = (fingerprintKey: string, lastAvailableKey: string | null): PriorState => ({
   fingerprintKey,
+  verdictDigest: null,
   lastAvailableKey,
   fingerprintSince: 0,
   probes: 3,
@@ -115,5 +117,21 @@ describe('summarizeLag', () => {
     [5, 1, 3, 2, 4].forEach((v, i) => (ring[i % 4] = v));
     expect(summarizeLag(ring, 5)).toEqual({ count: 5, p50Ms: 2, p99Ms: 4, maxMs: 4 });
     expect(summarizeLag(new Float64Array(4), 0)).toEqual({ count: 0, p50Ms: null, p99Ms: null, maxMs: null });
+  });
+});
+
+describe('rollup keys', () => {
+  it('pack hour and node seq into one ordered integer', () => {
+    const hour = hourOf(Date.UTC(2026, 10, 30, 1, 59));
+    const k = rollupKey(hour, 42);
+    expect(splitRollupKey(k)).toEqual({ hour, seq: 42 });
+    expect(Number.isSafeInteger(rollupKey(hour, 2 ** 24 - 1))).toBe(true);
+    // Every key of an hour sorts after every key of the hour before: pruning is one range delete.
+    expect(rollupKey(hour, 1)).toBeGreaterThan(rollupKey(hour - 1, 2 ** 24 - 1));
+    expect(firstKeyOfHour(hour)).toBeLessThan(rollupKey(hour, 1));
+  });
+
+  it.each([0, -1, 2 ** 24, 1.5])('rejects node seq %s', (seq) => {
+    expect(() => rollupKey(1, seq)).toThrow(/out of range/);
   });
 });

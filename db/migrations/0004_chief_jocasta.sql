@@ -1,0 +1,1 @@
+ALTER TABLE `node_states` ADD `verdict_digest` text;

@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX `nodes_seq` ON `nodes` (`seq`);
