@@ -50,4 +50,8 @@ server.listen(Number(values.port), values.host, () => {
   const address = server.address();
   console.log(JSON.stringify({ port: typeof address === 'object' && address ? address.port : null }));
 });
-process.on('SIGTERM', () => server.close(() => process.exit(0)));
+process.on('SIGTERM', () => {
+  // Keep-alive connections from a probe would otherwise hold close() open until they time out.
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+});
