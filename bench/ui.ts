@@ -14,7 +14,7 @@ import { openDb, type Store } from '@/db/index';
 import { createBalancer } from '@/db/queries/balancers';
 import { checkBuild } from '@/lib/demo/next-app';
 import { stopChild } from '@/lib/peers/spawn';
-import { writeCycle, type NodeResult } from '@/lib/poller/write';
+import { writeCycle } from '@/lib/poller/write';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
 
@@ -152,9 +152,16 @@ function seedCycle(
     address: '127.0.0.1',
     servedBy: null,
   }));
-  const results: NodeResult[] = newNodes.map((n, i) => {
+  // `seq: null` marks nodes created this cycle (the writer assigns their rollup seq).
+  const results = newNodes.map((n, i) => {
     const verdict = verdictFor(n.url, kinds[i] ?? 'modern', at, i * 2);
-    return { nodeId: n.id, verdict, fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null, prior: null };
+    return {
+      nodeId: n.id,
+      seq: null,
+      verdict,
+      fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
+      prior: null,
+    };
   });
   const analysis = analyzeCycle({
     balancerId,
@@ -261,9 +268,37 @@ export async function run(argv: string[]): Promise<number> {
       await new Promise((r) => setTimeout(r, 250));
     }
     const scenarios = [
-      { name: 'overview, 1,000 balancers', path: '/', ready: '[data-testid="fleet-row"]' },
-      { name: 'balancer, 1,000 nodes', path: `/balancers/${bigId}`, ready: '[data-testid="node-row"]' },
+      {
+        name: 'overview, 1,000 balancers',
+        path: '/',
+        ready: '[data-testid="fleet-row"]',
+        shot: 'bench-overview',
+      },
+      {
+        name: 'balancer, 1,000 nodes',
+        path: `/balancers/${bigId}`,
+        ready: '[data-testid="node-row"]',
+        shot: 'bench-balancer',
+      },
     ];
+    // What each live refresh costs the server: the polled reads behind the two screens.
+    for (const p of [
+      '/dashboard-data/fleet',
+      `/dashboard-data/balancers/${bigId}`,
+      `/dashboard-data/balancers/${bigId}/nodes`,
+    ]) {
+      const times: number[] = [];
+      let bytes = 0;
+      for (let i = 0; i <= 10; i++) {
+        const start = performance.now();
+        const body = await (await fetch(`${url}${p}`)).arrayBuffer();
+        if (i > 0) times.push(performance.now() - start);
+        bytes = body.byteLength;
+      }
+      process.stdout.write(
+        `GET ${p.replace(bigId, '{id}')}: median ${median(times).toFixed(1)} ms, ${(bytes / 1024).toFixed(0)} KiB\n`,
+      );
+    }
     let status = 0;
     for (const s of scenarios) {
       const times: number[] = [];
@@ -279,6 +314,11 @@ export async function run(argv: string[]): Promise<number> {
         if (i > 0) {
           times.push(elapsed);
           htmlBytes.push(((await res?.body()) ?? Buffer.alloc(0)).length);
+        }
+        if (i === RUNS) {
+          const dir = path.join(root, 'test-results', 'screenshots');
+          fs.mkdirSync(dir, { recursive: true });
+          await page.screenshot({ path: path.join(dir, `${s.shot}.png`) });
         }
         await context.close();
       }

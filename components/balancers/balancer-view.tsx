@@ -11,7 +11,7 @@ import { LoadError, Loading } from '@/components/ui/query-state';
 import { useNow } from '@/components/ui/use-now';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { balancerEventsQuery, balancerNodesQuery, balancerQuery } from '@/lib/query/options';
-import type { BalancerDetail, EventItem, NodeItem, StoredAnalysis } from '@/lib/query/types';
+import type { BalancerDetail, EventItem, NodeSummary, StoredAnalysis } from '@/lib/query/types';
 import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
 import type { NodeSnapshot, PartitionGroup } from '@/lib/rollout/types';
 import {
@@ -286,7 +286,7 @@ function WindowPanel({ balancer: b }: { balancer: BalancerDetail }) {
   );
 }
 
-function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; nodes: NodeItem[] }) {
+function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; nodes: NodeSummary[] }) {
   const diffs = differingFields(a.partition);
   const names = new Map(nodes.map((n) => [n.id, nodeLabel(n)]));
   return (
@@ -390,7 +390,7 @@ function EraMixOverTime({
   events,
 }: {
   analysis: StoredAnalysis | null;
-  nodes: NodeItem[];
+  nodes: NodeSummary[];
   events: EventItem[];
 }) {
   const now = a?.at ?? 0;
@@ -405,7 +405,7 @@ function EraMixOverTime({
 }
 
 /** A node's current era for the replay: its verdict, or its last available era while it is down. */
-function currentEra(n: NodeItem): NodeSnapshot {
+function currentEra(n: NodeSummary): NodeSnapshot {
   const era = n.state?.clientEra;
   const known = era === 'modern' || era === 'legacy' ? era : null;
   const last =

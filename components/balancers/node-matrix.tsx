@@ -4,7 +4,7 @@ import Link from 'next/link';
 import { useMemo, useRef } from 'react';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
-import type { NodeItem } from '@/lib/query/types';
+import type { NodeSummary } from '@/lib/query/types';
 import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import { revisionColumns } from '@/lib/ui/balancer';
@@ -13,7 +13,7 @@ import { presentEra } from '@/lib/ui/presentation';
 const ROW_HEIGHT = 36;
 
 /** How an operator recognises a node: its URL, or the attribution value for sample-discovered nodes. */
-export function nodeLabel(n: Pick<NodeItem, 'origin' | 'url' | 'servedBy' | 'address'>): string {
+export function nodeLabel(n: Pick<NodeSummary, 'origin' | 'url' | 'servedBy' | 'address'>): string {
   if (n.origin === 'sample' && n.servedBy) return `${n.servedBy} (via public URL)`;
   if (n.origin === 'dns' && n.address) return `${n.address} (${n.url})`;
   return n.url;
@@ -28,7 +28,7 @@ export function NodeMatrix({
   nodes,
   analysis,
 }: {
-  nodes: NodeItem[];
+  nodes: NodeSummary[];
   analysis: Pick<BalancerAnalysis, 'partition'> | null;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);

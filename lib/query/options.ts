@@ -10,7 +10,7 @@ import type {
   EventItem,
   NodeDetail,
   NodeHistorySpan,
-  NodeItem,
+  NodeSummary,
   Page,
   RollupItem,
 } from './types';
@@ -50,7 +50,7 @@ export function balancerNodesQuery(fetcher: Fetcher, id: string) {
   return queryOptions({
     queryKey: queryKeys.balancerNodes(id),
     queryFn: async () =>
-      (await requestJson<Page<NodeItem>>(fetcher, `/api/v1/balancers/${enc(id)}/nodes`)).items,
+      (await requestJson<Page<NodeSummary>>(fetcher, `/dashboard-data/balancers/${enc(id)}/nodes`)).items,
   });
 }
 

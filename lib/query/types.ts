@@ -102,3 +102,24 @@ export interface EventItem {
   at: number;
   data: Record<string, unknown>;
 }
+
+/** The part of a verdict the node matrix draws: no evidence, so 1,000 rows stay small on every refresh. */
+export type VerdictSummary = Pick<
+  Verdict,
+  'verdict' | 'reason' | 'negotiatedVersion' | 'supported' | 'servedEras' | 'durationMs'
+>;
+
+export interface NodeSummary {
+  id: string;
+  balancerId: string;
+  origin: NodeItem['origin'];
+  url: string;
+  address: string | null;
+  servedBy: string | null;
+  state: {
+    clientEra: string;
+    reason: string;
+    probedAt: number;
+    verdict: VerdictSummary;
+  } | null;
+}

@@ -4,9 +4,10 @@
 import { asc, eq } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 import { getBalancer } from '@/db/queries/balancers';
+import { listNodes } from '@/db/queries/nodes';
 import { getOpenWindow } from '@/db/queries/rollouts';
 import { balancerStates, balancers } from '@/db/schema';
-import type { BalancerDetail, StoredAnalysis } from '@/lib/query/types';
+import type { BalancerDetail, NodeSummary, StoredAnalysis } from '@/lib/query/types';
 import { redactHeaders } from '@/lib/schemas/balancer-view';
 import { sortFleet, toFleetRow, type FleetRow } from './fleet';
 
@@ -49,4 +50,31 @@ export function readBalancerDetail(store: Store, id: string): BalancerDetail {
     analysis: asAnalysis(state?.analysis),
     window: getOpenWindow(store, id),
   };
+}
+
+/** A balancer's nodes for the matrix: identity and the verdict's headline, without the evidence. */
+export function readNodeSummaries(store: Store, balancerId: string): NodeSummary[] {
+  return listNodes(store, balancerId).map((n) => ({
+    id: n.id,
+    balancerId: n.balancerId,
+    origin: n.origin,
+    url: n.url,
+    address: n.address,
+    servedBy: n.servedBy,
+    state: n.state
+      ? {
+          clientEra: n.state.clientEra,
+          reason: n.state.reason,
+          probedAt: n.state.probedAt,
+          verdict: {
+            verdict: n.state.verdict.verdict,
+            reason: n.state.verdict.reason,
+            negotiatedVersion: n.state.verdict.negotiatedVersion,
+            supported: n.state.verdict.supported,
+            servedEras: n.state.verdict.servedEras,
+            durationMs: n.state.verdict.durationMs,
+          },
+        }
+      : null,
+  }));
 }

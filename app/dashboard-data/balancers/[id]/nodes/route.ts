@@ -1,0 +1,9 @@
+// A balancer's nodes for the matrix, without evidence (auth as for API reads). See lib/ui/read-model.ts.
+import { json, withApi } from '@/lib/api/with-api';
+import { readNodeSummaries } from '@/lib/ui/read-model';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withApi<{ id: string }>('read', ({ store, params }) =>
+  json({ items: readNodeSummaries(store, params.id), nextCursor: null }),
+);
