@@ -222,10 +222,15 @@ function GatePanel({ analysis: a, names }: { analysis: StoredAnalysis | null; na
               Ready to advertise <strong>{g.revision}</strong>: <Badge p={presentGate(g.ready)} />
             </p>
             {g.reasons.length > 0 ? (
-              <ul style={{ margin: 0, paddingLeft: 18 }}>
-                {g.reasons.map((r) => (
-                  <li key={r}>{withNodeNames(r, names)}</li>
-                ))}
+              <ul className="reasons">
+                {g.reasons.map((r) => {
+                  const text = withNodeNames(r, names);
+                  return (
+                    <li key={r} title={text}>
+                      {text}
+                    </li>
+                  );
+                })}
               </ul>
             ) : (
               <p className="muted" style={{ margin: 0 }}>
