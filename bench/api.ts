@@ -1,4 +1,4 @@
-// `npm run bench -- api [--duration 15s] [--concurrency 16] [--poller on|off] [--balancers 1000] [--nodes-per-balancer 10] [--events 20000]`
+// `npm run bench -- api [--duration 15s] [--concurrency 16] [--poller on|off] [--build auto|never] [--balancers 1000] [--nodes-per-balancer 10] [--events 20000]`
 // Seeds 1,000 balancers with 10,000 nodes (served by the fake fleet in its own process) and events, starts
 // `next start` with the poller running, then measures p50/p95/p99 of the first page of GET /api/v1/balancers
 // and GET /api/v1/events under concurrent requests. Target: p95 under 50 ms.
@@ -22,6 +22,8 @@ interface Args {
   events: number;
   warmupMs: number;
   poller: boolean;
+  /** Build first when the build is older than the sources (`auto`), or use whatever build exists (`never`). */
+  build: 'auto' | 'never';
 }
 
 const ADMIN = 'bench-admin-secret-0123456789abcdef';
@@ -43,6 +45,7 @@ function parseArgs(argv: string[]): Args {
     events: 20_000,
     warmupMs: 10_000,
     poller: true,
+    build: 'auto',
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
@@ -55,7 +58,10 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--nodes-per-balancer') a.nodesPerBalancer = Number(value);
     else if (flag === '--events') a.events = Number(value);
     else if (flag === '--poller') a.poller = value !== 'off';
-    else throw new Error(`unknown flag ${flag ?? ''}`);
+    else if (flag === '--build') {
+      if (value !== 'auto' && value !== 'never') throw new Error('--build must be auto or never');
+      a.build = value;
+    } else throw new Error(`unknown flag ${flag ?? ''}`);
   }
   for (const [k, v] of Object.entries(a))
     if (typeof v === 'number' && (!Number.isInteger(v) || v < 0))
@@ -185,7 +191,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`bench api: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
   }
-  if (!checkBuild(root).current) {
+  if (args.build === 'auto' && !checkBuild(root).current) {
     process.stdout.write('building the app (next build) first…\n');
     const code = await buildNextApp(root).exited;
     if (code !== 0) return 1;
