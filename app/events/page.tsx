@@ -2,7 +2,13 @@ import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { EventsView } from '@/components/events/events-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
-import { eventsQuery, fleetQuery, type EventFilter } from '@/lib/query/options';
+import {
+  EVENT_WINDOWS,
+  eventsQuery,
+  fleetQuery,
+  type EventFilter,
+  type EventWindow,
+} from '@/lib/query/options';
 import { makeServerFetcher } from '@/lib/query/server-fetcher';
 import { EVENT_TYPES } from '@/lib/rollout/types';
 import { EVENT_LIMITS } from '@/lib/ui/events';
@@ -18,7 +24,13 @@ function readFilter(sp: Record<string, string | string[] | undefined>): EventFil
   const balancerId = /^[A-Za-z0-9_-]{1,64}$/.test(one(sp.balancerId)) ? one(sp.balancerId) : '';
   const type = (EVENT_TYPES as readonly string[]).includes(one(sp.type)) ? one(sp.type) : '';
   const limit = Number(one(sp.limit));
-  return { balancerId, type, limit: (EVENT_LIMITS as readonly number[]).includes(limit) ? limit : 50 };
+  const within = Object.hasOwn(EVENT_WINDOWS, one(sp.within)) ? (one(sp.within) as EventWindow) : '';
+  return {
+    balancerId,
+    type,
+    limit: (EVENT_LIMITS as readonly number[]).includes(limit) ? limit : 50,
+    within,
+  };
 }
 
 export default async function EventsPage({

@@ -28,6 +28,7 @@ export function EventsView({ filter }: { filter: EventFilter }) {
     if (next.balancerId) qs.set('balancerId', next.balancerId);
     if (next.type) qs.set('type', next.type);
     if (next.limit !== 50) qs.set('limit', String(next.limit));
+    if (next.within) qs.set('within', next.within);
     const s = qs.toString();
     router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
   };
@@ -57,6 +58,17 @@ export function EventsView({ filter }: { filter: EventFilter }) {
             </option>
           ))}
         </select>
+        <label htmlFor="ev-within">Time</label>
+        <select
+          id="ev-within"
+          value={filter.within}
+          onChange={(e) => update({ within: e.target.value as EventFilter['within'] })}
+        >
+          <option value="">Any time</option>
+          <option value="1h">Last hour</option>
+          <option value="24h">Last 24 hours</option>
+          <option value="7d">Last 7 days</option>
+        </select>
         <label htmlFor="ev-limit">Show</label>
         <select
           id="ev-limit"
@@ -76,7 +88,9 @@ export function EventsView({ filter }: { filter: EventFilter }) {
         <div className="panel">
           {events.data.items.length === 0 ? (
             <div className="empty">
-              <h2>No events{filter.balancerId || filter.type ? ' match this filter' : ' yet'}</h2>
+              <h2>
+                No events{filter.balancerId || filter.type || filter.within ? ' match this filter' : ' yet'}
+              </h2>
               <p>
                 Events are recorded once per transition: divergence and convergence, node outages and
                 recoveries, era changes, flapping, stuck rollouts and gates.

@@ -12,6 +12,7 @@ import {
   deleteWebhook,
   redeliver,
   rotateWebhookSecret,
+  setWebhookEnabled,
   testWebhook,
 } from '@/lib/query/mutations';
 import { deliveriesQuery, queryKeys, webhooksQuery } from '@/lib/query/options';
@@ -199,6 +200,10 @@ function Endpoint({ hook: w, onSecret }: { hook: WebhookEndpoint; onSecret: (sec
     onSettled: refresh,
   });
   const remove = useMutation({ mutationFn: () => deleteWebhook(browserFetcher, w.id), onSettled: refresh });
+  const toggle = useMutation({
+    mutationFn: () => setWebhookEnabled(browserFetcher, w.id, !w.enabled),
+    onSettled: refresh,
+  });
   const state: Presentation = w.enabled
     ? w.failingSince
       ? { label: 'Failing', icon: 'degraded', tone: 'warn', hint: 'Recent deliveries failed; retrying.' }
@@ -234,6 +239,14 @@ function Endpoint({ hook: w, onSecret }: { hook: WebhookEndpoint; onSecret: (sec
         </button>
         <button
           type="button"
+          className="btn btn-small"
+          onClick={() => toggle.mutate()}
+          disabled={toggle.isPending}
+        >
+          {w.enabled ? 'Disable' : 'Enable'}
+        </button>
+        <button
+          type="button"
           className="btn btn-small btn-danger"
           onClick={() => {
             if (window.confirm(`Delete the webhook endpoint ${w.name}? Its delivery log goes with it.`))
@@ -260,7 +273,7 @@ function Endpoint({ hook: w, onSecret }: { hook: WebhookEndpoint; onSecret: (sec
             </span>
           ) : null}
         </p>
-        <ActionError error={test.error ?? rotate.error ?? remove.error} />
+        <ActionError error={test.error ?? rotate.error ?? remove.error ?? toggle.error} />
         <button
           type="button"
           className="btn btn-small"

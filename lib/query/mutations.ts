@@ -37,6 +37,9 @@ export interface CreatedWebhook {
 export const createWebhook = (f: Fetcher, input: CreateWebhookInput) =>
   sendJson<CreatedWebhook>(f, 'POST', '/api/v1/webhooks', input);
 
+export const setWebhookEnabled = (f: Fetcher, id: string, enabled: boolean) =>
+  sendJson<unknown>(f, 'PATCH', `/api/v1/webhooks/${enc(id)}`, { enabled });
+
 export const deleteWebhook = (f: Fetcher, id: string) =>
   sendJson<null>(f, 'DELETE', `/api/v1/webhooks/${enc(id)}`);
 

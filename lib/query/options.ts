@@ -89,15 +89,24 @@ export interface EventFilter {
   balancerId: string;
   type: string;
   limit: number;
+  /** Only events of the last hour, day or week; '' for all. */
+  within: '' | EventWindow;
 }
 
+export const EVENT_WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
+export type EventWindow = keyof typeof EVENT_WINDOWS;
+
 export function eventsQuery(fetcher: Fetcher, filter: EventFilter) {
-  const params = new URLSearchParams({ limit: String(filter.limit) });
-  if (filter.balancerId) params.set('balancerId', filter.balancerId);
-  if (filter.type) params.set('type', filter.type);
   return queryOptions({
     queryKey: queryKeys.events(filter),
-    queryFn: () => requestJson<Page<EventItem>>(fetcher, `/api/v1/events?${params.toString()}`),
+    queryFn: () => {
+      const params = new URLSearchParams({ limit: String(filter.limit) });
+      if (filter.balancerId) params.set('balancerId', filter.balancerId);
+      if (filter.type) params.set('type', filter.type);
+      // Relative to each refresh, so "the last hour" keeps sliding.
+      if (filter.within) params.set('since', String(Date.now() - EVENT_WINDOWS[filter.within]));
+      return requestJson<Page<EventItem>>(fetcher, `/api/v1/events?${params.toString()}`);
+    },
   });
 }
 

@@ -119,9 +119,19 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   await expect(page.getByTestId('history-row').first()).toContainText('Legacy');
   await page.screenshot({ path: screenshotPath('node-evidence'), fullPage: true });
 
+  // The event log, filtered by type.
+  const nodePath = page.url().replace(app.url, '');
+  await page.goto(`${app.url}/events`);
+  await expect(page.getByTestId('event-row').first()).toBeVisible();
+  await page.screenshot({ path: screenshotPath('events'), fullPage: true });
+  await page.getByLabel('Type').selectOption('node.era_changed');
+  await expect(page).toHaveURL(/type=node\.era_changed/);
+  await expect(page.getByTestId('event-row')).toHaveCount(1);
+  await expect(page.getByTestId('event-row')).toContainText('modern (modern-only) → legacy (legacy-only)');
+
   // A narrow laptop: nothing pushes the page sideways (wide tables scroll inside their panel).
   await page.setViewportSize({ width: 1024, height: 700 });
-  for (const path of ['/', page.url().replace(app.url, '')]) {
+  for (const path of ['/', '/events', nodePath]) {
     await page.goto(`${app.url}${path}`);
     await expect(page.locator('h1').first()).toBeVisible();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

@@ -64,6 +64,12 @@ test('create a webhook, send a test event, see the delivery in the log', async (
   await expect.poll(() => received.length, { timeout: 30_000 }).toBe(2);
   await expect(row).toHaveAttribute('data-status', 'succeeded');
   await expect(endpoint.getByTestId('delivery-row')).toHaveCount(1);
+
+  // Disable and enable again.
+  await endpoint.getByRole('button', { name: 'Disable' }).click();
+  await expect(endpoint.getByText('Disabled', { exact: true })).toBeVisible();
+  await endpoint.getByRole('button', { name: 'Enable' }).click();
+  await expect(endpoint.getByText('Enabled', { exact: true })).toBeVisible();
   expect(received[1]?.headers['webhook-id']).toBe(received[0]?.headers['webhook-id']);
 });
 
@@ -108,4 +114,7 @@ test('events: the empty log says what will appear', async ({ page }) => {
   await page.goto(`${app.url}/events`);
   await expect(page.getByRole('heading', { name: 'No events yet' })).toBeVisible();
   await page.screenshot({ path: screenshotPath('events-empty'), fullPage: true });
+  await page.getByLabel('Time').selectOption('1h');
+  await expect(page).toHaveURL(/within=1h/);
+  await expect(page.getByRole('heading', { name: 'No events match this filter' })).toBeVisible();
 });
