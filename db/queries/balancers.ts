@@ -180,6 +180,19 @@ export function updateBalancer(
     const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = current;
     const merged = parseSettings({ ...settings, ...changes });
     assertNameFree(store, merged.name, id);
+    // Listed nodes follow the configured list: a URL taken off it goes, with its state and history.
+    const keep = new Set(merged.nodeUrls.map((u) => `listed:${u}`));
+    const dropped = tx
+      .select({ id: nodes.id, key: nodes.key, seq: nodes.seq })
+      .from(nodes)
+      .where(and(eq(nodes.balancerId, id), eq(nodes.origin, 'listed')))
+      .all()
+      .filter((n) => !keep.has(n.key));
+    deleteRollupsOf(
+      store,
+      dropped.flatMap((n) => (n.seq === null ? [] : [n.seq])),
+    );
+    for (const n of dropped) tx.delete(nodes).where(eq(nodes.id, n.id)).run();
     const row = tx
       .update(balancers)
       .set({ ...merged, updatedAt: now })

@@ -181,12 +181,14 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       }
     });
 
-  const nodeVerdicts = await Promise.all(
-    plan.nodes.map((p) =>
-      probeOne(p.target, plan.headerProblem ?? (dnsProblem && p.origin === 'dns' ? dnsProblem : null)),
+  const [nodeVerdicts, sampleVerdicts] = await Promise.all([
+    Promise.all(
+      plan.nodes.map((p) =>
+        probeOne(p.target, plan.headerProblem ?? (dnsProblem && p.origin === 'dns' ? dnsProblem : null)),
+      ),
     ),
-  );
-  const sampleVerdicts = await Promise.all(plan.samples.map((t) => probeOne(t, plan.headerProblem)));
+    Promise.all(plan.samples.map((t) => probeOne(t, plan.headerProblem))),
+  ]);
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
 
   const at = deps.now();

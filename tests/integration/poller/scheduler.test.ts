@@ -2,7 +2,7 @@
 // intervals, the global cap, one probe per node at a time, and retention.
 import { afterAll, expect, it } from 'vitest';
 import { writeTransaction } from '@/db';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer, updateBalancer } from '@/db/queries/balancers';
 import { insertEvents, listEvents } from '@/db/queries/events';
 import { getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
 import { runBalancerCycle, pruneOldData, type ProbeFn } from '@/lib/poller';
@@ -163,4 +163,28 @@ it('pruning removes old rollups, closed history and old events, and keeps curren
   expect(listEvents(store, { balancerId: b.id, type: 'gate.opened' }).items).toEqual([]);
   expect(listNodes(store, b.id)[0]?.state?.probes).toBe(1);
   expect(() => pruneOldData(store, Number.NaN)).toThrow(/cutoff/);
+});
+
+it('taking a URL off the node list removes that node, its state, history and rollups', async () => {
+  const store = env.store;
+  const urls = ['http://10.6.0.1/mcp', 'http://10.6.0.2/mcp'];
+  const b = createBalancer(store, {
+    name: 'shrink',
+    publicUrl: 'http://10.6.0.9/mcp',
+    nodeUrls: urls,
+    ...timing,
+  });
+  const probe: ProbeFn = async (t) => modernVerdict(t.url, Date.now());
+  await runBalancerCycle(store, b.id, { probe });
+  const gone = listNodes(store, b.id).find((n) => n.url === urls[1]);
+  expect(gone).toBeDefined();
+  const rollupCount = () =>
+    (store.sqlite.prepare('SELECT count(*) AS n FROM node_rollups').get() as { n: number }).n;
+  const before = rollupCount();
+  updateBalancer(store, b.id, { nodeUrls: [urls[0] ?? ''] });
+  expect(listNodes(store, b.id).map((n) => n.url)).toEqual([urls[0]]);
+  expect(() => getNodeHistory(store, gone?.id ?? '')).toThrow(/not found/);
+  expect(rollupCount()).toBe(before - 1);
+  const next = await runBalancerCycle(store, b.id, { probe });
+  expect(next.analysis.counts.nodes).toBe(1);
 });
