@@ -26,7 +26,8 @@ import {
 import { withNodeNames } from '@/lib/ui/events';
 import { presentGate, presentStatus } from '@/lib/ui/presentation';
 import { BalancerActions, WindowControls } from './balancer-actions';
-import { NodeMatrix, nodeLabel } from './node-matrix';
+import { nodeLabel } from '@/lib/ui/node-label';
+import { NodeMatrix } from './node-matrix';
 
 const FIELD_LABELS: Record<FingerprintField, string> = {
   era: 'Client era',

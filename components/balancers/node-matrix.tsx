@@ -8,16 +8,10 @@ import type { NodeSummary } from '@/lib/query/types';
 import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import { revisionColumns } from '@/lib/ui/balancer';
+import { nodeLabel } from '@/lib/ui/node-label';
 import { presentEra } from '@/lib/ui/presentation';
 
 const ROW_HEIGHT = 36;
-
-/** How an operator recognises a node: its URL, or the attribution value for sample-discovered nodes. */
-export function nodeLabel(n: Pick<NodeSummary, 'origin' | 'url' | 'servedBy' | 'address'>): string {
-  if (n.origin === 'sample' && n.servedBy) return `${n.servedBy} (via public URL)`;
-  if (n.origin === 'dns' && n.address) return `${n.address} (${n.url})`;
-  return n.url;
-}
 
 function letter(index: number): string {
   return index < 26 ? String.fromCharCode(65 + index) : `G${index + 1}`;

@@ -6,10 +6,10 @@ import { useMemo } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { browserFetcher } from '@/lib/query/fetch-json';
-import { eventsQuery, fleetQuery, type EventFilter } from '@/lib/query/options';
+import { eventsQuery, fleetQuery, nodeLabelsQuery, type EventFilter } from '@/lib/query/options';
 import { EVENT_LABELS } from '@/lib/rollout/labels';
 import { EVENT_TYPES } from '@/lib/rollout/types';
-import { EVENT_LIMITS, describeEvent, eventLook } from '@/lib/ui/events';
+import { EVENT_LIMITS, describeEvent, eventLook, withNodeNames } from '@/lib/ui/events';
 
 function stamp(at: number): string {
   return new Date(at).toISOString().replace('T', ' ').slice(0, 19);
@@ -21,6 +21,12 @@ export function EventsView({ filter }: { filter: EventFilter }) {
   const events = useQuery(eventsQuery(browserFetcher, filter));
   const fleet = useQuery(fleetQuery(browserFetcher));
   const names = useMemo(() => new Map((fleet.data ?? []).map((r) => [r.id, r.name])), [fleet.data]);
+  const nodeIds = useMemo(
+    () => (events.data?.items ?? []).flatMap((e) => (e.nodeId ? [e.nodeId] : [])),
+    [events.data],
+  );
+  const labels = useQuery(nodeLabelsQuery(browserFetcher, nodeIds));
+  const nodeNames = useMemo(() => new Map(Object.entries(labels.data ?? {})), [labels.data]);
 
   const update = (patch: Partial<EventFilter>) => {
     const next = { ...filter, ...patch };
@@ -117,7 +123,7 @@ export function EventsView({ filter }: { filter: EventFilter }) {
                         <td>
                           <Badge p={{ ...look, hint: e.type }} />
                         </td>
-                        <td>
+                        <td className="nowrap">
                           <Link href={`/balancers/${encodeURIComponent(e.balancerId)}`}>
                             {names.get(e.balancerId) ?? e.balancerId}
                           </Link>
@@ -125,13 +131,13 @@ export function EventsView({ filter }: { filter: EventFilter }) {
                         <td>
                           {e.nodeId ? (
                             <Link className="mono" href={`/nodes/${encodeURIComponent(e.nodeId)}`}>
-                              {e.nodeId}
+                              {nodeNames.get(e.nodeId) ?? e.nodeId}
                             </Link>
                           ) : (
                             <span className="muted">—</span>
                           )}
                         </td>
-                        <td>{describeEvent(e)}</td>
+                        <td>{withNodeNames(describeEvent(e), nodeNames)}</td>
                       </tr>
                     );
                   })}

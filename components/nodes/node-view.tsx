@@ -1,7 +1,7 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { nodeLabel } from '@/components/balancers/node-matrix';
+import { nodeLabel } from '@/lib/ui/node-label';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { LatencyChart } from '@/components/ui/latency-chart';

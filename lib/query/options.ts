@@ -27,6 +27,7 @@ export const queryKeys = {
   webhooks: ['webhooks'] as const,
   deliveries: (id: string) => ['webhooks', id, 'deliveries'] as const,
   tokens: ['tokens'] as const,
+  nodeLabels: (ids: readonly string[]) => ['node-labels', ids] as const,
 };
 
 /** The overview's rows, sorted and summarised on the server (see lib/ui/read-model.ts). */
@@ -130,5 +131,24 @@ export function tokensQuery(fetcher: Fetcher) {
   return queryOptions({
     queryKey: queryKeys.tokens,
     queryFn: async () => (await requestJson<Page<ApiToken>>(fetcher, '/api/v1/tokens')).items,
+  });
+}
+
+/** URL labels for node ids shown in a list; the ids are sorted so the key is stable between refreshes. */
+export function nodeLabelsQuery(fetcher: Fetcher, ids: readonly string[]) {
+  const sorted = [...new Set(ids)].sort();
+  return queryOptions({
+    queryKey: queryKeys.nodeLabels(sorted),
+    queryFn: async () =>
+      (
+        await requestJson<{ labels: Record<string, string> }>(
+          fetcher,
+          `/dashboard-data/node-labels?ids=${encodeURIComponent(sorted.join(','))}`,
+        )
+      ).labels,
+    enabled: sorted.length > 0,
+    // Node URLs do not change: no need to poll them.
+    refetchInterval: false,
+    staleTime: Infinity,
   });
 }

@@ -1,15 +1,16 @@
 // The dashboard's read model (server-only): one query for the whole fleet overview and one for a balancer's
 // headline, both from the analysis the poller stores beside each balancer. The public REST API stays the
 // contract for integrations; this serves exactly what the screens draw, so 1,000 balancers cost one query.
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 import { getBalancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { getOpenWindow } from '@/db/queries/rollouts';
-import { balancerStates, balancers } from '@/db/schema';
+import { balancerStates, balancers, nodes } from '@/db/schema';
 import type { BalancerDetail, NodeSummary, StoredAnalysis } from '@/lib/query/types';
 import { redactHeaders } from '@/lib/schemas/balancer-view';
 import { sortFleet, toFleetRow, type FleetRow } from './fleet';
+import { nodeLabel } from './node-label';
 
 function asAnalysis(value: unknown): StoredAnalysis | null {
   // Written by our own poller as JSON of StoredAnalysis; anything else (an older shape) is treated as absent.
@@ -77,4 +78,21 @@ export function readNodeSummaries(store: Store, balancerId: string): NodeSummary
         }
       : null,
   }));
+}
+
+/** How operators know each of these nodes (URL, address or attribution), for lists that carry node ids. */
+export function readNodeLabels(store: Store, ids: readonly string[]): Record<string, string> {
+  if (ids.length === 0) return {};
+  const rows = store.db
+    .select({
+      id: nodes.id,
+      origin: nodes.origin,
+      url: nodes.url,
+      servedBy: nodes.servedBy,
+      address: nodes.address,
+    })
+    .from(nodes)
+    .where(inArray(nodes.id, [...ids]))
+    .all();
+  return Object.fromEntries(rows.map((r) => [r.id, nodeLabel(r)]));
 }

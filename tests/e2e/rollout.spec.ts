@@ -128,6 +128,7 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   await expect(page).toHaveURL(/type=node\.era_changed/);
   await expect(page.getByTestId('event-row')).toHaveCount(1);
   await expect(page.getByTestId('event-row')).toContainText('modern (modern-only) → legacy (legacy-only)');
+  await expect(page.getByTestId('event-row')).toContainText(legacy.url);
 
   // A narrow laptop: nothing pushes the page sideways (wide tables scroll inside their panel).
   await page.setViewportSize({ width: 1024, height: 700 });
