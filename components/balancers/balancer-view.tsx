@@ -228,7 +228,7 @@ function GatePanel({ analysis: a, names }: { analysis: StoredAnalysis | null; na
                   const text = withNodeNames(r, names);
                   return (
                     <li key={r} title={text}>
-                      {text}
+                      <span className="clamp">{text}</span>
                     </li>
                   );
                 })}
@@ -350,10 +350,7 @@ function GroupCard(props: {
     <div className="group" data-testid="partition-group">
       <div className="group-head">
         <strong>Group {letter}</strong>
-        <span className="muted">
-          {g.nodeIds.length} node{g.nodeIds.length === 1 ? '' : 's'}
-          {g.sampleCount > 0 ? ` · ${g.sampleCount} sample${g.sampleCount === 1 ? '' : 's'}` : ''}
-        </span>
+        <span className="muted">{groupCounts(g)}</span>
       </div>
       <dl className="kv" style={{ marginBottom: 6 }}>
         {FINGERPRINT_FIELDS.map((f) => (
@@ -371,6 +368,15 @@ function GroupCard(props: {
       </div>
     </div>
   );
+}
+
+function groupCounts(g: PartitionGroup): string {
+  const parts: string[] = [];
+  if (g.nodeIds.length > 0) parts.push(`${g.nodeIds.length} node${g.nodeIds.length === 1 ? '' : 's'}`);
+  if (g.sampleCount > 0) {
+    parts.push(`${g.sampleCount} sample${g.sampleCount === 1 ? '' : 's'} via the public URL`);
+  }
+  return parts.join(' · ');
 }
 
 function fieldText(g: PartitionGroup, f: FingerprintField): string {
