@@ -3,6 +3,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { Nav } from '@/components/nav';
 import { Providers } from '@/components/providers';
+import { SessionStatus } from '@/components/session/session-status';
 import { readRefreshMs } from '@/lib/query/refresh';
 import './globals.css';
 
@@ -21,18 +22,19 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <a className="skip-link" href="#main">
           Skip to content
         </a>
-        <header className="topbar">
-          <Link href="/" className="brand">
-            <svg className="brand-mark" viewBox="0 0 16 16" width="18" height="18" aria-hidden="true">
-              <circle cx="8" cy="8" r="7" fill="none" stroke="currentColor" strokeWidth="1.6" />
-              <path d="M8 1a7 7 0 0 1 0 14z" fill="currentColor" />
-            </svg>
-            Erawatch
-          </Link>
-          <Nav />
-          <span className="topbar-note">MCP era rollout monitor · target revision 2026-07-28</span>
-        </header>
         <Providers refreshMs={readRefreshMs(process.env)}>
+          <header className="topbar">
+            <Link href="/" className="brand">
+              <svg className="brand-mark" viewBox="0 0 16 16" width="18" height="18" aria-hidden="true">
+                <circle cx="8" cy="8" r="7" fill="none" stroke="currentColor" strokeWidth="1.6" />
+                <path d="M8 1a7 7 0 0 1 0 14z" fill="currentColor" />
+              </svg>
+              Erawatch
+            </Link>
+            <Nav />
+            <span className="topbar-note">MCP era rollout monitor · target revision 2026-07-28</span>
+            <SessionStatus />
+          </header>
           <main id="main" className="main">
             {children}
           </main>

@@ -27,4 +27,10 @@ test('the dashboard asks for the admin secret and works after login', async ({ p
   await page.getByLabel('Admin secret').fill(SECRET);
   await page.getByRole('button', { name: 'Log in' }).click();
   await expect(page.getByTestId('fleet-empty')).toBeVisible();
+
+  // Logging out ends the session: the API refuses the dashboard again.
+  await page.getByRole('button', { name: 'Log out' }).click();
+  await expect(page).toHaveURL(/\/login$/);
+  await page.goto(`${app.url}/`);
+  await expect(page.getByTestId('login-needed')).toBeVisible();
 });
