@@ -8,7 +8,7 @@ function hour(at: number): string {
   return new Date(at).toISOString().slice(5, 13).replace('T', ' ') + 'h';
 }
 
-/** p50 (solid) and p95 (dashed) probe latency per hour; a legend names both, so the dash is not the only cue. */
+/** p50 (solid) and p95 (dashed, squares) probe latency per hour; a legend names both, so the dash is not the only cue. */
 export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
   const pts = rollups.filter((r) => r.p50Ms !== null || r.p95Ms !== null);
   if (pts.length === 0) return <p className="muted">No latency recorded yet.</p>;
@@ -43,8 +43,26 @@ export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
         <path d={line('p95Ms')} fill="none" stroke="var(--warn)" strokeWidth="1.6" strokeDasharray="4 3" />
         <path d={line('p50Ms')} fill="none" stroke="var(--accent)" strokeWidth="2" />
         {pts.map((p) =>
+          p.p95Ms === null ? null : (
+            <rect
+              key={`p95-${p.hourStart}`}
+              x={x(p.hourStart) - 2.5}
+              y={y(p.p95Ms) - 2.5}
+              width="5"
+              height="5"
+              fill="var(--warn)"
+            />
+          ),
+        )}
+        {pts.map((p) =>
           p.p50Ms === null ? null : (
-            <circle key={p.hourStart} cx={x(p.hourStart)} cy={y(p.p50Ms)} r="2.5" fill="var(--accent)" />
+            <circle
+              key={`p50-${p.hourStart}`}
+              cx={x(p.hourStart)}
+              cy={y(p.p50Ms)}
+              r="2.5"
+              fill="var(--accent)"
+            />
           ),
         )}
         <text x={PAD.l} y={H - 5}>
@@ -57,7 +75,8 @@ export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
       <figcaption className="legend">
         <span>
           <span className="swatch" style={{ background: 'var(--accent)', height: 3 }} aria-hidden="true" />
-          p50{latest?.p50Ms !== null && latest ? `: ${Math.round(latest.p50Ms ?? 0)} ms last hour` : ''}
+          p50 (solid, dots)
+          {latest?.p50Ms !== null && latest ? `: ${Math.round(latest.p50Ms ?? 0)} ms last hour` : ''}
         </span>
         <span>
           <span
@@ -68,7 +87,7 @@ export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
             }}
             aria-hidden="true"
           />
-          p95 (dashed)
+          p95 (dashed, squares)
           {latest?.p95Ms !== null && latest ? `: ${Math.round(latest.p95Ms ?? 0)} ms last hour` : ''}
         </span>
         <span className="muted">
