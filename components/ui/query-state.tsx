@@ -6,6 +6,17 @@ import { Icon } from './icon';
 export function LoadError({ error, what }: { error: unknown; what: string }) {
   const message =
     error instanceof ApiProblem ? error.message : error instanceof Error ? error.message : String(error);
+  if (error instanceof ApiProblem && error.status === 404) {
+    return (
+      <div className="panel empty" role="alert" data-testid="not-found">
+        <h2>Not found</h2>
+        <p>{message}. It may have been deleted.</p>
+        <p>
+          <Link href="/">Back to the fleet</Link>
+        </p>
+      </div>
+    );
+  }
   if (error instanceof ApiProblem && error.status === 401) {
     return (
       <div className="notice tone-warn" role="alert" data-testid="login-needed">

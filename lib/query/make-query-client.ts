@@ -1,4 +1,5 @@
 import { QueryClient, defaultShouldDehydrateQuery, isServer } from '@tanstack/react-query';
+import { ApiProblem } from './problem';
 
 /** Default live refresh of every dashboard query, overridable by ERAWATCH_UI_REFRESH_MS on the server. */
 export const DEFAULT_REFRESH_MS = 2_000;
@@ -11,7 +12,8 @@ export function makeQueryClient(refreshMs: number = DEFAULT_REFRESH_MS): QueryCl
         staleTime: Math.min(refreshMs, 5_000),
         refetchInterval: refreshMs,
         refetchIntervalInBackground: false,
-        retry: 1,
+        // A 4xx will not change by asking again (the next refresh interval still does).
+        retry: (failures, error) => failures < 1 && !(error instanceof ApiProblem && error.status < 500),
       },
       dehydrate: {
         shouldDehydrateQuery: (query) =>

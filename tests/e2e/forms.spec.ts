@@ -115,4 +115,8 @@ test('edit renames a balancer; delete asks for confirmation, then removes it', a
     .click();
   await expect(page).toHaveURL(`${app.url}/`);
   expect(await balancerNames()).not.toContain(renamed);
+
+  // Its old address now says it is gone.
+  await page.goto(`${app.url}/balancers/${created.id}`);
+  await expect(page.getByTestId('not-found')).toContainText(`balancer '${created.id}' not found`);
 });
