@@ -571,3 +571,19 @@ export function countDeliveriesByStatus(store: Store): Array<{ status: string; c
     .groupBy(webhookDeliveries.status)
     .all();
 }
+
+/** Deletes finished deliveries (and their attempts) completed before `before`; pending and held ones stay. */
+export function pruneDeliveries(store: Store, before: number): number {
+  return writeTransaction(store, (tx) =>
+    tx
+      .delete(webhookDeliveries)
+      .where(
+        and(
+          inArray(webhookDeliveries.status, ['succeeded', 'failed', 'suppressed']),
+          isNotNull(webhookDeliveries.completedAt),
+          lt(webhookDeliveries.completedAt, before),
+        ),
+      )
+      .run(),
+  ).changes;
+}

@@ -3,6 +3,7 @@
 import type { Store } from '@/db/index';
 import {
   claimDueDeliveries,
+  pruneDeliveries,
   recordAttempt,
   settleHeldDeliveries,
   signingSecrets,
@@ -12,6 +13,9 @@ import {
 import { recordWebhookAttempt } from '@/lib/metrics/registry';
 import { createEgressAgent } from '@/lib/net/egress';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, retryDelayMs } from './schedule';
+
+export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;
+const PRUNE_EVERY_MS = 3_600_000;
 import { createSender, type AttemptResult, type SendFn } from './send';
 import { webhookEgressPolicy } from './egress';
 import { signedHeaders } from './signing';
@@ -25,6 +29,8 @@ export interface DeliveryDeps {
   /** Deliveries claimed per pass, and how many are in flight at once. */
   batchSize: number;
   concurrency: number;
+  /** Finished deliveries older than this are deleted, so the log stays bounded. */
+  retentionMs: number;
 }
 
 export function defaultDeliveryDeps(env: Record<string, string | undefined> = process.env): DeliveryDeps {
@@ -37,6 +43,7 @@ export function defaultDeliveryDeps(env: Record<string, string | undefined> = pr
     disableAfterMs: Number.isFinite(days) && days > 0 ? days * 86_400_000 : DEFAULT_DISABLE_AFTER_MS,
     batchSize: 50,
     concurrency: 8,
+    retentionMs: DEFAULT_DELIVERY_RETENTION_MS,
   };
 }
 
@@ -158,8 +165,21 @@ export function startDeliveryWorker(
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<unknown> = Promise.resolve();
+  let prunedAt = 0;
   const tick = () => {
     if (stopped) return;
+    const now = deps.now();
+    if (now - prunedAt >= PRUNE_EVERY_MS) {
+      prunedAt = now;
+      try {
+        pruneDeliveries(store, now - deps.retentionMs);
+      } catch (err) {
+        console.error(
+          'erawatch webhooks: pruning the delivery log failed:',
+          err instanceof Error ? err.message : err,
+        );
+      }
+    }
     running = runDeliveryPass(store, deps)
       .catch((err: unknown) =>
         console.error('erawatch webhooks: delivery pass failed:', err instanceof Error ? err.message : err),

@@ -13,6 +13,7 @@ import {
   createWebhook,
   getWebhookRow,
   listDeliveries,
+  pruneDeliveries,
   redeliver,
   rotateWebhookSecret,
   updateWebhook,
@@ -60,6 +61,7 @@ function deps(clock: { now: () => number }, overrides: Partial<DeliveryDeps> = {
     disableAfterMs: 5 * 86_400_000,
     batchSize: 50,
     concurrency: 4,
+    retentionMs: 30 * 86_400_000,
     ...overrides,
   };
 }
@@ -269,6 +271,24 @@ describe('rollout windows hold alerts', () => {
     await runDeliveryPass(store, deps(clock));
     expect(deliveriesOf(hook.id).find((x) => x.id === held[0]?.id)?.status).toBe('succeeded');
     closeRolloutWindow(store, w2.id, clock.now());
+  });
+});
+
+describe('retention', () => {
+  it('prunes finished deliveries older than the cut-off and keeps pending ones', async () => {
+    const ok = endpoint('/ok', { eventTypes: ['node.recovered'] });
+    const failing = endpoint('/fail', { eventTypes: ['node.recovered'] });
+    const t = Date.now();
+    emit([{ type: 'node.recovered', at: t }]);
+    await runDeliveryPass(store, deps({ now: () => t }));
+    expect(deliveriesOf(ok.id).map((d) => d.status)).toEqual(['succeeded']);
+    expect(deliveriesOf(failing.id).map((d) => d.status)).toEqual(['pending']);
+    pruneDeliveries(store, t);
+    expect(deliveriesOf(ok.id).map((d) => d.status)).toEqual(['succeeded']);
+    expect(pruneDeliveries(store, t + 1)).toBeGreaterThanOrEqual(1);
+    expect(deliveriesOf(ok.id)).toEqual([]);
+    expect(deliveriesOf(failing.id).map((d) => d.status)).toEqual(['pending']);
+    updateWebhook(store, failing.id, { enabled: false });
   });
 });
 
