@@ -1,5 +1,6 @@
 // One balancer, one cycle: partition by fingerprint, flag divergence, degradation and flapping, measure
 // the cache hazard, evaluate gates and window progress, and produce the snapshot the next cycle diffs.
+import { EraCache } from '@/lib/probe/era-cache';
 import type { Verdict } from '@/lib/probe/types';
 import { keyedFingerprintOf } from './fingerprint';
 import { evaluateGate } from './gate';
@@ -81,16 +82,37 @@ export function stateOfPartition(partition: PartitionGroup[]): {
   return { state: 'non-uniform', severity: eras.size > 1 ? 'era-split' : 'drift' };
 }
 
-export function measureCacheHazard(verdicts: Verdict[], sampleKeys: Keyed[]): CacheHazard {
+/**
+ * What a caching client would have seen through the public URL: it caches the era of the cycle's first
+ * available sample (EraCache, the same cache the host check uses) and each later sample either agrees or
+ * contradicts it in era or negotiated version. Fingerprint-only differences (served set, server version) are
+ * counted apart: they are drift, which a caching client does not trip over.
+ */
+export function measureCacheHazard(
+  verdicts: Verdict[],
+  samples: Array<{ verdict: Verdict; keyed: Keyed }>,
+): CacheHazard {
   const ttls = verdicts.flatMap((v) => (v.cache ? [v.cache.ttlMs] : []));
-  const available = sampleKeys.filter((k): k is NonNullable<Keyed> => k !== null);
+  const available = samples.filter(
+    (s): s is { verdict: Verdict; keyed: NonNullable<Keyed> } => s.keyed !== null,
+  );
   const first = available[0];
-  const contradicting = first ? available.filter((k) => k.key !== first.key).length : 0;
+  let contradicting = 0;
+  if (first) {
+    const cache = new EraCache({ ttlMs: 86_400_000 }, () => first.verdict.probedAt);
+    const peer = { endpoint: first.verdict.url, instance: null };
+    const key = `sample:${first.verdict.url}`;
+    for (const s of available) {
+      if (cache.compareSample(key, peer, s.verdict).outcome === 'contradicts') contradicting += 1;
+    }
+  }
+  const differing = first ? available.filter((s) => s.keyed.key !== first.keyed.key).length : 0;
   return {
     maxTtlMs: ttls.reduce<number | null>((max, t) => (max === null || t > max ? t : max), null),
     availableSamples: available.length,
     contradictingSamples: contradicting,
     contradictingShare: available.length >= 2 ? contradicting / available.length : null,
+    differingSamples: differing,
   };
 }
 
@@ -147,7 +169,7 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
   const flapping = findFlapping(input.nodes, at, flapThreshold, flapWindowMs);
   const cacheHazard = measureCacheHazard(
     [...input.nodes.map((n) => n.verdict), ...input.samples.map((s) => s.verdict)],
-    samples.map((s) => s.keyed),
+    samples.map((s) => ({ verdict: s.obs.verdict, keyed: s.keyed })),
   );
   const gates = [...new Set(input.gateRevisions)].map((revision) => ({
     revision,

@@ -105,10 +105,12 @@ export interface CacheHazard {
   maxTtlMs: number | null;
   /** Available samples this cycle (the denominator of `contradictingShare`). */
   availableSamples: number;
-  /** Available samples whose fingerprint differs from the first available sample's. */
+  /** Available samples whose era or negotiated version contradicts what a client cached from the first one. */
   contradictingSamples: number;
   /** contradictingSamples / availableSamples; null with fewer than 2 available samples. */
   contradictingShare: number | null;
+  /** Available samples whose fingerprint differs from the first one's at all (drift included). */
+  differingSamples: number;
 }
 
 export interface GateResult {

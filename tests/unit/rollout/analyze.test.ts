@@ -363,6 +363,24 @@ describe('analyzeCycle: cache hazard', () => {
     expect(a.cacheHazard.contradictingSamples).toBe(contradicting);
     expect(a.cacheHazard.availableSamples).toBe(available);
   });
+
+  it('counts drift as differing but not as a contradiction a caching client would trip over', () => {
+    const dual = modernVerdict({ supported: ['2026-07-28', '2025-11-25'], servedEras: 'dual-era' });
+    const a = analyzeCycle(
+      cycleInput({ samples: [sample(modernVerdict()), sample(dual), sample(modernVerdict())] }),
+    );
+    expect(a.state).toBe('non-uniform');
+    expect(a.cacheHazard.differingSamples).toBe(1);
+    expect(a.cacheHazard.contradictingSamples).toBe(0);
+    expect(a.cacheHazard.contradictingShare).toBe(0);
+  });
+
+  it('counts a different negotiated version as a contradiction', () => {
+    const future = modernVerdict({ negotiatedVersion: '2027-01-01', supported: ['2027-01-01'] });
+    const a = analyzeCycle(cycleInput({ samples: [sample(modernVerdict()), sample(future)] }));
+    expect(a.cacheHazard.contradictingSamples).toBe(1);
+    expect(a.cacheHazard.contradictingShare).toBe(0.5);
+  });
 });
 
 describe('analyzeCycle: gates', () => {

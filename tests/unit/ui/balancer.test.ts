@@ -52,15 +52,33 @@ describe('differingFields', () => {
 describe('describeContradiction', () => {
   it.each([
     [
-      { maxTtlMs: null, availableSamples: 0, contradictingSamples: 0, contradictingShare: null },
+      {
+        maxTtlMs: null,
+        availableSamples: 0,
+        contradictingSamples: 0,
+        contradictingShare: null,
+        differingSamples: 0,
+      },
       'no samples this cycle',
     ],
     [
-      { maxTtlMs: null, availableSamples: 1, contradictingSamples: 0, contradictingShare: null },
+      {
+        maxTtlMs: null,
+        availableSamples: 1,
+        contradictingSamples: 0,
+        contradictingShare: null,
+        differingSamples: 0,
+      },
       'one sample this cycle: nothing to compare',
     ],
     [
-      { maxTtlMs: 5, availableSamples: 4, contradictingSamples: 2, contradictingShare: 0.5 },
+      {
+        maxTtlMs: 5,
+        availableSamples: 4,
+        contradictingSamples: 2,
+        contradictingShare: 0.5,
+        differingSamples: 2,
+      },
       '2 of 4 samples (50 %) contradicted the first',
     ],
   ])('%j', (h, text) => {

@@ -6,6 +6,7 @@ import {
   filterFleet,
   formatAge,
   formatMix,
+  formatSince,
   sortFleet,
   toFleetRow,
   type FleetRow,
@@ -39,7 +40,13 @@ function analysis(over: Partial<BalancerAnalysis>): BalancerAnalysis {
     unavailableSamples: [],
     isDegraded: false,
     flapping: [],
-    cacheHazard: { maxTtlMs: null, availableSamples: 0, contradictingSamples: 0, contradictingShare: null },
+    cacheHazard: {
+      maxTtlMs: null,
+      availableSamples: 0,
+      contradictingSamples: 0,
+      contradictingShare: null,
+      differingSamples: 0,
+    },
     gates: [],
     window: null,
     rolling: false,
@@ -63,6 +70,7 @@ function row(over: Partial<FleetRow>): FleetRow {
     gateReady: null,
     progress: null,
     lastProbeAt: null,
+    nonUniformSince: null,
     ...over,
   };
 }
@@ -187,6 +195,11 @@ describe('formatting', () => {
     [100_000 + 200, '0 s ago'],
   ])('formatAge(%s) is %s', (at, text) => {
     expect(formatAge(at, 100_000)).toBe(text);
+  });
+
+  it('formats how long a condition has held', () => {
+    expect(formatSince(100_000 - 240_000, 100_000)).toBe('for 4 min');
+    expect(formatSince(100_500, 100_000)).toBe('for 0 s');
   });
 
   it('formats the era mix, leaving out empty eras', () => {
