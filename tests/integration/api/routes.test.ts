@@ -42,7 +42,10 @@ async function call(handler: Handler, url: string, opts: CallOptions = {}) {
     status: res.status,
     type: res.headers.get('content-type'),
     headers: res.headers,
-    json: text ? (JSON.parse(text) as Record<string, unknown>) : null,
+    json:
+      text && /json/.test(res.headers.get('content-type') ?? '')
+        ? (JSON.parse(text) as Record<string, unknown>)
+        : null,
   };
 }
 
@@ -73,6 +76,25 @@ beforeAll(async () => {
     webhook: (await import('@/app/api/v1/webhooks/[id]/route')) as unknown as Record<string, Handler>,
     session: (await import('@/app/api/v1/session/route')) as unknown as Record<string, Handler>,
     openapi: (await import('@/app/api/v1/openapi.json/route')) as unknown as Record<string, Handler>,
+    nodes: (await import('@/app/api/v1/balancers/[id]/nodes/route')) as unknown as Record<string, Handler>,
+    probe: (await import('@/app/api/v1/balancers/[id]/probe/route')) as unknown as Record<string, Handler>,
+    node: (await import('@/app/api/v1/nodes/[id]/route')) as unknown as Record<string, Handler>,
+    history: (await import('@/app/api/v1/nodes/[id]/history/route')) as unknown as Record<string, Handler>,
+    rotate: (await import('@/app/api/v1/webhooks/[id]/rotate-secret/route')) as unknown as Record<
+      string,
+      Handler
+    >,
+    test: (await import('@/app/api/v1/webhooks/[id]/test/route')) as unknown as Record<string, Handler>,
+    deliveries: (await import('@/app/api/v1/webhooks/[id]/deliveries/route')) as unknown as Record<
+      string,
+      Handler
+    >,
+    redeliver:
+      (await import('@/app/api/v1/webhooks/[id]/deliveries/[deliveryId]/redeliver/route')) as unknown as Record<
+        string,
+        Handler
+      >,
+    metrics: (await import('@/app/(ops)/metrics/route')) as unknown as Record<string, Handler>,
   };
   const make = async (scope: string) => {
     const r = await call(route('tokens', 'POST'), '/api/v1/tokens', {
@@ -537,6 +559,31 @@ describe('auth on every route', () => {
       access: 'admin',
       body: { name: 'x', scope: 'read' },
     },
+    ...(
+      [
+        ['DELETE /tokens/{id}', 'token', 'DELETE', '/api/v1/tokens/x', 'admin'],
+        ['GET /balancers/{id}/nodes', 'nodes', 'GET', '/api/v1/balancers/x/nodes', 'read'],
+        ['POST /balancers/{id}/probe', 'probe', 'POST', '/api/v1/balancers/x/probe', 'write'],
+        ['GET /balancers/{id}/rollouts', 'rollouts', 'GET', '/api/v1/balancers/x/rollouts', 'read'],
+        ['GET /nodes/{id}', 'node', 'GET', '/api/v1/nodes/x', 'read'],
+        ['GET /nodes/{id}/history', 'history', 'GET', '/api/v1/nodes/x/history', 'read'],
+        ['GET /webhooks/{id}', 'webhook', 'GET', '/api/v1/webhooks/x', 'read'],
+        ['PATCH /webhooks/{id}', 'webhook', 'PATCH', '/api/v1/webhooks/x', 'write'],
+        ['POST /webhooks/{id}/rotate-secret', 'rotate', 'POST', '/api/v1/webhooks/x/rotate-secret', 'write'],
+        ['POST /webhooks/{id}/test', 'test', 'POST', '/api/v1/webhooks/x/test', 'write'],
+        ['GET /webhooks/{id}/deliveries', 'deliveries', 'GET', '/api/v1/webhooks/x/deliveries', 'read'],
+        ['POST .../redeliver', 'redeliver', 'POST', '/api/v1/webhooks/x/deliveries/y/redeliver', 'write'],
+        ['GET /metrics', 'metrics', 'GET', '/metrics', 'read'],
+      ] as const
+    ).map(([name, mod, method, url, access]) => ({
+      name,
+      handler: () => route(mod, method),
+      url,
+      method,
+      access,
+      body: method === 'GET' || method === 'DELETE' ? undefined : {},
+      params: { id: 'x', deliveryId: 'y' },
+    })),
   ];
 
   it.each(routeCases)('$name: no token 401, revoked 401, insufficient scope 403', async (c) => {
