@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useMemo } from 'react';
 import { Timeline } from '@/components/events/timeline';
-import { Age } from '@/components/ui/age';
+import { Age, Since } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { Icon } from '@/components/ui/icon';
 import { MixChart } from '@/components/ui/mix-chart';
@@ -75,7 +75,7 @@ export function BalancerView({ id }: { id: string }) {
           'not probed yet'
         )}
       </p>
-      {a ? <Headline analysis={a} /> : <NotProbedYet />}
+      {a ? <Headline analysis={a} events={events.data ?? []} /> : <NotProbedYet />}
       <div className="grid-3">
         <HazardPanel analysis={a} />
         <GatePanel analysis={a} names={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))} />
@@ -142,9 +142,11 @@ function StatusBadges({ analysis: a }: { analysis: StoredAnalysis | null }) {
   );
 }
 
-function Headline({ analysis: a }: { analysis: StoredAnalysis }) {
+function Headline({ analysis: a, events }: { analysis: StoredAnalysis; events: EventItem[] }) {
   if (a.state !== 'non-uniform') return null;
   const n = a.partition.length;
+  // Events come newest first: the divergence began at the latest `balancer.diverged`.
+  const began = events.find((e) => e.type === 'balancer.diverged')?.at ?? null;
   return (
     <div
       className={`notice tone-${a.rolling ? 'info' : 'bad'}`}
@@ -153,7 +155,14 @@ function Headline({ analysis: a }: { analysis: StoredAnalysis }) {
     >
       <Icon name="split" />
       <span>
-        <strong>Non-uniform ({a.severity}):</strong> nodes behind this balancer give {n} different answers.{' '}
+        <strong>Non-uniform ({a.severity})</strong>
+        {began !== null ? (
+          <>
+            {' '}
+            <Since at={began} />
+          </>
+        ) : null}
+        <strong>:</strong> nodes behind this balancer give {n} different answers.{' '}
         {a.severity === 'era-split'
           ? 'Clients that cached one node’s era meet another node’s contradiction and fail.'
           : 'Clients agree on the era, but served revisions or versions differ.'}

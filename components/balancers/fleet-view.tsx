@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
 import { useDeferredValue, useMemo, useRef, useState } from 'react';
-import { Age } from '@/components/ui/age';
+import { Age, Since } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { EraMixBar } from '@/components/ui/era-mix';
 import { Icon } from '@/components/ui/icon';
@@ -202,6 +202,7 @@ function FleetRowView({
           <Badge p={{ ...presentStatus('drift'), label: 'Non-uniform', icon: 'split' }} />
         ) : null}
         {row.degraded && row.status !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}
+        {row.nonUniformSince !== null ? <Since at={row.nonUniformSince} /> : null}
       </span>
       <span role="cell">
         {row.progress ? <span title={row.progress}>{row.progress}</span> : <EraMixBar mix={row.mix} />}

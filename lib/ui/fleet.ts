@@ -38,6 +38,8 @@ export interface FleetRow {
   mix: EraMix;
   /** Ready to advertise GATE_REVISION; null before the first cycle. */
   gateReady: boolean | null;
+  /** When the current divergence began (the latest `balancer.diverged`), for non-uniform rows when known. */
+  nonUniformSince: number | null;
   /** "6 of 10 nodes on 2026-07-28" while a rollout window is open. */
   progress: string | null;
   lastProbeAt: number | null;
@@ -73,6 +75,7 @@ export function toFleetRow(source: FleetSource): FleetRow {
       gateReady: gateOf(a),
       progress: a.window ? a.window.label : null,
       lastProbeAt: a.at,
+      nonUniformSince: null,
     };
   }
   const s = source.summary ?? null;
@@ -89,6 +92,7 @@ export function toFleetRow(source: FleetSource): FleetRow {
     gateReady: null,
     progress: null,
     lastProbeAt: s?.analyzedAt ?? null,
+    nonUniformSince: null,
   };
 }
 
@@ -148,6 +152,11 @@ export function formatAge(at: number | null, now: number): string {
   else if (s < 48 * 3600) text = `${Math.floor(s / 3600)} h`;
   else text = `${Math.floor(s / 86_400)} d`;
   return future ? `in ${text}` : `${text} ago`;
+}
+
+/** "for 12 s", "for 4 min", "for 3 h", "for 2 d": how long a condition has held. */
+export function formatSince(at: number, now: number): string {
+  return `for ${formatAge(Math.min(at, now), now).replace(/ ago$/, '')}`;
 }
 
 export function formatMix(mix: EraMix): string {

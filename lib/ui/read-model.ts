@@ -1,12 +1,12 @@
 // The dashboard's read model (server-only): one query for the whole fleet overview and one for a balancer's
 // headline, both from the analysis the poller stores beside each balancer. The public REST API stays the
 // contract for integrations; this serves exactly what the screens draw, so 1,000 balancers cost one query.
-import { asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray, max } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 import { getBalancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { getOpenWindow } from '@/db/queries/rollouts';
-import { balancerStates, balancers, nodes } from '@/db/schema';
+import { balancerStates, balancers, events, nodes } from '@/db/schema';
 import type { BalancerDetail, NodeSummary, StoredAnalysis } from '@/lib/query/types';
 import { redactHeaders } from '@/lib/schemas/balancer-view';
 import { sortFleet, toFleetRow, type FleetRow } from './fleet';
@@ -34,7 +34,21 @@ export function readFleetRows(store: Store): FleetRow[] {
     .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
     .orderBy(asc(balancers.name))
     .all();
-  return sortFleet(rows.map((r) => toFleetRow({ ...r, analysis: asAnalysis(r.analysis) })));
+  const fleet = rows.map((r) => toFleetRow({ ...r, analysis: asAnalysis(r.analysis) }));
+  const diverging = fleet.filter((r) => r.nonUniform).map((r) => r.id);
+  if (diverging.length > 0) {
+    const since = new Map(
+      store.db
+        .select({ balancerId: events.balancerId, at: max(events.at) })
+        .from(events)
+        .where(and(eq(events.type, 'balancer.diverged'), inArray(events.balancerId, diverging)))
+        .groupBy(events.balancerId)
+        .all()
+        .map((e) => [e.balancerId, e.at]),
+    );
+    for (const r of fleet) if (r.nonUniform) r.nonUniformSince = since.get(r.id) ?? null;
+  }
+  return sortFleet(fleet);
 }
 
 /** One balancer's settings (header secrets redacted), latest analysis and open rollout window; NotFound if none. */

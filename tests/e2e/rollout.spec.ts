@@ -105,6 +105,7 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   const row = page.locator(`[data-testid="fleet-row"][data-balancer="${name}"]`);
   await expect(row.getByTestId('fleet-status')).toHaveText('Era split');
   await expect(page.getByTestId('count-non-uniform')).toContainText('1');
+  await expect(row.getByTestId('since')).toContainText(/^for \d+ (s|min)$/);
   await page.screenshot({ path: screenshotPath('fleet'), fullPage: true });
 
   // Two clicks to the evidence: the balancer, then the legacy node.

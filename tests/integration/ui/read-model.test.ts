@@ -58,7 +58,12 @@ function verdict(url: string, era: 'modern' | 'legacy' | 'unavailable', at: numb
 }
 
 /** A balancer with one stored cycle whose nodes have the given eras. */
-function seed(name: string, eras: Array<'modern' | 'legacy' | 'unavailable'>, at = 1_000_000): string {
+function seed(
+  name: string,
+  eras: Array<'modern' | 'legacy' | 'unavailable'>,
+  at = 1_000_000,
+  divergedAt: number[] = [],
+): string {
   const b = createBalancer(store, {
     name,
     publicUrl: `http://127.0.0.1:9/${name}`,
@@ -90,14 +95,20 @@ function seed(name: string, eras: Array<'modern' | 'legacy' | 'unavailable'>, at
     window: null,
     gateRevisions: ['2026-07-28'],
   });
-  writeCycle(store, { balancerId: b.id, at, newNodes, results, analysis, events: [] });
+  const events = divergedAt.map((t) => ({
+    type: 'balancer.diverged' as const,
+    balancerId: b.id,
+    at: t,
+    data: {},
+  }));
+  writeCycle(store, { balancerId: b.id, at, newNodes, results, analysis, events });
   return b.id;
 }
 
 describe('readFleetRows', () => {
   it('lists every balancer with state, era mix and gate, non-uniform first', () => {
     seed('a-uniform', ['modern', 'modern']);
-    seed('b-split', ['modern', 'legacy', 'modern']);
+    seed('b-split', ['modern', 'legacy', 'modern'], 1_000_000, [400_000, 900_000]);
     seed('c-degraded', ['modern', 'unavailable']);
     createBalancer(store, { name: 'd-new', publicUrl: 'http://127.0.0.1:9/new' });
 
@@ -111,6 +122,9 @@ describe('readFleetRows', () => {
     const split = rows[0];
     expect(split?.mix).toEqual({ modern: 2, legacy: 1, unavailable: 0 });
     expect(split?.gateReady).toBe(false);
+    // Non-uniform since the latest divergence; uniform rows have no such time.
+    expect(split?.nonUniformSince).toBe(900_000);
+    expect(rows[2]?.nonUniformSince).toBeNull();
     expect(rows[2]?.gateReady).toBe(true);
     expect(rows[1]?.mix).toEqual({ modern: 1, legacy: 0, unavailable: 1 });
     expect(rows[3]).toMatchObject({ gateReady: null, lastProbeAt: null });
