@@ -11,6 +11,7 @@ import { LoadError, Loading } from '@/components/ui/query-state';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { fleetQuery } from '@/lib/query/options';
 import { countFleet, filterFleet, type FleetFilter, type FleetRow } from '@/lib/ui/fleet';
+import { plural } from '@/lib/rollout/text';
 import { FLEET_STATUSES, presentGate, presentStatus } from '@/lib/ui/presentation';
 
 const ROW_HEIGHT = 38;
@@ -39,7 +40,7 @@ export function FleetView() {
       <ul className="counts" aria-label="Fleet counts">
         <CountButton
           n={counts.total}
-          label="balancers"
+          label={counts.total === 1 ? 'balancer' : 'balancers'}
           selected={status === 'all'}
           onClick={() => setStatus('all')}
         />
@@ -93,8 +94,8 @@ export function FleetView() {
           </select>
           <span className="muted" role="status" aria-live="polite">
             {visible.length === rows.length
-              ? `${rows.length} balancers`
-              : `${visible.length} of ${rows.length} balancers`}
+              ? plural(rows.length, 'balancer', 'balancers')
+              : `${visible.length} of ${plural(rows.length, 'balancer', 'balancers')}`}
           </span>
         </div>
         <FleetList rows={visible} />
