@@ -1,18 +1,8 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { balancers } from './balancers';
 
-export const EVENT_TYPES = [
-  'balancer.diverged',
-  'balancer.converged',
-  'node.unavailable',
-  'node.recovered',
-  'node.era_changed',
-  'node.flapping',
-  'rollout.stuck',
-  'gate.opened',
-  'gate.closed',
-] as const;
-export type EventType = (typeof EVENT_TYPES)[number];
+// One list of event types: the analysis emits them, the table stores them.
+export { EVENT_TYPES, type EventType } from '../../lib/rollout/types';
 
 export const events = sqliteTable(
   'events',
