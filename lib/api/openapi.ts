@@ -2,7 +2,13 @@
 // below also feeds the human-readable reference page.
 import { z } from 'zod';
 import { CreateBalancerInput, UpdateBalancerInput } from '@/lib/schemas/balancer';
-import { BalancerListQuery, BalancerView, NodeHistoryEntry, NodeView } from '@/lib/schemas/balancer-view';
+import {
+  BalancerListItemView,
+  BalancerListQuery,
+  BalancerView,
+  NodeHistoryEntry,
+  NodeView,
+} from '@/lib/schemas/balancer-view';
 import { Limit, pageOf } from '@/lib/schemas/common';
 import { Event, EventQuery } from '@/lib/schemas/event';
 import { GateAnswer, GateQuery, OpenRolloutInput, RolloutWindow } from '@/lib/schemas/rollout';
@@ -51,7 +57,7 @@ export const OPERATIONS: Operation[] = [
     tag: 'balancers',
     access: 'read',
     query: BalancerListQuery,
-    response: pageOf(BalancerView),
+    response: pageOf(BalancerListItemView),
     errors: READ,
   },
   {

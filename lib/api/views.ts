@@ -5,3 +5,9 @@ import { redactHeaders } from '@/lib/schemas/balancer-view';
 export function balancerView(b: Balancer | BalancerListItem) {
   return { ...b, headers: redactHeaders(b.headers) };
 }
+
+/** The list-page shape: the settings without the node URL list, headers and legacy revision set. */
+export function balancerListItemView(b: BalancerListItem) {
+  const { nodeUrls, headers: _headers, legacyVersions: _legacy, ...rest } = b;
+  return { ...rest, nodeUrlCount: nodeUrls.length };
+}

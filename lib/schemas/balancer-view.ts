@@ -52,6 +52,11 @@ export const BalancerView = z
   })
   .meta({ id: 'Balancer' });
 
+/** A list page carries no node URL lists (up to 1,000 per balancer) and no headers: the item links to the full view. */
+export const BalancerListItemView = BalancerView.omit({ nodeUrls: true, headers: true, legacyVersions: true })
+  .extend({ nodeUrlCount: z.int().min(0) })
+  .meta({ id: 'BalancerListItem' });
+
 export const NodeView = z
   .object({
     id: z.string(),

@@ -170,7 +170,10 @@ describe('balancers', () => {
 
     const list = await call(route('balancers', 'GET'), '/api/v1/balancers?limit=10', { token: readToken });
     expect(list.status).toBe(200);
-    expect((list.json?.items as Array<{ id: string }>).some((b) => b.id === id)).toBe(true);
+    const item = (list.json?.items as Array<Record<string, unknown>>).find((b) => b.id === id);
+    expect(item).toMatchObject({ name: 'crud-one', nodeUrlCount: 1, samplesPerCycle: 7 });
+    expect(item).not.toHaveProperty('nodeUrls');
+    expect(item).not.toHaveProperty('headers');
 
     const del = await call(route('balancer', 'DELETE'), `/api/v1/balancers/${id}`, {
       method: 'DELETE',
