@@ -15,7 +15,8 @@ import type {
   SampleObservation,
 } from '@/lib/rollout/types';
 import { createLimiter, type Limiter } from './limiter';
-import { hostOf, nodeKey, planCycle, unprobedVerdict, type PlannedNode } from './targets';
+import { unavailableVerdict } from '@/lib/probe/types';
+import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 import { writeCycle, type NewNode, type NodeResult, type PriorState } from './write';
 
@@ -171,12 +172,12 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
       const at = deps.now();
       deps.onProbeStart?.(at - dueAt);
-      if (skipReason) return unprobedVerdict(target.url, skipReason, at, target.connectAddress ?? null);
+      if (skipReason) return unavailableVerdict(target.url, skipReason, at, target.connectAddress ?? null);
       try {
         return await deps.probe(target, plan.options);
       } catch (err) {
         // The probe engine reports servers' faults in the verdict; a throw is ours, kept visible as a reason.
-        const v = unprobedVerdict(target.url, 'probe_error', at, target.connectAddress ?? null);
+        const v = unavailableVerdict(target.url, 'probe_error', at, target.connectAddress ?? null);
         return { ...v, anomaly: err instanceof Error ? err.message : String(err) };
       }
     });

@@ -2,7 +2,7 @@
 // of its public URL. Pure: the resolved addresses and the environment are parameters.
 import type { NodeOrigin } from '@/db/schema';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
-import type { ProbeOptions, ProbeTarget, Verdict } from '@/lib/probe/types';
+import type { ProbeOptions, ProbeTarget } from '@/lib/probe/types';
 import { DEFAULT_PROBE_OPTIONS } from '@/lib/probe/types';
 
 export interface PlannedNode {
@@ -102,31 +102,6 @@ export function planCycle(
 }
 
 /** A verdict for a probe the poller could not make (DNS failed, a header variable unset). */
-export function unprobedVerdict(
-  url: string,
-  reason: string,
-  at: number,
-  address: string | null = null,
-): Verdict {
-  return {
-    url,
-    verdict: 'unavailable',
-    reason,
-    negotiatedVersion: null,
-    supported: [],
-    servedEras: 'unknown',
-    serverInfo: null,
-    cache: null,
-    initializeSent: false,
-    anomaly: null,
-    evidence: [],
-    probedAt: at,
-    durationMs: 0,
-    address,
-    servedBy: null,
-  };
-}
-
 /** The host name of a URL, without IPv6 brackets. */
 export function hostOf(url: string): string {
   return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');

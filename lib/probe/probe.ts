@@ -27,6 +27,7 @@ import {
 } from './classify';
 import { HttpTransport, outcomeOfError } from './http-transport';
 import type { Exchange, JsonRpcRequest, ProbeTransport, SendOptions } from './transport';
+import { unavailableVerdict } from './types';
 import type { EvidenceStep, Outcome, ProbeOptions, ProbeStep, ProbeTarget, Verdict } from './types';
 
 export interface ProbeDeps {
@@ -100,23 +101,7 @@ export async function probeNode(
   const now = deps.now ?? Date.now;
   const started = now();
   const state: ProbeState = {
-    verdict: {
-      url: target.url,
-      verdict: 'unavailable',
-      reason: 'not_probed',
-      negotiatedVersion: null,
-      supported: [],
-      servedEras: 'unknown',
-      serverInfo: null,
-      cache: null,
-      initializeSent: false,
-      anomaly: null,
-      evidence: [],
-      probedAt: started,
-      durationMs: 0,
-      address: null,
-      servedBy: null,
-    },
+    verdict: unavailableVerdict(target.url, 'not_probed', started),
     served: new Set(),
     modernErrorSeen: false,
     discovered: false,

@@ -144,3 +144,29 @@ export const DEFAULT_PROBE_OPTIONS: ProbeOptions = {
   maxBodyBytes: 1024 * 1024,
   clientInfo: { name: 'erawatch', version: '0.1.0' },
 };
+
+/** A verdict that concluded nothing yet: unavailable, no evidence. Probes start from it; so do skipped nodes. */
+export function unavailableVerdict(
+  url: string,
+  reason: string,
+  at: number,
+  address: string | null = null,
+): Verdict {
+  return {
+    url,
+    verdict: 'unavailable',
+    reason,
+    negotiatedVersion: null,
+    supported: [],
+    servedEras: 'unknown',
+    serverInfo: null,
+    cache: null,
+    initializeSent: false,
+    anomaly: null,
+    evidence: [],
+    probedAt: at,
+    durationMs: 0,
+    address,
+    servedBy: null,
+  };
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CreateBalancerInput } from '@/lib/schemas/balancer';
-import { hostOf, planCycle, resolveHeaders, unprobedVerdict } from '@/lib/poller/targets';
+import { unavailableVerdict } from '@/lib/probe/types';
+import { hostOf, planCycle, resolveHeaders } from '@/lib/poller/targets';
 
 const settings = (over: Record<string, unknown> = {}) =>
   CreateBalancerInput.parse({ name: 'b', publicUrl: 'https://api.example.com/mcp', ...over });
@@ -89,8 +90,8 @@ describe('planCycle', () => {
 });
 
 describe('helpers', () => {
-  it('unprobedVerdict is a complete unavailable verdict', () => {
-    expect(unprobedVerdict('http://x/', 'dns_failed', 42, '10.0.0.1')).toMatchObject({
+  it('unavailableVerdict is a complete unavailable verdict', () => {
+    expect(unavailableVerdict('http://x/', 'dns_failed', 42, '10.0.0.1')).toMatchObject({
       url: 'http://x/',
       verdict: 'unavailable',
       reason: 'dns_failed',
