@@ -157,6 +157,8 @@ function FleetList({ rows }: { rows: FleetRow[] }) {
       <div
         ref={scrollRef}
         className="vscroll"
+        // Focusable so keyboard users can scroll rows that are not rendered yet.
+        tabIndex={0}
         style={{ height: `min(${rows.length * ROW_HEIGHT + 2}px, max(calc(100vh - 250px), 240px))` }}
       >
         <div className="vbody" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>

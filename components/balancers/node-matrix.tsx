@@ -98,6 +98,8 @@ export function NodeMatrix({
         <div
           ref={scrollRef}
           className="vscroll"
+          // Focusable so keyboard users can scroll rows that are not rendered yet.
+          tabIndex={0}
           style={{ height: `min(${rows.length * ROW_HEIGHT + 2}px, 60vh)`, minHeight: 80 }}
         >
           <div className="vbody" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
