@@ -395,6 +395,13 @@ function addSupportedFromError(state: ProbeState, message: Record<string, unknow
   for (const revision of supported) if (typeof revision === 'string') state.served.add(revision);
 }
 
+const NEVER_DELIVERED: ReadonlySet<Outcome> = new Set<Outcome>([
+  'refused',
+  'spawn_failed',
+  'egress_refused',
+  'dns_failed',
+]);
+
 interface InitializeAttempt {
   step: EvidenceStep;
   ex: Exchange;
@@ -411,9 +418,10 @@ async function sendInitialize(
   version: string,
 ): Promise<InitializeAttempt> {
   const request = initializeRequest(version, options);
-  state.verdict.initializeSent = true;
   const send: SendOptions = { timeoutMs: options.legacyProbeTimeoutMs, maxBodyBytes: options.maxBodyBytes };
   const ex = await transport.request(request, send);
+  // Conservative: true unless the request provably never reached a server.
+  if (!NEVER_DELIVERED.has(ex.outcome)) state.verdict.initializeSent = true;
   const evidence = recordStep(state, step, request, version, ex);
   if (ex.sessionId) evidence.sessionIssued = true;
   let passed = false;

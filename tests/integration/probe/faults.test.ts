@@ -504,6 +504,18 @@ describe('probeNode against fault peers', () => {
     expect(p.received[2]?.headers['mcp-protocol-version']).toBe('2025-11-25');
   });
 
+  it('an allowlisted target whose port is closed was never sent initialize', async () => {
+    const closed = await peer((_req, res) => res.writeHead(202).end());
+    const url = closed.url;
+    await closed.close();
+    const v = await probeNode({ url, allowLegacy: true }, FAST, LOOPBACK);
+    expect(v).toMatchObject({ verdict: 'unavailable', reason: 'refused', initializeSent: false });
+    expect(v.evidence.map((e) => [e.step, e.outcome])).toEqual([
+      ['discover', 'refused'],
+      ['initialize', 'refused'],
+    ]);
+  });
+
   it('sends static target headers (auth) on every request', async () => {
     const p = await peer(onDiscover((id, res) => sendJson(res, 200, discoverResult(id))));
     const v = await probeNode({ url: p.url, headers: { Authorization: 'Bearer t0ken' } }, FAST, LOOPBACK);
