@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
+import { useSearchParams } from 'next/navigation';
 import { useDeferredValue, useMemo, useRef, useState } from 'react';
 import { Age, Since } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
@@ -12,14 +13,36 @@ import { browserFetcher } from '@/lib/query/fetch-json';
 import { fleetQuery } from '@/lib/query/options';
 import { countFleet, filterFleet, type FleetFilter, type FleetRow } from '@/lib/ui/fleet';
 import { plural } from '@/lib/rollout/text';
-import { FLEET_STATUSES, presentGate, presentStatus } from '@/lib/ui/presentation';
+import { FLEET_STATUSES, isFleetStatus, presentGate, presentStatus } from '@/lib/ui/presentation';
 
 const ROW_HEIGHT = 38;
 
+function readStatus(value: string | null): FleetFilter['status'] {
+  if (value === 'non-uniform') return value;
+  return isFleetStatus(value) ? value : 'all';
+}
+
 export function FleetView() {
   const { data, error, isPending } = useQuery(fleetQuery(browserFetcher));
-  const [search, setSearch] = useState('');
-  const [status, setStatus] = useState<FleetFilter['status']>('all');
+  const params = useSearchParams();
+  const [search, setSearchState] = useState(() => params.get('q') ?? '');
+  const [status, setStatusState] = useState<FleetFilter['status']>(() => readStatus(params.get('state')));
+  // The filter lives in the URL so it can be shared; replaceState changes it without a server round trip.
+  const syncUrl = (q: string, state: FleetFilter['status']) => {
+    const next = new URLSearchParams();
+    if (q) next.set('q', q);
+    if (state !== 'all') next.set('state', state);
+    const qs = next.toString();
+    window.history.replaceState(null, '', qs ? `?${qs}` : window.location.pathname);
+  };
+  const setSearch = (q: string) => {
+    setSearchState(q);
+    syncUrl(q, status);
+  };
+  const setStatus = (state: FleetFilter['status']) => {
+    setStatusState(state);
+    syncUrl(search, state);
+  };
   const deferredSearch = useDeferredValue(search);
 
   const rows = useMemo(() => data ?? [], [data]);

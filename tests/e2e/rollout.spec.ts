@@ -106,6 +106,16 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   await expect(row.getByTestId('fleet-status')).toHaveText('Era split');
   await expect(page.getByTestId('count-non-uniform')).toContainText('1');
   await expect(row.getByTestId('since')).toContainText(/^for \d+ (s|min)$/);
+  // Filters narrow the list and stay in the URL.
+  await page.getByTestId('count-non-uniform').getByRole('button').click();
+  await expect(page).toHaveURL(/\?state=non-uniform$/);
+  await page.getByLabel('Search balancers').fill('no-such-balancer');
+  await expect(page.getByText('No balancer matches this filter.')).toBeVisible();
+  await page.getByLabel('Search balancers').fill(name.slice(0, 10));
+  await expect(page.locator('[data-testid="fleet-row"]')).toHaveCount(1);
+  await page.reload();
+  await expect(page.getByLabel('Search balancers')).toHaveValue(name.slice(0, 10));
+  await expect(page.getByLabel('Filter by state')).toHaveValue('non-uniform');
   await page.screenshot({ path: screenshotPath('fleet'), fullPage: true });
 
   // Two clicks to the evidence: the balancer, then the legacy node.
