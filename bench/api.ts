@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
 import { openDb, writeTransaction } from '@/db/index';
 import { createBalancer } from '@/db/queries/balancers';
 import { insertEvents, type EventDraft } from '@/db/queries/events';
@@ -147,20 +148,24 @@ function quantile(sorted: number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 }
 
+// The client reads the (gzip) body without decompressing it: the figures are the server's, and the client
+// shares the machine's two cores with it.
 async function load(url: string, token: string, args: Args) {
   const latencies: number[] = [];
   let errors = 0;
+  const dispatcher = new Agent({ connections: args.concurrency, keepAliveTimeout: 30_000 });
   const deadline = performance.now() + args.durationMs;
   const worker = async () => {
     while (performance.now() < deadline) {
       const t0 = performance.now();
       try {
-        const res = await fetch(url, {
-          headers: { authorization: `Bearer ${token}` },
+        const res = await request(url, {
+          dispatcher,
+          headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' },
           signal: AbortSignal.timeout(10_000),
         });
-        await res.arrayBuffer();
-        if (res.status !== 200) errors++;
+        await res.body.arrayBuffer();
+        if (res.statusCode !== 200) errors++;
         else latencies.push(performance.now() - t0);
       } catch {
         errors++;
@@ -170,6 +175,7 @@ async function load(url: string, token: string, args: Args) {
   const started = performance.now();
   await Promise.all(Array.from({ length: args.concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
+  await dispatcher.close();
   latencies.sort((a, b) => a - b);
   const r = (v: number) => Number(v.toFixed(1));
   return {
