@@ -131,7 +131,17 @@ export function listBalancers(
   if (q.length > 100) throw new ValidationError([{ path: 'q', message: 'must be at most 100 characters' }]);
   const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   const rows = store.db
-    .select({ b: balancers, s: balancerStates })
+    // Only the summary columns: the state row's analysis and snapshot JSON are large and the list never reads them.
+    .select({
+      b: balancers,
+      s: {
+        status: balancerStates.status,
+        severity: balancerStates.severity,
+        displayStatus: balancerStates.displayStatus,
+        degraded: balancerStates.degraded,
+        analyzedAt: balancerStates.analyzedAt,
+      },
+    })
     .from(balancers)
     .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
     .where(
@@ -146,15 +156,7 @@ export function listBalancers(
   const page = rows.slice(0, limit);
   const items = page.map(({ b, s }) => ({
     ...toBalancer(b),
-    summary: s
-      ? {
-          status: s.status,
-          severity: s.severity,
-          displayStatus: s.displayStatus,
-          degraded: s.degraded,
-          analyzedAt: s.analyzedAt,
-        }
-      : null,
+    summary: s,
   }));
   const last = page[page.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.b.name) : null };
