@@ -1,6 +1,6 @@
 // The fleet overview's rows in one response (auth as for API reads). See lib/ui/read-model.ts.
 import { json, withApi } from '@/lib/api/with-api';
-import { readFleetRows } from '@/lib/ui/read-model';
+import { readFleetRows } from '@/db/queries/dashboard';
 
 export const dynamic = 'force-dynamic';
 

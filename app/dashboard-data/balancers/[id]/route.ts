@@ -1,6 +1,6 @@
 // One balancer's headline for the detail screen (auth as for API reads). See lib/ui/read-model.ts.
 import { json, withApi } from '@/lib/api/with-api';
-import { readBalancerDetail } from '@/lib/ui/read-model';
+import { readBalancerDetail } from '@/db/queries/dashboard';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,6 +1,6 @@
 // A balancer's nodes for the matrix, without evidence (auth as for API reads). See lib/ui/read-model.ts.
 import { json, withApi } from '@/lib/api/with-api';
-import { readNodeSummaries } from '@/lib/ui/read-model';
+import { readNodeSummaries } from '@/db/queries/dashboard';
 
 export const dynamic = 'force-dynamic';
 

@@ -9,7 +9,7 @@ import { NotFoundError } from '@/lib/errors';
 import { writeCycle } from '@/lib/poller/write';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
-import { readBalancerDetail, readFleetRows, readNodeLabels, readNodeSummaries } from '@/lib/ui/read-model';
+import { readBalancerDetail, readFleetRows, readNodeLabels, readNodeSummaries } from '@/db/queries/dashboard';
 
 let dir: string;
 let store: Store;

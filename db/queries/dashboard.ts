@@ -1,4 +1,4 @@
-// The dashboard's read model (server-only): one query for the whole fleet overview and one for a balancer's
+// The dashboard's read model: one query for the whole fleet overview and one for a balancer's
 // headline, both from the analysis the poller stores beside each balancer. The public REST API stays the
 // contract for integrations; this serves exactly what the screens draw, so 1,000 balancers cost one query.
 import { and, asc, eq, inArray, max } from 'drizzle-orm';
@@ -9,8 +9,8 @@ import { getOpenWindow } from '@/db/queries/rollouts';
 import { balancerStates, balancers, events, nodes } from '@/db/schema';
 import type { BalancerDetail, NodeSummary, StoredAnalysis } from '@/lib/query/types';
 import { redactHeaders } from '@/lib/schemas/balancer-view';
-import { sortFleet, toFleetRow, type FleetRow } from './fleet';
-import { nodeLabel } from './node-label';
+import { sortFleet, toFleetRow, type FleetRow } from '@/lib/ui/fleet';
+import { nodeLabel } from '@/lib/ui/node-label';
 
 function asAnalysis(value: unknown): StoredAnalysis | null {
   // Written by our own poller as JSON of StoredAnalysis; anything else (an older shape) is treated as absent.
