@@ -10,3 +10,4 @@ export * from './poller-lease';
 export * from './tokens';
 export * from './webhooks';
 export * from './rollups';
+export * from './stdio-targets';

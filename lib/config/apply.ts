@@ -4,6 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { writeTransaction, type Store } from '@/db/index';
 import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from '@/db/queries/balancers';
+import { upsertStdioTarget } from '@/db/queries/stdio-targets';
 import { createWebhook, getWebhookByName, updateWebhook } from '@/db/queries/webhooks';
 import { webhookEndpoints } from '@/db/schema/webhooks';
 import { NotFoundError } from '@/lib/errors';
@@ -34,7 +35,12 @@ function findBalancer(store: Store, name: string): Balancer | null {
   }
 }
 
-export function applyConfig(store: Store, config: ConfigFile, now: number = Date.now()): ApplySummary {
+/** `stdioEnvTemplates` (from loadConfigFile) records which env values came from `${VAR}`, for export. */
+export function applyConfig(
+  store: Store,
+  config: ConfigFile & { stdioEnvTemplates?: Record<string, Record<string, string>> },
+  now: number = Date.now(),
+): ApplySummary {
   const summary: ApplySummary = { created: [], updated: [], unchanged: [] };
   writeTransaction(store, (tx) => {
     for (const wanted of config.balancers) {
@@ -83,6 +89,10 @@ export function applyConfig(store: Store, config: ConfigFile, now: number = Date
           .run();
       }
       summary.updated.push(label);
+    }
+    for (const wanted of config.stdio) {
+      const result = upsertStdioTarget(tx, wanted, config.stdioEnvTemplates?.[wanted.name] ?? {}, now);
+      summary[result].push(`stdio target '${wanted.name}'`);
     }
   });
   return summary;

@@ -3,6 +3,7 @@
 import { stringify } from 'yaml';
 import type { Store } from '@/db/index';
 import { listBalancers, type Balancer } from '@/db/queries/balancers';
+import { listStdioTargetRows } from '@/db/queries/stdio-targets';
 import { listWebhooks, getWebhookRow } from '@/db/queries/webhooks';
 import { CONFIG_VERSION } from '@/lib/schemas/config';
 
@@ -53,11 +54,36 @@ export function exportConfig(store: Store, opts: ExportOptions): { yaml: string;
     enabled: w.enabled,
     ...(opts.includeSecrets ? { secret: getWebhookRow(store, w.id).secret } : {}),
   }));
+  // Env values that came from `${VAR}` are written as that template (the variable is then needed).
+  const stdio = listStdioTargetRows(store).map((t) => {
+    const env = Object.fromEntries(
+      Object.entries(t.env).map(([k, v]) => {
+        const template = t.envTemplates[k];
+        if (opts.includeSecrets || template === undefined) return [k, v];
+        for (const m of template.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g))
+          if (m[1] && !envNeeded.includes(m[1])) envNeeded.push(m[1]);
+        return [k, template];
+      }),
+    );
+    return {
+      name: t.name,
+      command: t.command,
+      args: t.args,
+      env,
+      cwd: t.cwd,
+      allowLegacy: t.allowLegacy,
+      auditLegacy: t.auditLegacy,
+      legacyVersions: t.legacyVersions,
+      intervalMs: t.intervalMs,
+      timeoutMs: t.timeoutMs,
+      legacyProbeTimeoutMs: t.legacyProbeTimeoutMs,
+    };
+  });
   const header = [
     '# Erawatch configuration, exported from the database.',
     '# Schema: /api/v1/config.schema.json',
     ...(envNeeded.length > 0 ? [`# Set before applying: ${envNeeded.join(', ')}`] : []),
     '',
   ].join('\n');
-  return { yaml: header + stringify({ version: CONFIG_VERSION, balancers, webhooks }), envNeeded };
+  return { yaml: header + stringify({ version: CONFIG_VERSION, balancers, webhooks, stdio }), envNeeded };
 }

@@ -1,8 +1,10 @@
 // Reads erawatch.config.yaml: YAML with `${ENV}` substitution in string values, validated by the zod contract.
 // Every error names the file, the line and the field.
 import fs from 'node:fs';
+import path from 'node:path';
 import { LineCounter, isScalar, parseDocument, visit, type Document } from 'yaml';
 import { ConfigFile } from '@/lib/schemas/config';
+import type { StdioEnvTemplates } from '@/lib/schemas/stdio-target';
 import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/webhooks/egress';
 
 export const DEFAULT_CONFIG_FILE = './erawatch.config.yaml';
@@ -14,6 +16,9 @@ export interface ConfigIssue {
   field: string;
   message: string;
 }
+
+/** A validated file, plus which stdio env values were `${VAR}` templates (by target name), for export. */
+export type LoadedConfig = ConfigFile & { stdioEnvTemplates: Record<string, StdioEnvTemplates> };
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
@@ -41,8 +46,29 @@ function lineOf(doc: Document, counter: LineCounter, path: ReadonlyArray<Propert
   return null;
 }
 
+/** The env values of each stdio entry as written, before `${VAR}` substitution, where they used one. */
+function stdioEnvTemplatesOf(raw: unknown, config: ConfigFile): Record<string, StdioEnvTemplates> {
+  const entries = (raw as { stdio?: unknown } | null)?.stdio;
+  const out: Record<string, StdioEnvTemplates> = {};
+  config.stdio.forEach((target, i) => {
+    const rawEnv = (Array.isArray(entries) ? (entries[i] as { env?: unknown } | undefined) : undefined)?.env;
+    const templates: StdioEnvTemplates = {};
+    for (const key of Object.keys(target.env)) {
+      const value = (rawEnv as Record<string, unknown> | undefined)?.[key];
+      if (typeof value === 'string' && ENV_REF.test(value)) templates[key] = value;
+      ENV_REF.lastIndex = 0;
+    }
+    out[target.name] = templates;
+  });
+  return out;
+}
+
 /** Parses and validates config text; throws ConfigError. */
-export function parseConfig(text: string, file: string, env: Record<string, string | undefined>): ConfigFile {
+export function parseConfig(
+  text: string,
+  file: string,
+  env: Record<string, string | undefined>,
+): LoadedConfig {
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -55,6 +81,7 @@ export function parseConfig(text: string, file: string, env: Record<string, stri
       })),
     );
   }
+  const raw: unknown = doc.toJS();
   const issues: ConfigIssue[] = [];
   visit(doc, {
     Scalar(_key, node) {
@@ -97,13 +124,17 @@ export function parseConfig(text: string, file: string, env: Record<string, stri
       : [];
   });
   if (refused.length > 0) throw new ConfigError(refused);
-  return parsed.data;
+  // A stdio command runs in the file's directory unless told otherwise, so the file means the same from anywhere.
+  const dir = path.dirname(path.resolve(file));
+  const stdio = parsed.data.stdio.map((t) => ({ ...t, cwd: path.resolve(dir, t.cwd ?? '.') }));
+  const config = { ...parsed.data, stdio };
+  return { ...config, stdioEnvTemplates: stdioEnvTemplatesOf(raw, config) };
 }
 
 export function loadConfigFile(
   file: string,
   env: Record<string, string | undefined> = process.env,
-): ConfigFile {
+): LoadedConfig {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');

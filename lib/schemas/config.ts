@@ -2,6 +2,7 @@
 // published JSON Schema, the API and the file can never disagree. Client-safe.
 import { z } from 'zod';
 import { CreateBalancerInput } from './balancer';
+import { StdioTargetInput } from './stdio-target';
 import { CreateWebhookInput } from './webhook';
 
 export const CONFIG_VERSION = 1;
@@ -15,9 +16,14 @@ export const ConfigFile = z
       .max(1_000)
       .default([])
       .meta({ description: 'an omitted secret is generated once and then kept' }),
+    stdio: z
+      .array(StdioTargetInput)
+      .max(1_000)
+      .default([])
+      .meta({ description: 'MCP servers launched as commands and probed over stdio (only declared here)' }),
   })
   .superRefine((cfg, ctx) => {
-    for (const key of ['balancers', 'webhooks'] as const) {
+    for (const key of ['balancers', 'webhooks', 'stdio'] as const) {
       const seen = new Map<string, number>();
       cfg[key].forEach((item, i) => {
         const first = seen.get(item.name);

@@ -64,7 +64,7 @@ export async function run(argv: string[]): Promise<number> {
         const file = fileArg(args);
         const config = loadConfigFile(file);
         process.stdout.write(
-          `${file}: valid (${config.balancers.length} balancers, ${config.webhooks.length} webhooks)\n`,
+          `${file}: valid (${config.balancers.length} balancers, ${config.webhooks.length} webhooks${config.stdio.length > 0 ? `, ${config.stdio.length} stdio targets` : ''})\n`,
         );
         return 0;
       }

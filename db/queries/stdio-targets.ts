@@ -1,0 +1,152 @@
+// Stdio targets: written only from the config file (applied idempotently, matched by name) and by the
+// poller's probes; read by the API and the dashboard without env values.
+import { asc, desc, eq } from 'drizzle-orm';
+import type { Store, Tx } from '../index';
+import { newId } from '../ids';
+import { stdioTargetHistory, stdioTargetStates, stdioTargets, type StdioTargetRow } from '../schema';
+import { NotFoundError } from '@/lib/errors';
+import type { StdioPeerSpec } from '@/lib/probe/era-cache';
+import { describeCommand } from '@/lib/probe/stdio-transport';
+import type { Verdict } from '@/lib/probe/types';
+import type {
+  StdioEnvTemplates,
+  StdioTargetHistoryView,
+  StdioTargetSettings,
+  StdioTargetView,
+} from '@/lib/schemas/stdio-target';
+
+export type StdioTarget = StdioTargetRow;
+
+export interface StdioTargetDetail extends StdioTargetView {
+  verdict: Verdict | null;
+  history: StdioTargetHistoryView[];
+}
+
+/** What launches the target: exactly the configured command, arguments, environment and directory. */
+export function stdioSpecOf(t: StdioTarget): StdioPeerSpec {
+  return { command: t.command, args: t.args, env: t.env, cwd: t.cwd };
+}
+
+function storedFields(s: StdioTargetSettings, templates: StdioEnvTemplates) {
+  return {
+    name: s.name,
+    command: s.command,
+    args: s.args,
+    env: s.env,
+    envTemplates: templates,
+    cwd: s.cwd ?? process.cwd(),
+    allowLegacy: s.allowLegacy,
+    auditLegacy: s.auditLegacy,
+    legacyVersions: s.legacyVersions,
+    intervalMs: s.intervalMs,
+    timeoutMs: s.timeoutMs,
+    legacyProbeTimeoutMs: s.legacyProbeTimeoutMs,
+  };
+}
+
+/**
+ * Creates or updates the target of this name; unchanged settings write nothing. Any change of what is
+ * launched drops the stored state, since it described another program.
+ */
+export function upsertStdioTarget(
+  tx: Tx,
+  settings: StdioTargetSettings,
+  templates: StdioEnvTemplates,
+  now: number,
+): 'created' | 'updated' | 'unchanged' {
+  const wanted = storedFields(settings, templates);
+  const current = tx.select().from(stdioTargets).where(eq(stdioTargets.name, settings.name)).get();
+  if (!current) {
+    tx.insert(stdioTargets)
+      .values({ id: newId('sto'), ...wanted, createdAt: now, updatedAt: now })
+      .run();
+    return 'created';
+  }
+  const { id, createdAt: _c, updatedAt: _u, ...stored } = current;
+  if (JSON.stringify(stored) === JSON.stringify(wanted)) return 'unchanged';
+  tx.update(stdioTargets)
+    .set({ ...wanted, updatedAt: now })
+    .where(eq(stdioTargets.id, id))
+    .run();
+  const launchChanged =
+    JSON.stringify(stdioSpecOf(current)) !== JSON.stringify(stdioSpecOf({ ...current, ...wanted }));
+  if (launchChanged) tx.delete(stdioTargetStates).where(eq(stdioTargetStates.targetId, id)).run();
+  return 'updated';
+}
+
+/** Every stdio target with its settings (env values included): for the poller and export, never the API. */
+export function listStdioTargetRows(store: Store): StdioTarget[] {
+  return store.db.select().from(stdioTargets).orderBy(asc(stdioTargets.name)).all();
+}
+
+export function getStdioTargetRow(store: Store, id: string): StdioTarget {
+  const row = store.db.select().from(stdioTargets).where(eq(stdioTargets.id, id)).get();
+  if (!row) throw new NotFoundError('stdio target', id);
+  return row;
+}
+
+type StateRow = typeof stdioTargetStates.$inferSelect;
+
+function toView(t: StdioTarget, s: StateRow | null): StdioTargetView {
+  return {
+    id: t.id,
+    name: t.name,
+    commandLine: describeCommand(stdioSpecOf(t)),
+    command: t.command,
+    args: t.args,
+    envNames: Object.keys(t.env).sort(),
+    cwd: t.cwd,
+    allowLegacy: t.allowLegacy,
+    auditLegacy: t.auditLegacy,
+    legacyVersions: t.legacyVersions,
+    intervalMs: t.intervalMs,
+    timeoutMs: t.timeoutMs,
+    legacyProbeTimeoutMs: t.legacyProbeTimeoutMs,
+    createdAt: t.createdAt,
+    updatedAt: t.updatedAt,
+    state: s
+      ? {
+          clientEra: s.verdict.verdict,
+          reason: s.reason,
+          negotiatedVersion: s.verdict.negotiatedVersion,
+          probedAt: s.probedAt,
+          durationMs: s.durationMs,
+          fingerprintSince: s.fingerprintSince,
+          probes: s.probes,
+          failures: s.failures,
+          consecutiveFailures: s.consecutiveFailures,
+        }
+      : null,
+  };
+}
+
+/** All stdio targets with their latest verdict summary, by name. */
+export function listStdioTargets(store: Store): StdioTargetView[] {
+  return store.db
+    .select({ t: stdioTargets, s: stdioTargetStates })
+    .from(stdioTargets)
+    .leftJoin(stdioTargetStates, eq(stdioTargetStates.targetId, stdioTargets.id))
+    .orderBy(asc(stdioTargets.name))
+    .all()
+    .map(({ t, s }) => toView(t, s));
+}
+
+/** One stdio target: its latest verdict with the evidence, and its fingerprint spans, newest first. */
+export function getStdioTarget(store: Store, id: string, historyLimit = 100): StdioTargetDetail {
+  const row = store.db
+    .select({ t: stdioTargets, s: stdioTargetStates })
+    .from(stdioTargets)
+    .leftJoin(stdioTargetStates, eq(stdioTargetStates.targetId, stdioTargets.id))
+    .where(eq(stdioTargets.id, id))
+    .get();
+  if (!row) throw new NotFoundError('stdio target', id);
+  const history = store.db
+    .select()
+    .from(stdioTargetHistory)
+    .where(eq(stdioTargetHistory.targetId, id))
+    .orderBy(desc(stdioTargetHistory.startedAt), desc(stdioTargetHistory.id))
+    .limit(historyLimit)
+    .all()
+    .map(({ id: _id, targetId: _t, ...h }) => h);
+  return { ...toView(row.t, row.s), verdict: row.s?.verdict ?? null, history };
+}

@@ -1,0 +1,110 @@
+// The stdio target contract: an MCP server the poller launches as a command and probes over stdin/stdout.
+// Declared only in the config file (never through the API or UI: a web request must not run a command).
+// Client-safe: no database imports.
+import { z } from 'zod';
+import { DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
+
+const revision = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a revision date like 2025-11-25');
+
+const noNul = (v: string) => !v.includes('\0');
+const argText = z.string('must be a string').max(4096).refine(noNul, 'must not contain NUL characters');
+
+export const StdioTargetName = z
+  .string()
+  .trim()
+  .min(1, 'is required')
+  .max(100, 'must be at most 100 characters')
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, 'may use letters, digits, dots, dashes and underscores');
+
+export const STDIO_ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+const stdioTargetFields = {
+  name: StdioTargetName,
+  command: argText.min(1, 'must not be empty'),
+  args: z.array(argText).max(256, 'at most 256 arguments').default([]),
+  env: z
+    .record(z.string(), argText)
+    .superRefine((env, ctx) => {
+      for (const key of Object.keys(env)) {
+        if (!STDIO_ENV_NAME.test(key))
+          ctx.addIssue({ code: 'custom', path: [key], message: 'must be an environment variable name' });
+      }
+    })
+    .default({})
+    .meta({ description: 'added to the poller environment; values may use ${ENV_VAR}' }),
+  cwd: z
+    .string()
+    .min(1, 'must not be empty')
+    .refine(noNul, 'must not contain NUL characters')
+    .optional()
+    .meta({ description: "working directory; relative to the config file's directory (the default)" }),
+  allowLegacy: z.boolean('must be true or false').default(false),
+  auditLegacy: z.boolean('must be true or false').default(false),
+  legacyVersions: z
+    .array(revision)
+    .min(1)
+    .max(20)
+    .default([...DEFAULT_LEGACY_VERSIONS]),
+  intervalMs: z.int().min(1_000).max(86_400_000).default(60_000),
+  timeoutMs: z.int().min(100).max(60_000).default(5_000),
+  legacyProbeTimeoutMs: z.int().min(100).max(60_000).default(3_000),
+};
+
+export const StdioTargetInput = z
+  .strictObject(stdioTargetFields)
+  .refine((t) => t.timeoutMs * 2 + t.legacyProbeTimeoutMs < t.intervalMs, {
+    message: 'the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs) must stay below intervalMs',
+    path: ['timeoutMs'],
+  });
+export type StdioTargetInput = z.input<typeof StdioTargetInput>;
+/** As validated; `cwd` is made absolute when the config file is loaded. */
+export type StdioTargetSettings = z.output<typeof StdioTargetInput>;
+
+/** Which env values came from `${VAR}` templates (key → the template as written): exported as written. */
+export type StdioEnvTemplates = Record<string, string>;
+
+/** A stdio target as the API and UI see it: the command line, and env names only (never values). */
+export interface StdioTargetView {
+  id: string;
+  name: string;
+  /** The argv rendered for reading, with env names as `NAME=…`. */
+  commandLine: string;
+  command: string;
+  args: string[];
+  envNames: string[];
+  cwd: string;
+  allowLegacy: boolean;
+  auditLegacy: boolean;
+  legacyVersions: string[];
+  intervalMs: number;
+  timeoutMs: number;
+  legacyProbeTimeoutMs: number;
+  createdAt: number;
+  updatedAt: number;
+  state: StdioTargetStateView | null;
+}
+
+export interface StdioTargetStateView {
+  clientEra: 'modern' | 'legacy' | 'unavailable';
+  reason: string;
+  negotiatedVersion: string | null;
+  probedAt: number;
+  durationMs: number;
+  fingerprintSince: number;
+  probes: number;
+  failures: number;
+  consecutiveFailures: number;
+}
+
+export interface StdioTargetHistoryView {
+  fingerprintKey: string;
+  clientEra: string;
+  reason: string;
+  negotiatedVersion: string | null;
+  servedEras: string;
+  isChange: boolean;
+  startedAt: number;
+  endedAt: number | null;
+  probes: number | null;
+  failures: number | null;
+}
