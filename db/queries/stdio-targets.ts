@@ -1,6 +1,6 @@
 // Stdio targets: written only from the config file (applied idempotently, matched by name) and by the
 // poller's probes; read by the API and the dashboard without env values.
-import { asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull } from 'drizzle-orm';
 import type { Store, Tx } from '../index';
 import { newId } from '../ids';
 import { stdioTargetHistory, stdioTargetStates, stdioTargets, type StdioTargetRow } from '../schema';
@@ -70,7 +70,13 @@ export function upsertStdioTarget(
     .run();
   const launchChanged =
     JSON.stringify(stdioSpecOf(current)) !== JSON.stringify(stdioSpecOf({ ...current, ...wanted }));
-  if (launchChanged) tx.delete(stdioTargetStates).where(eq(stdioTargetStates.targetId, id)).run();
+  if (launchChanged) {
+    tx.delete(stdioTargetStates).where(eq(stdioTargetStates.targetId, id)).run();
+    tx.update(stdioTargetHistory)
+      .set({ endedAt: now })
+      .where(and(eq(stdioTargetHistory.targetId, id), isNull(stdioTargetHistory.endedAt)))
+      .run();
+  }
   return 'updated';
 }
 

@@ -17,9 +17,12 @@ export function pruneOldData(store: Store, cutoff: number): PruneResult {
     rollups: store.sqlite
       .prepare('DELETE FROM node_rollups WHERE key < ?')
       .run(firstKeyOfHour(hourOf(cutoff))).changes,
-    history: store.sqlite
-      .prepare('DELETE FROM node_history WHERE ended_at IS NOT NULL AND ended_at < ?')
-      .run(cutoff).changes,
+    history:
+      store.sqlite.prepare('DELETE FROM node_history WHERE ended_at IS NOT NULL AND ended_at < ?').run(cutoff)
+        .changes +
+      store.sqlite
+        .prepare('DELETE FROM stdio_target_history WHERE ended_at IS NOT NULL AND ended_at < ?')
+        .run(cutoff).changes,
     events: store.sqlite.prepare('DELETE FROM events WHERE at < ?').run(cutoff).changes,
   }));
 }

@@ -9,11 +9,14 @@ import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { createLimiter } from './limiter';
 import { closeDefaultProbe, createDefaultProbe, resolveAllAddresses } from './probe';
 import { pruneOldData, retentionFromEnv } from './prune';
+import { createStdioProbe, runStdioCycle, type StdioCycleResult, type StdioProbeFn } from './stdio';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 
 export interface PollerOptions {
   store: Store;
   probe?: ProbeFn;
+  /** Probes one stdio target (default: launch its command, probe, end the process). */
+  stdioProbe?: StdioProbeFn;
   resolve?: ResolveFn;
   now?: Clock;
   random?: () => number;
@@ -33,6 +36,7 @@ export interface PollerOptions {
   holderId?: string;
   log?: (line: string) => void;
   onCycle?: (result: CycleResult) => void;
+  onStdioCycle?: (result: StdioCycleResult) => void;
   onProbeStart?: (lagMs: number) => void;
 }
 
@@ -50,6 +54,8 @@ export interface PollerStatus {
   /** The other poller holding the lease while this one waits. */
   heldBy: LeaseHolder | null;
   balancers: number;
+  /** Stdio targets scheduled (from the config file). */
+  stdioTargets: number;
   cyclesCompleted: number;
   cyclesFailed: number;
   cyclesAbandoned: number;
@@ -100,6 +106,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   const now = opts.now ?? Date.now;
   const random = opts.random ?? Math.random;
   const probe = opts.probe ?? createDefaultProbe(process.env);
+  const stdioProbe = opts.stdioProbe ?? createStdioProbe();
   const resolve = opts.resolve ?? resolveAllAddresses;
   const limiter = createLimiter(opts.concurrency ?? concurrencyFromEnv(env));
   const jitter = opts.jitter ?? 0.1;
@@ -117,6 +124,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   let lastHolderSeen: string | null = null;
   const abort = new AbortController();
   const schedule = new Map<string, Scheduled>();
+  const stdioSchedule = new Map<string, Scheduled>();
   let startedPolling = false;
   let tickTimer: NodeJS.Timeout | null = null;
   let leaseTimer: NodeJS.Timeout | null = null;
@@ -152,8 +160,66 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
       }
     }
     for (const id of schedule.keys()) if (!seen.has(id)) schedule.delete(id);
+    refreshSchedule(
+      stdioSchedule,
+      store.sqlite.prepare('SELECT id, interval_ms AS intervalMs FROM stdio_targets').all() as Array<{
+        id: string;
+        intervalMs: number;
+      }>,
+      t,
+    );
     startedPolling = true;
     lastRefresh = t;
+  }
+
+  function refreshSchedule(
+    entries: Map<string, Scheduled>,
+    rows: ReadonlyArray<{ id: string; intervalMs: number }>,
+    t: number,
+  ): void {
+    const seen = new Set<string>();
+    for (const r of rows) {
+      seen.add(r.id);
+      const entry = entries.get(r.id);
+      if (entry) entry.intervalMs = r.intervalMs;
+      else {
+        const offset = startedPolling ? 0 : Math.floor(random() * r.intervalMs);
+        entries.set(r.id, { id: r.id, intervalMs: r.intervalMs, dueAt: t + offset, running: null });
+      }
+    }
+    for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id);
+  }
+
+  function startStdioCycle(entry: Scheduled, t: number): void {
+    const dueAt = entry.dueAt;
+    const spread = (random() - 0.5) * jitter * entry.intervalMs;
+    entry.dueAt = Math.max(t, dueAt + entry.intervalMs + spread);
+    entry.running = runStdioCycle(store, entry.id, {
+      probe: stdioProbe,
+      now,
+      limiter,
+      dueAt,
+      onProbeStart: recordLag,
+      signal: abort.signal,
+    })
+      .then((result) => {
+        counters.completed += 1;
+        counters.probes += 1;
+        lastCycleAt = result.at;
+        opts.onStdioCycle?.(result);
+      })
+      .catch((err: unknown) => {
+        if (err instanceof CycleAbandonedError) counters.abandoned += 1;
+        else if (err instanceof Error && err.name === 'NotFoundError') stdioSchedule.delete(entry.id);
+        else {
+          counters.failed += 1;
+          lastError = err instanceof Error ? err.message : String(err);
+          log(`probe of stdio target ${entry.id} failed: ${lastError}`);
+        }
+      })
+      .finally(() => {
+        entry.running = null;
+      });
   }
 
   function startCycle(entry: Scheduled, t: number): void {
@@ -213,6 +279,10 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     for (const entry of schedule.values()) {
       // A running entry's dueAt is already its next cycle's, so it still bounds the next tick.
       if (!entry.running && entry.dueAt <= t) startCycle(entry, t);
+      next = Math.min(next, entry.dueAt);
+    }
+    for (const entry of stdioSchedule.values()) {
+      if (!entry.running && entry.dueAt <= t) startStdioCycle(entry, t);
       next = Math.min(next, entry.dueAt);
     }
     tickTimer = setTimeout(tick, Math.max(0, Math.min(next - now(), refreshMs)));
@@ -278,7 +348,9 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         process.removeListener('exit', releaseOnExit);
         if (tickTimer) clearTimeout(tickTimer);
         if (leaseTimer) clearTimeout(leaseTimer);
-        const inFlight = [...schedule.values()].flatMap((e) => (e.running ? [e.running] : []));
+        const inFlight = [...schedule.values(), ...stdioSchedule.values()].flatMap((e) =>
+          e.running ? [e.running] : [],
+        );
         if (inFlight.length > 0) {
           let timer: NodeJS.Timeout | undefined;
           const grace = new Promise<void>((r) => {
@@ -287,6 +359,14 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
           await Promise.race([Promise.all(inFlight), grace]);
           clearTimeout(timer);
           abort.abort();
+          // An abandoned stdio probe ends its process on the abort; wait (bounded) until it has exited.
+          const stdioInFlight = [...stdioSchedule.values()].flatMap((e) => (e.running ? [e.running] : []));
+          if (stdioInFlight.length > 0) {
+            await Promise.race([
+              Promise.allSettled(stdioInFlight),
+              new Promise<void>((r) => setTimeout(r, 5_000).unref()),
+            ]);
+          }
         }
         abort.abort();
         if (wasPolling || readLease(store)?.holder === holderId) {
@@ -311,10 +391,11 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         leaseHeld: state === 'polling',
         heldBy,
         balancers: schedule.size,
+        stdioTargets: stdioSchedule.size,
         cyclesCompleted: counters.completed,
         cyclesFailed: counters.failed,
         cyclesAbandoned: counters.abandoned,
-        cyclesRunning: [...schedule.values()].filter((e) => e.running).length,
+        cyclesRunning: [...schedule.values(), ...stdioSchedule.values()].filter((e) => e.running).length,
         probes: counters.probes,
         lastCycleAt,
         lastCycleAgeMs: lastCycleAt === null ? null : t - lastCycleAt,

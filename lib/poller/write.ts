@@ -139,7 +139,7 @@ export function verdictDigest(v: Verdict): string {
 
 /** Whether this result starts a new history span, and whether that span is a real fingerprint change. */
 export function classifyTransition(
-  prior: PriorState | null,
+  prior: Pick<PriorState, 'fingerprintKey' | 'lastAvailableKey'> | null,
   fingerprintKey: string | null,
 ): { newSpan: boolean; isChange: boolean } {
   const key = fingerprintKey ?? UNAVAILABLE_KEY;

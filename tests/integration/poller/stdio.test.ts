@@ -1,0 +1,211 @@
+// The poller monitors stdio targets from the config file: each probe launches the exact configured
+// command (a real SDK server), stores the verdict and evidence, and ends the process before it returns.
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { getStdioTarget, listStdioTargetRows, type StdioTarget } from '@/db/queries/stdio-targets';
+import { applyConfig } from '@/lib/config/apply';
+import { parseConfig } from '@/lib/config/load';
+import { createLimiter } from '@/lib/poller/limiter';
+import { startPollerWith, type PollerHandle } from '@/lib/poller/runner';
+import { createStdioProbe, runStdioCycle, type StdioProbeFn } from '@/lib/poller/stdio';
+import { isAlive, methodsOf, peerScript, readRecord, waitForExit } from '../host-check/fixtures';
+import { tempStore, waitFor } from './support';
+
+const db = tempStore('poller-stdio');
+const file = (name: string) => path.join(db.dir, name);
+const node = JSON.stringify(process.execPath);
+
+function configText(archiveScript: 'v1-stdio' | 'v2-stdio' = 'v1-stdio'): string {
+  const entry = (name: string, script: string, extra: string[], more = '') =>
+    `  - name: ${name}
+    command: ${node}
+    args: [${[peerScript(script as 'v2-stdio'), ...extra].map((a) => JSON.stringify(a)).join(', ')}]
+    timeoutMs: 3000
+    legacyProbeTimeoutMs: 3000
+    intervalMs: 10000
+${more}`;
+  return `version: 1
+stdio:
+${entry('current', 'v2-stdio', ['--name', 'current', '--record', file('current.jsonl')])}${entry(
+    'archive',
+    archiveScript,
+    ['--name', 'archive', '--record', file('archive.jsonl')],
+    '    allowLegacy: true\n',
+  )}${entry('archive-not-allowed', 'v1-stdio', ['--name', 'archive', '--record', file('strict.jsonl')])}${entry(
+    'garbage',
+    'fault-stdio',
+    ['--fault', 'garbage', '--record', file('garbage.jsonl')],
+  )}`;
+}
+
+function apply(text: string, at: number) {
+  return applyConfig(db.store, parseConfig(text, file('erawatch.config.yaml'), {}), at);
+}
+
+const byName = (name: string): StdioTarget => {
+  const row = listStdioTargetRows(db.store).find((r) => r.name === name);
+  if (!row) throw new Error(`no stdio target ${name}`);
+  return row;
+};
+
+let clock = 1_000_000;
+const now = () => clock;
+let poller: PollerHandle | null = null;
+
+beforeAll(() => {
+  apply(configText(), 1_000);
+});
+
+afterAll(async () => {
+  await poller?.stop();
+  // Every peer a probe launched must already be gone; end any survivor (by its pid) so none outlives the test.
+  const pids = new Set(
+    ['current', 'archive', 'strict', 'garbage', 'runner-a', 'runner-b'].flatMap((n) =>
+      readRecord(file(`${n}.jsonl`)).flatMap((r) => (Number.isInteger(r.pid) && r.pid > 0 ? [r.pid] : [])),
+    ),
+  );
+  for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  db.cleanup();
+});
+
+async function probeAll(probe: StdioProbeFn = createStdioProbe()) {
+  const limiter = createLimiter(4);
+  clock += 60_000;
+  return Promise.all(
+    listStdioTargetRows(db.store).map((t) => runStdioCycle(db.store, t.id, { probe, now, limiter })),
+  );
+}
+
+describe('poller: stdio targets', () => {
+  it('stores each target’s verdict with its evidence; every launched process has exited', async () => {
+    await probeAll();
+    const current = getStdioTarget(db.store, byName('current').id);
+    expect(current.state).toMatchObject({ clientEra: 'modern', reason: 'discover_result', probes: 1 });
+    expect(current.verdict?.evidence[0]).toMatchObject({ step: 'discover', outcome: 'result' });
+    expect(current.verdict?.url).toBe(`stdio:${current.commandLine}`);
+
+    const archive = getStdioTarget(db.store, byName('archive').id);
+    expect(archive.state).toMatchObject({ clientEra: 'legacy', reason: 'legacy_positive_evidence' });
+    expect(archive.verdict?.evidence.map((e) => e.step)).toEqual(['discover', 'initialize']);
+
+    // The same program under another entry without allowLegacy: the allowlist is not shared.
+    const strict = getStdioTarget(db.store, byName('archive-not-allowed').id);
+    expect(strict.state).toMatchObject({ clientEra: 'unavailable', reason: 'ambiguous_not_allowlisted' });
+    expect(methodsOf(file('strict.jsonl'))).not.toContain('initialize');
+
+    const garbage = getStdioTarget(db.store, byName('garbage').id);
+    expect(garbage.state).toMatchObject({ clientEra: 'unavailable', reason: 'invalid_json' });
+
+    for (const name of ['current', 'archive', 'strict']) {
+      const pids = readRecord(file(`${name}.jsonl`)).map((r) => r.pid);
+      expect(pids.length).toBeGreaterThan(0);
+      for (const pid of pids) expect(isAlive(pid)).toBe(false);
+    }
+    for (const t of [current, archive, strict, garbage]) expect(t.history).toHaveLength(1);
+  });
+
+  it('an unchanged answer updates the counters only: no new history row', async () => {
+    await probeAll();
+    const current = getStdioTarget(db.store, byName('current').id);
+    expect(current.state?.probes).toBe(2);
+    expect(current.history).toHaveLength(1);
+    expect(current.history[0]?.endedAt).toBeNull();
+    // Two probes, two processes, both gone.
+    const pids = [...new Set(readRecord(file('current.jsonl')).map((r) => r.pid))];
+    expect(pids).toHaveLength(2);
+  });
+
+  it('a config change of the command drops the old state; the next probe opens a new span', async () => {
+    const summary = apply(configText('v2-stdio'), 2_000);
+    expect(summary.updated).toEqual(["stdio target 'archive'"]);
+    const before = getStdioTarget(db.store, byName('archive').id);
+    expect(before.state).toBeNull();
+    expect(before.history[0]?.endedAt).toBe(2_000);
+    await probeAll();
+    const after = getStdioTarget(db.store, byName('archive').id);
+    expect(after.state).toMatchObject({ clientEra: 'modern', probes: 1 });
+    expect(after.history.map((h) => h.clientEra)).toEqual(['modern', 'legacy']);
+    apply(configText(), 3_000);
+  });
+
+  it('never runs two probes of one target at once', async () => {
+    const real = createStdioProbe();
+    const inFlight = new Map<string, number>();
+    let maxPerTarget = 0;
+    const counting: StdioProbeFn = async (t, o, s) => {
+      const n = (inFlight.get(t.id) ?? 0) + 1;
+      inFlight.set(t.id, n);
+      maxPerTarget = Math.max(maxPerTarget, n);
+      try {
+        return await real(t, o, s);
+      } finally {
+        inFlight.set(t.id, (inFlight.get(t.id) ?? 1) - 1);
+      }
+    };
+    const target = byName('current');
+    const limiter = createLimiter(8);
+    const results = await Promise.all(
+      [0, 1, 2].map(() => runStdioCycle(db.store, target.id, { probe: counting, now, limiter })),
+    );
+    expect(results.map((r) => r.verdict.verdict)).toEqual(['modern', 'modern', 'modern']);
+    expect(maxPerTarget).toBe(1);
+  });
+
+  it('the runner probes stdio targets on their interval under the global cap, and stop() leaves no process', async () => {
+    const store = tempStore('poller-stdio-runner');
+    try {
+      const runnerConfig = `version: 1
+stdio:
+${['runner-a', 'runner-b']
+  .map(
+    (n) => `  - name: ${n}
+    command: ${node}
+    args: [${JSON.stringify(peerScript('v2-stdio'))}, --name, ${n}, --record, ${JSON.stringify(file(`${n}.jsonl`))}]
+    intervalMs: 1000
+    timeoutMs: 300
+    legacyProbeTimeoutMs: 300
+`,
+  )
+  .join('')}`;
+      applyConfig(store.store, parseConfig(runnerConfig, file('runner.yaml'), {}));
+      let active = 0;
+      let maxActive = 0;
+      const real = createStdioProbe();
+      const counting: StdioProbeFn = async (t, o, s) => {
+        active += 1;
+        maxActive = Math.max(maxActive, active);
+        try {
+          return await real(t, o, s);
+        } finally {
+          active -= 1;
+        }
+      };
+      poller = startPollerWith({
+        store: store.store,
+        stdioProbe: counting,
+        concurrency: 1,
+        refreshMs: 100,
+        leaseRenewMs: 100,
+        log: () => {},
+      });
+      const ids = listStdioTargetRows(store.store).map((t) => t.id);
+      await waitFor('two probes of each stdio target', 20_000, () =>
+        ids.every((id) => (getStdioTarget(store.store, id).state?.probes ?? 0) >= 2),
+      );
+      expect(poller.status().stdioTargets).toBe(2);
+      await poller.stop();
+      poller = null;
+      expect(maxActive).toBe(1);
+      for (const n of ['runner-a', 'runner-b']) {
+        const pids = [...new Set(readRecord(file(`${n}.jsonl`)).map((r) => r.pid))];
+        expect(pids.length).toBeGreaterThanOrEqual(2);
+        for (const pid of pids) await waitForExit(pid, 5_000);
+      }
+      expect(getStdioTarget(store.store, ids[0] ?? '').state).toMatchObject({ clientEra: 'modern' });
+    } finally {
+      await poller?.stop();
+      poller = null;
+      store.cleanup();
+    }
+  });
+});
