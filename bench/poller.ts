@@ -176,7 +176,11 @@ export async function run(argv: string[]): Promise<number> {
     const loadBefore = Number(os.loadavg()[0]?.toFixed(2));
     const t0 = performance.now();
     measuring = true;
-    const measureMs = args.durationMs - args.intervalMs - 2_000;
+    // Whole intervals only: every node is due exactly once per interval, so a window that ends mid-interval
+    // would under- or over-count the rate by up to one interval's share.
+    const measureMs =
+      Math.max(1, Math.floor((args.durationMs - args.intervalMs - 2_000) / args.intervalMs)) *
+      args.intervalMs;
     const ticker = setInterval(() => {
       const s = handle.status();
       process.stdout.write(
