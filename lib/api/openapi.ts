@@ -12,6 +12,7 @@ import {
 import { Limit, pageOf } from '@/lib/schemas/common';
 import { Event, EventQuery } from '@/lib/schemas/event';
 import { GateAnswer, GateQuery, OpenRolloutInput, RolloutWindow } from '@/lib/schemas/rollout';
+import { StdioTargetDetailView, StdioTargetView } from '@/lib/schemas/stdio-target';
 import { ApiToken, CreatedApiToken, CreateTokenInput } from '@/lib/schemas/token';
 import {
   CreatedWebhookEndpoint,
@@ -174,6 +175,24 @@ export const OPERATIONS: Operation[] = [
     query: z.object({ limit: Limit }),
     response: z.object({ items: z.array(NodeHistoryEntry) }),
     errors: READ,
+  },
+  {
+    method: 'get',
+    path: '/stdio-targets',
+    summary: 'Stdio targets from the config file, with their latest verdict (read-only: writes answer 405)',
+    tag: 'stdio targets',
+    access: 'read',
+    response: z.object({ items: z.array(StdioTargetView) }),
+    errors: [401, 405, 429],
+  },
+  {
+    method: 'get',
+    path: '/stdio-targets/{id}',
+    summary: 'A stdio target with its verdict, evidence and history (env names only, never values)',
+    tag: 'stdio targets',
+    access: 'read',
+    response: StdioTargetDetailView,
+    errors: [...READ, 405],
   },
   {
     method: 'get',

@@ -2,7 +2,7 @@
 // Declared only in the config file (never through the API or UI: a web request must not run a command).
 // Client-safe: no database imports.
 import { z } from 'zod';
-import { DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
+import { CLIENT_ERAS, DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
 
 const revision = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a revision date like 2025-11-25');
 
@@ -63,48 +63,64 @@ export type StdioTargetSettings = z.output<typeof StdioTargetInput>;
 /** Which env values came from `${VAR}` templates (key → the template as written): exported as written. */
 export type StdioEnvTemplates = Record<string, string>;
 
+const Timestamp = z.int().meta({ description: 'epoch milliseconds' });
+
 /** A stdio target as the API and UI see it: the command line, and env names only (never values). */
-export interface StdioTargetView {
-  id: string;
-  name: string;
-  /** The argv rendered for reading, with env names as `NAME=…`. */
-  commandLine: string;
-  command: string;
-  args: string[];
-  envNames: string[];
-  cwd: string;
-  allowLegacy: boolean;
-  auditLegacy: boolean;
-  legacyVersions: string[];
-  intervalMs: number;
-  timeoutMs: number;
-  legacyProbeTimeoutMs: number;
-  createdAt: number;
-  updatedAt: number;
-  state: StdioTargetStateView | null;
-}
+export const StdioTargetView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    commandLine: z.string().meta({ description: 'the argv for reading; env shown as NAME=…' }),
+    command: z.string(),
+    args: z.array(z.string()),
+    envNames: z.array(z.string()).meta({ description: 'names of the configured variables; values never' }),
+    cwd: z.string(),
+    allowLegacy: z.boolean(),
+    auditLegacy: z.boolean(),
+    legacyVersions: z.array(z.string()),
+    intervalMs: z.int(),
+    timeoutMs: z.int(),
+    legacyProbeTimeoutMs: z.int(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    state: z
+      .object({
+        clientEra: z.enum(CLIENT_ERAS),
+        reason: z.string(),
+        negotiatedVersion: z.string().nullable(),
+        probedAt: Timestamp,
+        durationMs: z.int(),
+        fingerprintSince: Timestamp,
+        probes: z.int(),
+        failures: z.int(),
+        consecutiveFailures: z.int(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'StdioTarget' });
+export type StdioTargetView = z.output<typeof StdioTargetView>;
+export type StdioTargetStateView = NonNullable<StdioTargetView['state']>;
 
-export interface StdioTargetStateView {
-  clientEra: 'modern' | 'legacy' | 'unavailable';
-  reason: string;
-  negotiatedVersion: string | null;
-  probedAt: number;
-  durationMs: number;
-  fingerprintSince: number;
-  probes: number;
-  failures: number;
-  consecutiveFailures: number;
-}
+export const StdioTargetHistoryView = z
+  .object({
+    fingerprintKey: z.string(),
+    clientEra: z.string(),
+    reason: z.string(),
+    negotiatedVersion: z.string().nullable(),
+    servedEras: z.string(),
+    isChange: z.boolean(),
+    startedAt: Timestamp,
+    endedAt: Timestamp.nullable(),
+    probes: z.int().nullable(),
+    failures: z.int().nullable(),
+  })
+  .meta({ id: 'StdioTargetHistoryEntry' });
+export type StdioTargetHistoryView = z.output<typeof StdioTargetHistoryView>;
 
-export interface StdioTargetHistoryView {
-  fingerprintKey: string;
-  clientEra: string;
-  reason: string;
-  negotiatedVersion: string | null;
-  servedEras: string;
-  isChange: boolean;
-  startedAt: number;
-  endedAt: number | null;
-  probes: number | null;
-  failures: number | null;
-}
+export const StdioTargetDetailView = StdioTargetView.extend({
+  verdict: z
+    .record(z.string(), z.unknown())
+    .nullable()
+    .meta({ description: 'the full Verdict with its evidence steps; null before the first probe' }),
+  history: z.array(StdioTargetHistoryView),
+}).meta({ id: 'StdioTargetDetail' });

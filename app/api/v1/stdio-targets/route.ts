@@ -1,0 +1,12 @@
+import { listStdioTargets } from '@/db/queries/stdio-targets';
+import { refuseStdioWrite } from '@/lib/api/stdio-read-only';
+import { json, withApi } from '@/lib/api/with-api';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withApi('read', ({ store }) => json({ items: listStdioTargets(store) }));
+
+export const POST = refuseStdioWrite;
+export const PUT = refuseStdioWrite;
+export const PATCH = refuseStdioWrite;
+export const DELETE = refuseStdioWrite;
