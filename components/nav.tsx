@@ -8,6 +8,7 @@ const LINKS = [
     label: 'Fleet',
     match: (p: string) => p === '/' || p.startsWith('/balancers') || p.startsWith('/nodes'),
   },
+  { href: '/stdio', label: 'stdio servers', match: (p: string) => p.startsWith('/stdio') },
   { href: '/events', label: 'Events', match: (p: string) => p.startsWith('/events') },
   { href: '/webhooks', label: 'Webhooks', match: (p: string) => p.startsWith('/webhooks') },
   { href: '/settings', label: 'Settings', match: (p: string) => p.startsWith('/settings') },

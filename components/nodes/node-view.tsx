@@ -88,7 +88,7 @@ export function NodeView({ id }: { id: string }) {
   );
 }
 
-function VerdictPanel({ v, probes, failures }: { v: Verdict; probes: number; failures: number }) {
+export function VerdictPanel({ v, probes, failures }: { v: Verdict; probes: number; failures: number }) {
   return (
     <section className="panel" aria-labelledby="verdict-h">
       <div className="panel-head">
@@ -154,7 +154,7 @@ function outcomePresentation(step: EvidenceStep): Presentation {
   return { label: text, icon: 'unavailable', tone: 'bad', hint: step.outcome };
 }
 
-function Evidence({ v }: { v: Verdict }) {
+export function Evidence({ v }: { v: Verdict }) {
   return (
     <section className="panel" aria-labelledby="evidence-h" data-testid="evidence">
       <div className="panel-head">
