@@ -30,7 +30,7 @@ export function StdioList() {
   return (
     <section className="panel" aria-labelledby="stdio-h">
       <div className="panel-head">
-        <h2 id="stdio-h">stdio servers</h2>
+        <h2 id="stdio-h">Configured servers</h2>
         <span className="muted">declared in the config file; read-only here</span>
       </div>
       {targets.error ? <LoadError error={targets.error} what="the latest state" /> : null}
@@ -42,7 +42,7 @@ export function StdioList() {
               <th>Command line</th>
               <th>Verdict</th>
               <th>Reason</th>
-              <th>Last probe</th>
+              <th className="nowrap">Last probe</th>
             </tr>
           </thead>
           <tbody>

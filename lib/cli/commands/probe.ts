@@ -1,5 +1,6 @@
-// `erawatch probe <url>`: one era probe from the operator's shell. Loopback is allowed here because the
-// operator named the target; the server side reaches loopback only with ERAWATCH_ALLOW_LOOPBACK=1.
+// `erawatch probe <url>` or `erawatch probe --stdio -- <command> [args...]`: one era probe from the operator's
+// shell. Loopback is allowed here because the operator named the target; the server side reaches loopback
+// only with ERAWATCH_ALLOW_LOOPBACK=1. A stdio command runs only because the operator typed it here.
 import { parseArgs } from 'node:util';
 import { checkUrl } from '@/lib/net/egress';
 import {
@@ -9,9 +10,13 @@ import {
   type ProbeTarget,
   type Verdict,
 } from '@/lib/probe';
+import type { StdioPeerSpec } from '@/lib/probe/era-cache';
+import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';
 
-const USAGE =
-  "usage: erawatch probe <url> [--allow-legacy] [--audit-legacy] [--timeout-ms N] [--legacy-timeout-ms N] [--header 'Name: value']... [--json]";
+const USAGE = `usage: erawatch probe <url> [--allow-legacy] [--audit-legacy] [--timeout-ms N] [--legacy-timeout-ms N] [--header 'Name: value']... [--json]
+       erawatch probe --stdio [--allow-legacy] [--audit-legacy] [--timeout-ms N] [--legacy-timeout-ms N] [--json] -- <command> [args...]
+  --stdio launches <command> without a shell (inheriting this environment and directory), probes it over
+  stdin/stdout and ends it; the verdict's url is stdio:<command line>.`;
 const MAX_TIMEOUT_MS = 600_000;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = new Set([
@@ -28,6 +33,8 @@ const RESERVED_HEADERS = new Set([
 
 export interface ProbeCommand {
   target: ProbeTarget;
+  /** Set for `--stdio`: what to launch, exactly as typed after `--`. */
+  stdio?: StdioPeerSpec;
   timeoutMs: number;
   legacyTimeoutMs: number;
   json: boolean;
@@ -64,10 +71,14 @@ function parseHeaders(raw: string[]): Record<string, string> {
 
 /** Parses argv into a probe command; throws UsageError with a one-line message on bad usage. */
 export function parseProbeArgs(argv: string[]): ProbeCommand {
+  // Everything after `--` is the stdio command line, untouched (its own flags are not ours).
+  const split = argv.indexOf('--');
+  const flags = split >= 0 ? argv.slice(0, split) : argv;
+  const commandLine = split >= 0 ? argv.slice(split + 1) : [];
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv,
+      args: flags,
       allowPositionals: true,
       strict: true,
       options: {
@@ -77,12 +88,42 @@ export function parseProbeArgs(argv: string[]): ProbeCommand {
         'legacy-timeout-ms': { type: 'string' },
         header: { type: 'string', multiple: true },
         json: { type: 'boolean' },
+        stdio: { type: 'boolean' },
       },
     });
   } catch (err) {
     throw new UsageError(err instanceof Error ? err.message : String(err));
   }
   const { values, positionals } = parsed;
+  const timeouts = {
+    timeoutMs: parseTimeout('--timeout-ms', values['timeout-ms'], DEFAULT_PROBE_OPTIONS.timeoutMs),
+    legacyTimeoutMs: parseTimeout(
+      '--legacy-timeout-ms',
+      values['legacy-timeout-ms'],
+      DEFAULT_PROBE_OPTIONS.legacyProbeTimeoutMs,
+    ),
+    json: values.json ?? false,
+  };
+  if (values.stdio) {
+    if (positionals.length > 0)
+      throw new UsageError(`--stdio takes no <url>; put the command after --, got '${positionals[0]}'`);
+    if (values.header) throw new UsageError('--header applies to HTTP targets, not --stdio');
+    const [command, ...args] = commandLine;
+    if (!command) throw new UsageError('--stdio needs a command after --, e.g. -- node server.mjs');
+    if (commandLine.some((a) => a.includes('\0')))
+      throw new UsageError('the command contains a NUL character');
+    const stdio: StdioPeerSpec = { command, args };
+    return {
+      target: {
+        url: `stdio:${describeCommand(stdio)}`,
+        allowLegacy: values['allow-legacy'] ?? false,
+        auditLegacy: values['audit-legacy'] ?? false,
+      },
+      stdio,
+      ...timeouts,
+    };
+  }
+  if (split >= 0) throw new UsageError('a command after -- needs --stdio');
   if (positionals.length !== 1 || !positionals[0]) {
     throw new UsageError(
       positionals.length === 0 ? 'missing <url>' : `expected one <url>, got ${positionals.length}`,
@@ -98,16 +139,7 @@ export function parseProbeArgs(argv: string[]): ProbeCommand {
     auditLegacy: values['audit-legacy'] ?? false,
   };
   if (Object.keys(headers).length > 0) target.headers = headers;
-  return {
-    target,
-    timeoutMs: parseTimeout('--timeout-ms', values['timeout-ms'], DEFAULT_PROBE_OPTIONS.timeoutMs),
-    legacyTimeoutMs: parseTimeout(
-      '--legacy-timeout-ms',
-      values['legacy-timeout-ms'],
-      DEFAULT_PROBE_OPTIONS.legacyProbeTimeoutMs,
-    ),
-    json: values.json ?? false,
-  };
+  return { target, ...timeouts };
 }
 
 /** The `--json` document: exactly the fields the CLI contract names. */
@@ -168,21 +200,26 @@ export async function run(argv: string[]): Promise<number> {
     process.stderr.write(`erawatch probe: ${err.message} (erawatch probe --help for usage)\n`);
     return 2;
   }
+  const options = {
+    ...DEFAULT_PROBE_OPTIONS,
+    timeoutMs: command.timeoutMs,
+    legacyProbeTimeoutMs: command.legacyTimeoutMs,
+  };
+  // The launched process is ended (SIGTERM, then SIGKILL) before the verdict is printed.
+  const transport = command.stdio ? StdioTransport.launch(command.stdio) : null;
   try {
     const verdict = await probeNode(
       command.target,
-      {
-        ...DEFAULT_PROBE_OPTIONS,
-        timeoutMs: command.timeoutMs,
-        legacyProbeTimeoutMs: command.legacyTimeoutMs,
-      },
-      { egress: { allowLoopback: true, allowPrivate: true } },
+      options,
+      transport ? { transport } : { egress: { allowLoopback: true, allowPrivate: true } },
     );
+    await transport?.close();
     process.stdout.write(
       command.json ? `${JSON.stringify(verdictToJson(verdict))}\n` : formatVerdict(verdict),
     );
     return verdict.verdict === 'unavailable' ? 1 : 0;
   } finally {
+    await transport?.close();
     await closeSharedProbeAgents();
   }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeers, type RunningPeer } from '@/lib/peers/spawn';
 import { discoverResult, sendJson, startFaultPeer, type FaultPeer } from '@/tests/support/fault-peer';
+import { isAlive, makeTempDir, methodsOf, peerScript, readRecord } from '../host-check/fixtures';
 
 const BIN = path.resolve(__dirname, '../../../bin/erawatch.mjs');
 
@@ -102,11 +103,113 @@ describe('erawatch probe', () => {
     [['http://127.0.0.1:1/mcp', '--header', 'no-colon'], "--header must look like 'Name: value'"],
     [['http://127.0.0.1:1/mcp', '--header', 'Mcp-Method: x'], 'cannot set Mcp-Method'],
     [['http://127.0.0.1:1/mcp', '--frobnicate'], "Unknown option '--frobnicate'"],
+    [['--stdio'], '--stdio needs a command after --'],
+    [['--stdio', '--'], '--stdio needs a command after --'],
+    [['--stdio', 'http://127.0.0.1:1/mcp', '--', 'node'], '--stdio takes no <url>'],
+    [['--stdio', '--header', 'X-Api-Key: k1', '--', 'node'], '--header applies to HTTP targets'],
+    [['--', 'node', 'server.mjs'], 'a command after -- needs --stdio'],
   ])('bad usage %j exits 2 with a one-line error', async (args, message) => {
     const { code, stdout, stderr } = await runCli(args);
     expect(code).toBe(2);
     expect(stdout).toBe('');
     expect(stderr.trim().split('\n')).toHaveLength(1);
     expect(stderr).toContain(message);
+  });
+});
+
+describe('erawatch probe --stdio', () => {
+  const tmp = makeTempDir('probe-cli-stdio');
+  const pids: number[] = [];
+  const stdio = (script: Parameters<typeof peerScript>[0], record: string, extra: string[] = []) => [
+    '--',
+    process.execPath,
+    peerScript(script),
+    ...extra,
+    '--record',
+    tmp.file(record),
+  ];
+
+  afterAll(() => {
+    // Every launched peer must be gone already; end any survivor by its pid before removing the files.
+    for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    tmp.remove();
+  });
+
+  const pidsOf = (record: string) => {
+    const seen = readRecord(tmp.file(record));
+    pids.push(...seen.map((r) => r.pid).filter((p) => Number.isInteger(p) && p > 0));
+    return seen;
+  };
+
+  it('a v2 server: the same JSON shape, url stdio:<command line>, exit 0, and the process is gone', async () => {
+    const { code, stdout } = await runCli([
+      '--stdio',
+      '--json',
+      ...stdio('v2-stdio', 'v2.jsonl', ['--name', 'cur']),
+    ]);
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as Record<string, unknown>;
+    expect(Object.keys(out).sort()).toEqual(
+      [
+        'url',
+        'verdict',
+        'reason',
+        'negotiatedVersion',
+        'supported',
+        'servedEras',
+        'serverInfo',
+        'cache',
+        'initializeSent',
+        'evidence',
+      ].sort(),
+    );
+    expect(out).toMatchObject({
+      url: `stdio:${process.execPath} ${peerScript('v2-stdio')} --name cur --record ${tmp.file('v2.jsonl')}`,
+      verdict: 'modern',
+      reason: 'discover_result',
+      negotiatedVersion: '2026-07-28',
+      serverInfo: { name: 'cur', version: '2.4.0' },
+      initializeSent: false,
+    });
+    const seen = pidsOf('v2.jsonl');
+    expect(seen.length).toBeGreaterThan(0);
+    for (const r of seen) expect(isAlive(r.pid)).toBe(false);
+  });
+
+  it('a v1 server is unavailable (exit 1) unless --allow-legacy, then legacy (exit 0)', async () => {
+    const strict = await runCli(['--stdio', '--json', ...stdio('v1-stdio', 'v1-strict.jsonl')]);
+    expect(strict.code).toBe(1);
+    expect(JSON.parse(strict.stdout)).toMatchObject({
+      verdict: 'unavailable',
+      reason: 'ambiguous_not_allowlisted',
+    });
+    expect(methodsOf(tmp.file('v1-strict.jsonl'))).not.toContain('initialize');
+    const allowed = await runCli([
+      '--stdio',
+      '--allow-legacy',
+      '--json',
+      ...stdio('v1-stdio', 'v1-allow.jsonl'),
+    ]);
+    expect(allowed.code).toBe(0);
+    expect(JSON.parse(allowed.stdout)).toMatchObject({
+      verdict: 'legacy',
+      reason: 'legacy_positive_evidence',
+      initializeSent: true,
+    });
+    for (const r of [...pidsOf('v1-strict.jsonl'), ...pidsOf('v1-allow.jsonl')])
+      expect(isAlive(r.pid)).toBe(false);
+  });
+
+  it('garbage on stdout is broken, not legacy, even with --allow-legacy; text output names the target', async () => {
+    const { code, stdout } = await runCli([
+      '--stdio',
+      '--allow-legacy',
+      ...stdio('fault-stdio', 'garbage.jsonl', ['--fault', 'garbage']),
+    ]);
+    expect(code).toBe(1);
+    expect(stdout.split('\n')[0]).toBe(
+      `stdio:${process.execPath} ${peerScript('fault-stdio')} --fault garbage --record ${tmp.file('garbage.jsonl')}: unavailable, reason invalid_json`,
+    );
+    pidsOf('garbage.jsonl');
   });
 });
