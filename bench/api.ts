@@ -1,4 +1,4 @@
-// `npm run bench -- api [--duration 15s] [--concurrency 16] [--poller on|off] [--build auto|never] [--balancers 1000] [--nodes-per-balancer 10] [--events 20000]`
+// `npm run bench -- api [--duration 15s] [--concurrency 16] [--poller on|process|off] [--build auto|never] [--balancers 1000] [--nodes-per-balancer 10] [--events 20000]`
 // Seeds 1,000 balancers with 10,000 nodes (served by the fake fleet in its own process) and events, starts
 // `next start` with the poller running, then measures p50/p95/p99 of the first page of GET /api/v1/balancers
 // and GET /api/v1/events under concurrent requests. Target: p95 under 50 ms.
@@ -22,7 +22,8 @@ interface Args {
   nodesPerBalancer: number;
   events: number;
   warmupMs: number;
-  poller: boolean;
+  /** on: inside the web server (the default deployment); process: `erawatch poller` beside it; off. */
+  poller: 'on' | 'process' | 'off';
   /** Build first when the build is older than the sources (`auto`), or use whatever build exists (`never`). */
   build: 'auto' | 'never';
 }
@@ -45,7 +46,7 @@ function parseArgs(argv: string[]): Args {
     nodesPerBalancer: 10,
     events: 20_000,
     warmupMs: 10_000,
-    poller: true,
+    poller: 'on',
     build: 'auto',
   };
   for (let i = 0; i < argv.length; i += 2) {
@@ -58,8 +59,11 @@ function parseArgs(argv: string[]): Args {
     else if (flag === '--balancers') a.balancers = Number(value);
     else if (flag === '--nodes-per-balancer') a.nodesPerBalancer = Number(value);
     else if (flag === '--events') a.events = Number(value);
-    else if (flag === '--poller') a.poller = value !== 'off';
-    else if (flag === '--build') {
+    else if (flag === '--poller') {
+      if (value !== 'on' && value !== 'process' && value !== 'off')
+        throw new Error('--poller must be on, process or off');
+      a.poller = value;
+    } else if (flag === '--build') {
       if (value !== 'auto' && value !== 'never') throw new Error('--build must be auto or never');
       a.build = value;
     } else throw new Error(`unknown flag ${flag ?? ''}`);
@@ -206,6 +210,7 @@ export async function run(argv: string[]): Promise<number> {
   const file = path.join(dir, 'bench.db');
   let fleet: ChildProcess | null = null;
   let server: NextServer | null = null;
+  let poller: ChildProcess | null = null;
   try {
     const started = await startFleet();
     fleet = started.child;
@@ -224,9 +229,15 @@ export async function run(argv: string[]): Promise<number> {
         ERAWATCH_ALLOW_LOOPBACK: '1',
         ERAWATCH_RATE_LIMIT: '0',
         ERAWATCH_CONFIG: path.join(dir, 'none.yaml'),
-        ...(args.poller ? {} : { ERAWATCH_POLLER: 'off' }),
+        ...(args.poller === 'on' ? {} : { ERAWATCH_POLLER: 'off' }),
       },
     });
+    if (args.poller === 'process') {
+      poller = spawn(process.execPath, [path.join(root, 'bin', 'erawatch.mjs'), 'poller'], {
+        env: { ...process.env, ERAWATCH_DB: file, ERAWATCH_ALLOW_LOOPBACK: '1' },
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+    }
     const tokenRes = await fetch(`${server.url}/api/v1/tokens`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
@@ -273,6 +284,11 @@ export async function run(argv: string[]): Promise<number> {
     );
     return pass ? 0 : 1;
   } finally {
+    if (poller && poller.exitCode === null) {
+      const exited = new Promise((resolve) => poller?.once('exit', resolve));
+      poller.kill('SIGTERM');
+      await exited;
+    }
     await server?.stop();
     if (fleet && fleet.exitCode === null) fleet.kill('SIGTERM');
     fs.rmSync(dir, { recursive: true, force: true });
