@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
@@ -160,6 +161,97 @@ export function listBalancers(
   }));
   const last = page[page.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.b.name) : null };
+}
+
+/** A list-page item: the settings without node URLs, headers or legacy versions (the full view has them). */
+export interface BalancerPageItem extends Omit<Balancer, 'nodeUrls' | 'headers' | 'legacyVersions'> {
+  nodeUrlCount: number;
+  summary: BalancerSummary | null;
+}
+
+interface PageRow {
+  id: string;
+  name: string;
+  publicUrl: string;
+  nodeUrlCount: number;
+  resolveDns: number;
+  samplesPerCycle: number;
+  intervalMs: number;
+  timeoutMs: number;
+  legacyProbeTimeoutMs: number;
+  allowLegacy: number;
+  auditLegacy: number;
+  attributionHeader: string | null;
+  createdAt: number;
+  updatedAt: number;
+  status: string | null;
+  severity: string | null;
+  displayStatus: string | null;
+  degraded: number | null;
+  analyzedAt: number | null;
+}
+
+// The API's list page is the hottest read: one statement prepared per store, only the columns the page
+// shows, and the node count taken in SQL instead of parsing every node URL list.
+const pageStatements = new WeakMap<Store, Statement<[string, string, number], PageRow>>();
+function pageStatement(store: Store): Statement<[string, string, number], PageRow> {
+  let stmt = pageStatements.get(store);
+  if (!stmt) {
+    stmt = store.sqlite.prepare<[string, string, number], PageRow>(
+      `SELECT b.id, b.name, b.public_url AS publicUrl, json_array_length(b.node_urls) AS nodeUrlCount,
+        b.resolve_dns AS resolveDns, b.samples_per_cycle AS samplesPerCycle, b.interval_ms AS intervalMs,
+        b.timeout_ms AS timeoutMs, b.legacy_probe_timeout_ms AS legacyProbeTimeoutMs,
+        b.allow_legacy AS allowLegacy, b.audit_legacy AS auditLegacy, b.attribution_header AS attributionHeader,
+        b.created_at AS createdAt, b.updated_at AS updatedAt, s.status, s.severity,
+        s.display_status AS displayStatus, s.degraded, s.analyzed_at AS analyzedAt
+      FROM balancers b LEFT JOIN balancer_states s ON s.balancer_id = b.id
+      WHERE b.name > ? AND b.name LIKE ? ESCAPE '\\'
+      ORDER BY b.name LIMIT ?`,
+    );
+    pageStatements.set(store, stmt);
+  }
+  return stmt;
+}
+
+/** One page of balancers for the API list, by name, each with its latest analysis summary. */
+export function listBalancerPage(
+  store: Store,
+  opts: ListBalancersOptions = {},
+): { items: BalancerPageItem[]; nextCursor: string | null } {
+  const limit = clampLimit(opts.limit, 50, 500);
+  const after = opts.cursor ? decodeCursor(opts.cursor) : '';
+  const q = opts.q?.trim() ?? '';
+  if (q.length > 100) throw new ValidationError([{ path: 'q', message: 'must be at most 100 characters' }]);
+  // Every name is non-empty, so '' as the lower bound and '%%' as the pattern select everything.
+  const rows = pageStatement(store).all(after, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit + 1);
+  const items = rows.slice(0, limit).map((r) => ({
+    id: r.id,
+    name: r.name,
+    publicUrl: r.publicUrl,
+    nodeUrlCount: r.nodeUrlCount,
+    resolveDns: r.resolveDns === 1,
+    samplesPerCycle: r.samplesPerCycle,
+    intervalMs: r.intervalMs,
+    timeoutMs: r.timeoutMs,
+    legacyProbeTimeoutMs: r.legacyProbeTimeoutMs,
+    allowLegacy: r.allowLegacy === 1,
+    auditLegacy: r.auditLegacy === 1,
+    attributionHeader: r.attributionHeader,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
+    summary:
+      r.status !== null && r.displayStatus !== null && r.analyzedAt !== null
+        ? {
+            status: r.status,
+            severity: r.severity,
+            displayStatus: r.displayStatus,
+            degraded: r.degraded === 1,
+            analyzedAt: r.analyzedAt,
+          }
+        : null,
+  }));
+  const last = items[items.length - 1];
+  return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.name) : null };
 }
 
 /** Applies the fields present in `patch`; the merged settings are validated as a whole. */

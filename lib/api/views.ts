@@ -7,7 +7,3 @@ export function balancerView(b: Balancer | BalancerListItem) {
 }
 
 /** The list-page shape: the settings without the node URL list, headers and legacy revision set. */
-export function balancerListItemView(b: BalancerListItem) {
-  const { nodeUrls, headers: _headers, legacyVersions: _legacy, ...rest } = b;
-  return { ...rest, nodeUrlCount: nodeUrls.length };
-}

@@ -128,6 +128,29 @@ describe('balancers', () => {
     expect(listBalancers(store, { q: '%' }).items).toEqual([]);
   });
 
+  it('the API list page agrees with the full list, with node counts and summaries', async () => {
+    const { listBalancerPage } = await import('@/db/queries/balancers');
+    for (const n of ['page-a1', 'page-a2', 'pagexa3'])
+      createBalancer(store, { ...base, name: n, nodeUrls: ['http://10.0.0.1/mcp'] });
+    const full = listBalancers(store, { limit: 500 });
+    const page = listBalancerPage(store, { limit: 500 });
+    expect(page.items.map((i) => i.name)).toEqual(full.items.map((i) => i.name));
+    for (const [i, item] of page.items.entries()) {
+      const { nodeUrls, headers: _h, legacyVersions: _l, ...rest } = full.items[i] ?? ({} as never);
+      expect(item).toEqual({ ...rest, nodeUrlCount: nodeUrls.length });
+    }
+    const p1 = listBalancerPage(store, { limit: 2, q: 'page-a' });
+    expect(p1.items.map((i) => i.name)).toEqual(['page-a1', 'page-a2']);
+    expect(p1.nextCursor).toBeNull();
+    const p2 = listBalancerPage(store, { limit: 1, q: 'page-a' });
+    expect(
+      listBalancerPage(store, { limit: 1, q: 'page-a', cursor: p2.nextCursor }).items.map((i) => i.name),
+    ).toEqual(['page-a2']);
+    // '_' is a literal underscore, not SQL's one-character wildcard.
+    expect(listBalancerPage(store, { q: 'page_a' }).items).toEqual([]);
+    expect(() => listBalancerPage(store, { cursor: 'not a cursor!' })).toThrow(ValidationError);
+  });
+
   it.each([
     [{ limit: 0 }, 'limit'],
     [{ limit: 501 }, 'limit'],

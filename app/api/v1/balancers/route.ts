@@ -1,6 +1,6 @@
-import { createBalancer, listBalancers } from '@/db/queries/balancers';
+import { createBalancer, listBalancerPage } from '@/db/queries/balancers';
 import { asQueryErrors, json, readJson, readQuery, withApi } from '@/lib/api/with-api';
-import { balancerListItemView, balancerView } from '@/lib/api/views';
+import { balancerView } from '@/lib/api/views';
 import { CreateBalancerInput } from '@/lib/schemas/balancer';
 import { BalancerListQuery } from '@/lib/schemas/balancer-view';
 
@@ -8,8 +8,8 @@ export const dynamic = 'force-dynamic';
 
 export const GET = withApi('read', ({ req, store }) => {
   const query = readQuery(req, BalancerListQuery);
-  const page = asQueryErrors(() => listBalancers(store, query));
-  return json({ items: page.items.map(balancerListItemView), nextCursor: page.nextCursor });
+  const page = asQueryErrors(() => listBalancerPage(store, query));
+  return json(page);
 });
 
 export const POST = withApi('write', async ({ req, store, now }) => {
