@@ -16,7 +16,7 @@ import { keyedFingerprintOf } from '@/lib/rollout/fingerprint';
 import { CycleAbandonedError, runExclusive } from './cycle';
 import type { Limiter } from './limiter';
 import type { Clock } from './types';
-import { classifyTransition, UNAVAILABLE_KEY, verdictDigest } from './write';
+import { UNAVAILABLE_KEY, writeSubjectState, type SubjectPrior } from './write';
 
 /** Probes one stdio target; never throws for the server's fault. */
 /** Probes one stdio target; never throws for the server's fault. An abort ends the process at once. */
@@ -81,16 +81,6 @@ export function createStdioProbe(transportOptions: StdioTransportOptions = {}): 
   };
 }
 
-interface PriorRow {
-  fingerprintKey: string;
-  verdictDigest: string;
-  lastAvailableKey: string | null;
-  fingerprintSince: number;
-  probes: number;
-  failures: number;
-  consecutiveFailures: number;
-}
-
 interface Statements {
   prior: Database.Statement;
   upsertState: Database.Statement;
@@ -145,49 +135,8 @@ export function writeStdioResult(store: Store, targetId: string, v: Verdict): st
   const fingerprintKey = keyedFingerprintOf(v)?.key ?? null;
   const key = fingerprintKey ?? UNAVAILABLE_KEY;
   return writeTransaction(store, () => {
-    const prior = (s.prior.get(targetId) as PriorRow | undefined) ?? null;
-    const at = v.probedAt;
-    const failed = v.verdict === 'unavailable';
-    const { newSpan, isChange } = classifyTransition(prior, fingerprintKey);
-    if (newSpan) {
-      if (prior) s.closeSpan.run(at, prior.probes, prior.failures, targetId);
-      s.openSpan.run(
-        targetId,
-        key,
-        v.verdict,
-        v.reason,
-        v.negotiatedVersion,
-        v.servedEras,
-        isChange ? 1 : 0,
-        at,
-      );
-    }
-    const base =
-      newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
-    const probes = base.probes + 1;
-    const failures = base.failures + (failed ? 1 : 0);
-    const consecutiveFailures = failed ? (prior?.consecutiveFailures ?? 0) + 1 : 0;
-    const durationMs = Math.round(v.durationMs);
-    const digest = verdictDigest(v);
-    if (!newSpan && prior?.verdictDigest === digest) {
-      s.touchState.run(at, durationMs, probes, failures, consecutiveFailures, targetId);
-    } else {
-      s.upsertState.run({
-        targetId,
-        verdict: JSON.stringify(v),
-        verdictDigest: digest,
-        fingerprintKey: key,
-        lastAvailableKey: fingerprintKey ?? prior?.lastAvailableKey ?? null,
-        clientEra: v.verdict,
-        reason: v.reason,
-        probedAt: at,
-        durationMs,
-        fingerprintSince: base.since,
-        probes,
-        failures,
-        consecutiveFailures,
-      });
-    }
+    const prior = (s.prior.get(targetId) as SubjectPrior | undefined) ?? null;
+    writeSubjectState(s, 'targetId', targetId, v, fingerprintKey, prior);
     return key;
   });
 }

@@ -191,25 +191,36 @@ export function writeCycle(store: Store, w: CycleWrite): StoredEvent[] {
   });
 }
 
-function writeNodeResult(s: Statements, seq: number, r: NodeResult): void {
-  const v = r.verdict;
+/** The state and history statements of one kind of probed subject (a node, a stdio target). */
+export interface SubjectStatements {
+  upsertState: Database.Statement;
+  touchState: Database.Statement;
+  closeSpan: Database.Statement;
+  openSpan: Database.Statement;
+}
+
+export type SubjectPrior = Omit<PriorState, 'lastSeenAt'>;
+
+/**
+ * Writes one verdict of one subject: a history span opens only when its fingerprint changes (counters
+ * otherwise), and a quiet subject gives the same answer every cycle, so only the small columns are rewritten,
+ * not the evidence JSON. `idParam` names the subject's id in the upsert statement.
+ */
+export function writeSubjectState(
+  s: SubjectStatements,
+  idParam: 'nodeId' | 'targetId',
+  id: string,
+  v: Verdict,
+  fingerprintKey: string | null,
+  prior: SubjectPrior | null,
+): void {
   const at = v.probedAt;
   const failed = v.verdict === 'unavailable';
-  const key = r.fingerprintKey ?? UNAVAILABLE_KEY;
-  const { newSpan, isChange } = classifyTransition(r.prior, r.fingerprintKey);
-  const prior = r.prior;
+  const key = fingerprintKey ?? UNAVAILABLE_KEY;
+  const { newSpan, isChange } = classifyTransition(prior, fingerprintKey);
   if (newSpan) {
-    if (prior) s.closeSpan.run(at, prior.probes, prior.failures, r.nodeId);
-    s.openSpan.run(
-      r.nodeId,
-      key,
-      v.verdict,
-      v.reason,
-      v.negotiatedVersion,
-      v.servedEras,
-      isChange ? 1 : 0,
-      at,
-    );
+    if (prior) s.closeSpan.run(at, prior.probes, prior.failures, id);
+    s.openSpan.run(id, key, v.verdict, v.reason, v.negotiatedVersion, v.servedEras, isChange ? 1 : 0, at);
   }
   const base =
     newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
@@ -218,16 +229,15 @@ function writeNodeResult(s: Statements, seq: number, r: NodeResult): void {
   const consecutiveFailures = failed ? (prior?.consecutiveFailures ?? 0) + 1 : 0;
   const durationMs = Math.round(v.durationMs);
   const digest = verdictDigest(v);
-  // A quiet node gives the same answer every cycle: rewrite only the small columns, not the evidence JSON.
   if (!newSpan && prior?.verdictDigest === digest) {
-    s.touchState.run(at, durationMs, probes, failures, consecutiveFailures, r.nodeId);
+    s.touchState.run(at, durationMs, probes, failures, consecutiveFailures, id);
   } else {
     s.upsertState.run({
-      nodeId: r.nodeId,
+      [idParam]: id,
       verdict: JSON.stringify(v),
       verdictDigest: digest,
       fingerprintKey: key,
-      lastAvailableKey: r.fingerprintKey ?? prior?.lastAvailableKey ?? null,
+      lastAvailableKey: fingerprintKey ?? prior?.lastAvailableKey ?? null,
       clientEra: v.verdict,
       reason: v.reason,
       probedAt: at,
@@ -238,6 +248,14 @@ function writeNodeResult(s: Statements, seq: number, r: NodeResult): void {
       consecutiveFailures,
     });
   }
+}
+
+function writeNodeResult(s: Statements, seq: number, r: NodeResult): void {
+  const v = r.verdict;
+  const at = v.probedAt;
+  const failed = v.verdict === 'unavailable';
+  const prior = r.prior;
+  writeSubjectState(s, 'nodeId', r.nodeId, v, r.fingerprintKey, prior);
   if (prior && at - prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) s.touchNode.run(at, r.nodeId);
   s.upsertRollup.run(rollupKey(hourOf(at), seq), failed ? 1 : 0, `${bucketOf(v.durationMs)}:1`);
 }
