@@ -43,16 +43,7 @@ export function NodeView({ id }: { id: string }) {
         <h1 className="mono" style={{ fontSize: 16 }}>
           {nodeLabel(n)}
         </h1>
-        {v ? (
-          <Badge
-            p={presentEra(v.verdict)}
-            text={v.negotiatedVersion ? `${presentEra(v.verdict).label} ${v.negotiatedVersion}` : undefined}
-            testId="node-verdict"
-          />
-        ) : (
-          <Badge p={{ label: 'Not probed yet', icon: 'clock', tone: 'muted', hint: '' }} />
-        )}
-        {v ? <code>{v.reason}</code> : null}
+        <VerdictHead verdict={v} testId="node-verdict" />
       </div>
       {node.error ? <LoadError error={node.error} what="the latest state" /> : null}
       {v ? (
@@ -235,7 +226,37 @@ export function Evidence({ v }: { v: Verdict }) {
   );
 }
 
-function History({ spans }: { spans: NodeHistorySpan[] }) {
+/** The verdict badge and reason code beside a page title. */
+export function VerdictHead({ verdict: v, testId }: { verdict: Verdict | null; testId: string }) {
+  return v ? (
+    <>
+      <Badge
+        p={presentEra(v.verdict)}
+        text={v.negotiatedVersion ? `${presentEra(v.verdict).label} ${v.negotiatedVersion}` : undefined}
+        testId={testId}
+      />
+      <code>{v.reason}</code>
+    </>
+  ) : (
+    <Badge p={{ label: 'Not probed yet', icon: 'clock', tone: 'muted', hint: '' }} />
+  );
+}
+
+type HistorySpan = Pick<
+  NodeHistorySpan,
+  | 'fingerprintKey'
+  | 'clientEra'
+  | 'reason'
+  | 'negotiatedVersion'
+  | 'servedEras'
+  | 'startedAt'
+  | 'endedAt'
+  | 'probes'
+  | 'failures'
+>;
+
+/** Fingerprint changes of a node or a stdio target, newest first. */
+export function History({ spans }: { spans: HistorySpan[] }) {
   if (spans.length === 0) return <p className="panel-body muted">No fingerprint recorded yet.</p>;
   return (
     <div className="table-wrap">
@@ -253,7 +274,7 @@ function History({ spans }: { spans: NodeHistorySpan[] }) {
         </thead>
         <tbody>
           {spans.map((s) => (
-            <tr key={s.id} data-testid="history-row">
+            <tr key={`${s.startedAt}-${s.fingerprintKey}`} data-testid="history-row">
               <td className="nowrap">{stamp(s.startedAt)}</td>
               <td className="nowrap">{s.endedAt === null ? 'now' : stamp(s.endedAt)}</td>
               <td>{isEra(s.clientEra) ? <Badge p={presentEra(s.clientEra)} /> : s.clientEra}</td>

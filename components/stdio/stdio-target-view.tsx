@@ -1,18 +1,11 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { Evidence, VerdictPanel } from '@/components/nodes/node-view';
-import { Badge } from '@/components/ui/badge';
+import { Evidence, History, VerdictHead, VerdictPanel } from '@/components/nodes/node-view';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { stdioTargetQuery } from '@/lib/query/stdio';
-import type { StdioTargetHistoryView } from '@/lib/schemas/stdio-target';
 import { describeReason } from '@/lib/ui/evidence';
-import { isEra, presentEra } from '@/lib/ui/presentation';
-
-function stamp(at: number): string {
-  return new Date(at).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
-}
 
 export function StdioTargetView({ id }: { id: string }) {
   const target = useQuery(stdioTargetQuery(browserFetcher, id));
@@ -27,16 +20,7 @@ export function StdioTargetView({ id }: { id: string }) {
       </div>
       <div className="page-head">
         <h1>{t.name}</h1>
-        {v ? (
-          <Badge
-            p={presentEra(v.verdict)}
-            text={v.negotiatedVersion ? `${presentEra(v.verdict).label} ${v.negotiatedVersion}` : undefined}
-            testId="stdio-target-verdict"
-          />
-        ) : (
-          <Badge p={{ label: 'Not probed yet', icon: 'clock', tone: 'muted', hint: '' }} />
-        )}
-        {v ? <code>{v.reason}</code> : null}
+        <VerdictHead verdict={v} testId="stdio-target-verdict" />
       </div>
       {target.error ? <LoadError error={target.error} what="the latest state" /> : null}
       <section className="panel" aria-labelledby="launch-h">
@@ -85,41 +69,5 @@ export function StdioTargetView({ id }: { id: string }) {
         <History spans={t.history} />
       </section>
     </>
-  );
-}
-
-function History({ spans }: { spans: StdioTargetHistoryView[] }) {
-  if (spans.length === 0) return <p className="panel-body muted">No fingerprint recorded yet.</p>;
-  return (
-    <div className="table-wrap">
-      <table className="data">
-        <thead>
-          <tr>
-            <th>From</th>
-            <th>Until</th>
-            <th>Client era</th>
-            <th>Reason</th>
-            <th>Negotiated</th>
-            <th className="num">Probes</th>
-          </tr>
-        </thead>
-        <tbody>
-          {spans.map((s) => (
-            <tr key={`${s.startedAt}-${s.fingerprintKey}`} data-testid="history-row">
-              <td className="nowrap">{stamp(s.startedAt)}</td>
-              <td className="nowrap">{s.endedAt === null ? 'now' : stamp(s.endedAt)}</td>
-              <td>{isEra(s.clientEra) ? <Badge p={presentEra(s.clientEra)} /> : s.clientEra}</td>
-              <td>
-                <code>{s.reason}</code>
-              </td>
-              <td>{s.negotiatedVersion ?? '—'}</td>
-              <td className="num">
-                {s.probes === null ? 'open' : `${s.probes} (${s.failures ?? 0} failed)`}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
   );
 }
