@@ -14,6 +14,7 @@ import { createBalancer } from '@/db/queries/balancers';
 import { insertEvents, type EventDraft } from '@/db/queries/events';
 import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
 import { EVENT_TYPES } from '@/lib/rollout/types';
+import { parseDuration } from './support/args';
 
 interface Args {
   durationMs: number;
@@ -30,13 +31,6 @@ interface Args {
 
 const ADMIN = 'bench-admin-secret-0123456789abcdef';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-
-function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
-  if (!m) throw new Error(`not a duration: '${text}' (e.g. 15s)`);
-  const n = Number(m[1]);
-  return Math.round(m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000);
-}
 
 function parseArgs(argv: string[]): Args {
   const a: Args = {

@@ -14,6 +14,7 @@ import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/db/queries/balancers';
 import { startPollerWith } from '@/lib/poller/runner';
 import { createDefaultProbe, closeDefaultProbe } from '@/lib/poller/probe';
+import { parseDuration } from './support/args';
 
 interface Args {
   durationMs: number;
@@ -21,13 +22,6 @@ interface Args {
   intervalMs: number;
   concurrency: number;
   perBalancer: number;
-}
-
-function parseDuration(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(text);
-  if (!m) throw new Error(`not a duration: '${text}' (e.g. 90s, 3m)`);
-  const n = Number(m[1]);
-  return Math.round(m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000);
 }
 
 function parseArgs(argv: string[]): Args {

@@ -144,22 +144,14 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   };
 
   function refreshBalancers(t: number): void {
-    const rows = store.sqlite.prepare('SELECT id, interval_ms AS intervalMs FROM balancers').all() as Array<{
-      id: string;
-      intervalMs: number;
-    }>;
-    const seen = new Set<string>();
-    for (const r of rows) {
-      seen.add(r.id);
-      const entry = schedule.get(r.id);
-      if (entry) entry.intervalMs = r.intervalMs;
-      else {
-        // At start-up the fleet is spread over one interval; a balancer registered later is probed at once.
-        const offset = startedPolling ? 0 : Math.floor(random() * r.intervalMs);
-        schedule.set(r.id, { id: r.id, intervalMs: r.intervalMs, dueAt: t + offset, running: null });
-      }
-    }
-    for (const id of schedule.keys()) if (!seen.has(id)) schedule.delete(id);
+    refreshSchedule(
+      schedule,
+      store.sqlite.prepare('SELECT id, interval_ms AS intervalMs FROM balancers').all() as Array<{
+        id: string;
+        intervalMs: number;
+      }>,
+      t,
+    );
     refreshSchedule(
       stdioSchedule,
       store.sqlite.prepare('SELECT id, interval_ms AS intervalMs FROM stdio_targets').all() as Array<{
@@ -183,6 +175,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
       const entry = entries.get(r.id);
       if (entry) entry.intervalMs = r.intervalMs;
       else {
+        // At start-up the fleet is spread over one interval; a subject registered later is probed at once.
         const offset = startedPolling ? 0 : Math.floor(random() * r.intervalMs);
         entries.set(r.id, { id: r.id, intervalMs: r.intervalMs, dueAt: t + offset, running: null });
       }
