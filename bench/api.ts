@@ -15,6 +15,7 @@ import { insertEvents, type EventDraft } from '@/db/queries/events';
 import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
 import { EVENT_TYPES } from '@/lib/rollout/types';
 import { parseDuration } from './support/args';
+import { startFakeFleet } from './support/fake-fleet';
 
 interface Args {
   durationMs: number;
@@ -79,24 +80,6 @@ function freePort(): Promise<number> {
       s.close(() => resolve(port));
     });
   });
-}
-
-async function startFleet(): Promise<{ port: number; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.join(root, 'bench', 'support', 'fake-fleet.mjs')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('fake fleet did not start within 10 s')), 10_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      const m = /listening (\d+)/.exec(d.toString());
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`fake fleet exited (${code})`)));
-  });
-  return { port, child };
 }
 
 function seed(file: string, args: Args, fleetPort: number): void {
@@ -202,14 +185,13 @@ export async function run(argv: string[]): Promise<number> {
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-api-'));
   const file = path.join(dir, 'bench.db');
-  let fleet: ChildProcess | null = null;
+  let fleet: Awaited<ReturnType<typeof startFakeFleet>> | null = null;
   let server: NextServer | null = null;
   let poller: ChildProcess | null = null;
   try {
-    const started = await startFleet();
-    fleet = started.child;
+    fleet = await startFakeFleet();
     const t0 = Date.now();
-    seed(file, args, started.port);
+    seed(file, args, fleet.port);
     process.stdout.write(
       `seeded ${args.balancers} balancers, ${args.balancers * args.nodesPerBalancer} node URLs, ${args.events} events in ${Date.now() - t0} ms\n`,
     );
@@ -284,7 +266,7 @@ export async function run(argv: string[]): Promise<number> {
       await exited;
     }
     await server?.stop();
-    if (fleet && fleet.exitCode === null) fleet.kill('SIGTERM');
+    fleet?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

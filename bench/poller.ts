@@ -3,11 +3,9 @@
 // in this process. Reports sustained probes/s, this process' CPU as a share of one core (the fleet measured
 // apart), p99 lag between a cycle's due time and each probe's start, and database bytes per hour of a quiet
 // fleet. The first interval is warm-up (every node is new then) and is not measured.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { openDb } from '@/db';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
@@ -15,6 +13,7 @@ import { createBalancer } from '@/db/queries/balancers';
 import { startPollerWith } from '@/lib/poller/runner';
 import { createDefaultProbe, closeDefaultProbe } from '@/lib/poller/probe';
 import { parseDuration } from './support/args';
+import { startFakeFleet } from './support/fake-fleet';
 
 interface Args {
   durationMs: number;
@@ -47,38 +46,6 @@ function parseArgs(argv: string[]): Args {
   if (a.durationMs <= a.intervalMs)
     throw new Error('--duration must be longer than --interval (the warm-up)');
   return a;
-}
-
-async function startFleet(): Promise<{
-  port: number;
-  pid: number;
-  stats(): Promise<{ requests: number; cpuMicros: number }>;
-  stop(): void;
-}> {
-  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'support', 'fake-fleet.mjs');
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('fake fleet did not start within 10 s')), 10_000);
-    child.stdout?.on('data', (d: Buffer) => {
-      const m = /listening (\d+)/.exec(d.toString());
-      if (m) {
-        clearTimeout(timer);
-        resolve(Number(m[1]));
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`fake fleet exited (${code})`)));
-  });
-  return {
-    port,
-    pid: child.pid ?? -1,
-    async stats() {
-      const res = await fetch(`http://127.0.0.1:${port}/__stats`);
-      return (await res.json()) as { requests: number; cpuMicros: number };
-    },
-    stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-    },
-  };
 }
 
 function dbBytes(sqlite: import('better-sqlite3').Database): number {
@@ -114,7 +81,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-poller-'));
   const store = openDb(path.join(dir, 'bench.db'));
-  const fleet = await startFleet();
+  const fleet = await startFakeFleet();
   const kinds = ['m', 'd', 'l'] as const;
   try {
     const timeoutMs = Math.min(5_000, Math.floor((args.intervalMs - 100) / 3));

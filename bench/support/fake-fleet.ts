@@ -1,0 +1,37 @@
+// The fake fleet the poller and API benchmarks probe: each node answers as modern, dual-era or legacy by its path.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** Starts the lightweight loopback fleet (bench/support/fake-fleet.mjs) in its own process. */
+export async function startFakeFleet(): Promise<{
+  port: number;
+  pid: number;
+  stats(): Promise<{ requests: number; cpuMicros: number }>;
+  stop(): void;
+}> {
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fake-fleet.mjs');
+  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('fake fleet did not start within 10 s')), 10_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(d.toString());
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`fake fleet exited (${code})`)));
+  });
+  return {
+    port,
+    pid: child.pid ?? -1,
+    async stats() {
+      const res = await fetch(`http://127.0.0.1:${port}/__stats`);
+      return (await res.json()) as { requests: number; cpuMicros: number };
+    },
+    stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+    },
+  };
+}
