@@ -18,6 +18,7 @@ import {
   webhookAttempts,
   webhookDeliveries,
   webhookEndpoints,
+  type EndpointKind,
   type WebhookDeliveryRow,
   type WebhookEndpointRow,
 } from '../schema/webhooks';
@@ -67,17 +68,29 @@ function assertNameFree(tx: Tx, name: string, exceptId: string | null): void {
     .from(webhookEndpoints)
     .where(eq(webhookEndpoints.name, name))
     .get();
-  if (clash && clash.id !== exceptId) throw new ConflictError(`a webhook named '${name}' already exists`);
+  if (clash && clash.id !== exceptId) throw new ConflictError(`an endpoint named '${name}' already exists`);
 }
 
-export function getWebhookRow(store: Store | { db: Tx }, id: string): WebhookEndpointRow {
+/** `kind` names which endpoints count: an alert sink shares the table but is not a webhook. */
+export function getWebhookRow(
+  store: Store | { db: Tx },
+  id: string,
+  kind: EndpointKind | 'any' = 'webhook',
+): WebhookEndpointRow {
   const row = store.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get();
-  if (!row) throw new NotFoundError('webhook', id);
+  if (!row || (kind !== 'any' && row.kind !== kind))
+    throw new NotFoundError(kind === 'alertmanager' ? 'alert sink' : 'webhook', id);
   return row;
 }
 
 export function getWebhookByName(store: Store, name: string): WebhookEndpointRow | null {
-  return store.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.name, name)).get() ?? null;
+  return (
+    store.db
+      .select()
+      .from(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.name, name), eq(webhookEndpoints.kind, 'webhook')))
+      .get() ?? null
+  );
 }
 
 /** Creates an endpoint; returns it with its secret (generated when not given), the only time it is shown. */
@@ -112,6 +125,7 @@ export function listWebhooks(store: Store, now: number = Date.now()): WebhookEnd
   return store.db
     .select()
     .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.kind, 'webhook'))
     .orderBy(asc(webhookEndpoints.name))
     .all()
     .map((r) => toWebhookEndpoint(r, now));
@@ -150,7 +164,10 @@ export function updateWebhook(
 
 export function deleteWebhook(store: Store, id: string): void {
   writeTransaction(store, (tx) => {
-    const res = tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).run();
+    const res = tx
+      .delete(webhookEndpoints)
+      .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.kind, 'webhook')))
+      .run();
     if (res.changes === 0) throw new NotFoundError('webhook', id);
   });
 }
@@ -207,7 +224,11 @@ function wants(endpoint: WebhookEndpointRow, event: EnvelopeEvent): boolean {
  */
 export function enqueueDeliveries(tx: Tx, events: readonly EnvelopeEvent[], now?: number): number {
   if (events.length === 0) return 0;
-  const endpoints = tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true)).all();
+  const endpoints = tx
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.enabled, true), eq(webhookEndpoints.kind, 'webhook')))
+    .all();
   if (endpoints.length === 0) return 0;
   let written = 0;
   const windowCache = new Map<string, { id: string; deadline: number } | null>();
@@ -423,6 +444,8 @@ export interface ListDeliveriesOptions {
   limit: number;
   cursor?: string;
   status?: DeliveryStatus;
+  /** Alert sinks share the log; the default reads webhooks only. */
+  kind?: EndpointKind;
 }
 
 /** An endpoint's delivery log, newest first, each with its attempts. */
@@ -431,7 +454,7 @@ export function listDeliveries(
   endpointId: string,
   opts: ListDeliveriesOptions,
 ): { items: WebhookDelivery[]; nextCursor: string | null } {
-  getWebhookRow(store, endpointId);
+  getWebhookRow(store, endpointId, opts.kind);
   let before: { createdAt: number; id: string } | null = null;
   if (opts.cursor) {
     const decoded = Buffer.from(opts.cursor, 'base64url').toString('utf8');
@@ -509,9 +532,10 @@ export function redeliver(
   endpointId: string,
   deliveryId: string,
   now: number = Date.now(),
+  kind: EndpointKind = 'webhook',
 ): WebhookDelivery {
   return writeTransaction(store, (tx) => {
-    const endpoint = getWebhookRow({ db: tx }, endpointId);
+    const endpoint = getWebhookRow({ db: tx }, endpointId, kind);
     if (!endpoint.enabled)
       throw new ConflictError(`webhook '${endpointId}' is disabled; enable it before redelivering`);
     getDelivery(store, endpointId, deliveryId);

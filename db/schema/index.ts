@@ -11,3 +11,4 @@ export * from './tokens';
 export * from './webhooks';
 export * from './rollups';
 export * from './stdio-targets';
+export * from './sink-alerts';

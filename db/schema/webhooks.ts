@@ -1,11 +1,25 @@
 import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { DELIVERY_STATUSES } from '../../lib/schemas/webhook';
+import type { AlertSinkAuthInput } from '../../lib/schemas/alert-sink';
+
+/** `webhook`: signed event envelopes; `alertmanager`: an alert sink (same outbox and delivery log). */
+export const ENDPOINT_KINDS = ['webhook', 'alertmanager'] as const;
+export type EndpointKind = (typeof ENDPOINT_KINDS)[number];
+
+/** An Alertmanager sink's settings; `url` then holds the first of `urls`, `secret` is empty. */
+export interface AlertmanagerSettings {
+  urls: string[];
+  auth: AlertSinkAuthInput;
+  resendIntervalMs: number;
+}
 
 /** A webhook endpoint. Signing secrets are needed in clear to sign, so they are stored but never returned. */
 export const webhookEndpoints = sqliteTable('webhook_endpoints', {
   id: text('id').primaryKey(),
+  kind: text('kind', { enum: ENDPOINT_KINDS }).notNull().default('webhook'),
   name: text('name').notNull().unique(),
   url: text('url').notNull(),
+  alertmanager: text('alertmanager', { mode: 'json' }).$type<AlertmanagerSettings>(),
   description: text('description').notNull(),
   /** Event types delivered; empty means every type. */
   eventTypes: text('event_types', { mode: 'json' }).$type<string[]>().notNull(),

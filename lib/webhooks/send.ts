@@ -13,6 +13,7 @@ export const ATTEMPT_OUTCOMES = [
   'reset',
   'egress_refused',
   'network_error',
+  'config_error',
 ] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 

@@ -10,6 +10,7 @@ import {
   type AttemptDecision,
   type ClaimedDelivery,
 } from '@/db/queries/webhooks';
+import { publicUrlFromEnv, pushSinkAlerts, reconcileAlertSinks } from '@/lib/alertmanager/deliver';
 import { recordWebhookAttempt } from '@/lib/metrics/registry';
 import { createEgressAgent } from '@/lib/net/egress';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, retryDelayMs } from './schedule';
@@ -31,6 +32,8 @@ export interface DeliveryDeps {
   concurrency: number;
   /** Finished deliveries older than this are deleted, so the log stays bounded. */
   retentionMs: number;
+  /** The dashboard's address, linked from Alertmanager alerts (`ERAWATCH_PUBLIC_URL`). */
+  publicUrl?: string;
 }
 
 export function defaultDeliveryDeps(env: Record<string, string | undefined> = process.env): DeliveryDeps {
@@ -44,6 +47,7 @@ export function defaultDeliveryDeps(env: Record<string, string | undefined> = pr
     batchSize: 50,
     concurrency: 8,
     retentionMs: DEFAULT_DELIVERY_RETENTION_MS,
+    publicUrl: publicUrlFromEnv(env),
   };
 }
 
@@ -87,18 +91,19 @@ async function attemptOne(
 ): Promise<AttemptResult> {
   const at = deps.now();
   const { delivery, endpoint } = claimed;
-  const headers = signedHeaders(
-    signingSecrets(endpoint, at),
-    delivery.id,
-    Math.floor(at / 1000),
-    delivery.payload,
-  );
-  const result = await deps.send({
-    url: endpoint.url,
-    headers,
-    body: delivery.payload,
-    timeoutMs: deps.timeoutMs,
-  });
+  const result = endpoint.alertmanager
+    ? await pushSinkAlerts(store, { ...endpoint, alertmanager: endpoint.alertmanager }, delivery.id, deps)
+    : await deps.send({
+        url: endpoint.url,
+        headers: signedHeaders(
+          signingSecrets(endpoint, at),
+          delivery.id,
+          Math.floor(at / 1000),
+          delivery.payload,
+        ),
+        body: delivery.payload,
+        timeoutMs: deps.timeoutMs,
+      });
   const decision = decideAfterAttempt(claimed, result, at, deps);
   recordAttempt(
     store,
@@ -127,6 +132,7 @@ export interface PassSummary {
 /** One bounded pass over what is due now. */
 export async function runDeliveryPass(store: Store, deps: DeliveryDeps): Promise<PassSummary> {
   const now = deps.now();
+  await reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
   const { released, suppressed } = settleHeldDeliveries(store, now);
   const claimed = claimDueDeliveries(store, now, deps.batchSize, deps.timeoutMs + 15_000);
   let succeeded = 0;

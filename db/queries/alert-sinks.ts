@@ -1,0 +1,430 @@
+// Alert sinks (Alertmanager) and the alerts each one knows of. A sink is a row of the webhook endpoint table
+// with kind `alertmanager`, so its pushes go through the same outbox, retry schedule and delivery log.
+import { and, desc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
+import type { AlertSubject, DesiredAlert, KnownAlert, StoredAnalysis } from '@/lib/alertmanager/alerts';
+import {
+  CreateAlertSinkInput,
+  UpdateAlertSinkInput,
+  type AlertSink,
+  type AlertSinkAuthInput,
+  type AlertSinkAuthView,
+  type CreateAlertSinkInput as CreateAlertSinkInputType,
+  type SinkAlert,
+  type UpdateAlertSinkInput as UpdateAlertSinkInputType,
+} from '@/lib/schemas/alert-sink';
+import { nodeLabel } from '@/lib/ui/node-label';
+import { writeTransaction, type Store, type Tx } from '../index';
+import { newId } from '../ids';
+import { balancerStates } from '../schema/balancer-states';
+import { balancers } from '../schema/balancers';
+import { nodes } from '../schema/nodes';
+import { sinkAlerts } from '../schema/sink-alerts';
+import { webhookDeliveries, webhookEndpoints, type WebhookEndpointRow } from '../schema/webhooks';
+
+/** The delivery type of one push of a sink's alerts. */
+export const ALERT_PUSH_TYPE = 'alertmanager.push';
+/** Resolved alerts are sent with every push for this long (as Prometheus does), then forgotten. */
+export const RESOLVED_KEPT_MS = 15 * 60_000;
+
+function authView(auth: AlertSinkAuthInput): AlertSinkAuthView {
+  const shown = (v: string) => (v.startsWith('env:') ? v : 'stored');
+  switch (auth.type) {
+    case 'none':
+      return { type: 'none', username: null, credential: null };
+    case 'basic':
+      return { type: 'basic', username: auth.username, credential: shown(auth.password) };
+    case 'bearer':
+      return { type: 'bearer', username: null, credential: shown(auth.token) };
+  }
+}
+
+export interface AlertSinkRow extends WebhookEndpointRow {
+  alertmanager: NonNullable<WebhookEndpointRow['alertmanager']>;
+}
+
+function asSinkRow(row: WebhookEndpointRow | undefined): AlertSinkRow | null {
+  if (!row || row.kind !== 'alertmanager' || !row.alertmanager) return null;
+  return { ...row, alertmanager: row.alertmanager };
+}
+
+function firingCount(tx: Tx, endpointId: string): number {
+  const row = tx
+    .select({ n: sql<number>`count(*)` })
+    .from(sinkAlerts)
+    .where(and(eq(sinkAlerts.endpointId, endpointId), sql`${sinkAlerts.endsAt} IS NULL`))
+    .get();
+  return row?.n ?? 0;
+}
+
+function toAlertSink(tx: Tx, row: AlertSinkRow): AlertSink {
+  return {
+    id: row.id,
+    name: row.name,
+    kind: 'alertmanager',
+    urls: row.alertmanager.urls,
+    auth: authView(row.alertmanager.auth),
+    description: row.description,
+    eventTypes: row.eventTypes,
+    balancerIds: row.balancerIds,
+    resendIntervalMs: row.alertmanager.resendIntervalMs,
+    enabled: row.enabled,
+    disabledReason: row.disabledReason,
+    failingSince: row.failingSince,
+    firing: firingCount(tx, row.id),
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+function sinkRow(tx: Tx, id: string): AlertSinkRow {
+  const row = asSinkRow(tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get());
+  if (!row) throw new NotFoundError('alert sink', id);
+  return row;
+}
+
+function assertNameFree(tx: Tx, name: string, exceptId: string | null): void {
+  const clash = tx
+    .select({ id: webhookEndpoints.id, kind: webhookEndpoints.kind })
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.name, name))
+    .get();
+  if (clash && clash.id !== exceptId) {
+    throw new ConflictError(
+      `${clash.kind === 'webhook' ? 'a webhook' : 'an alert sink'} named '${name}' already exists`,
+    );
+  }
+}
+
+export async function createAlertSink(
+  store: Store,
+  input: CreateAlertSinkInputType,
+  now: number = Date.now(),
+): Promise<AlertSink> {
+  const parsed = CreateAlertSinkInput.safeParse(input);
+  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
+  const s = parsed.data;
+  return writeTransaction(store, (tx) => {
+    assertNameFree(tx, s.name, null);
+    const row = tx
+      .insert(webhookEndpoints)
+      .values({
+        id: newId('ams'),
+        kind: 'alertmanager',
+        name: s.name,
+        url: s.urls[0] ?? '',
+        alertmanager: { urls: s.urls, auth: s.auth, resendIntervalMs: s.resendIntervalMs },
+        description: s.description,
+        eventTypes: s.eventTypes,
+        balancerIds: s.balancerIds,
+        secret: '',
+        enabled: s.enabled,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .returning()
+      .get();
+    const sink = asSinkRow(row);
+    if (!sink) throw new Error('alert sink row not written');
+    return toAlertSink(tx, sink);
+  });
+}
+
+export async function listAlertSinks(store: Store): Promise<AlertSink[]> {
+  const rows = store.db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.kind, 'alertmanager'))
+    .orderBy(webhookEndpoints.name)
+    .all();
+  return rows.flatMap((r) => {
+    const sink = asSinkRow(r);
+    return sink ? [toAlertSink(store.db, sink)] : [];
+  });
+}
+
+export async function getAlertSink(store: Store, id: string): Promise<AlertSink> {
+  return toAlertSink(store.db, sinkRow(store.db, id));
+}
+
+/** The stored row, literal credentials included: for sending and for config export only. */
+export async function getAlertSinkRow(store: Store, id: string): Promise<AlertSinkRow> {
+  return sinkRow(store.db, id);
+}
+
+export async function findAlertSinkByName(store: Store, name: string): Promise<AlertSinkRow | null> {
+  return asSinkRow(store.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.name, name)).get());
+}
+
+/** Applies the fields sent. Re-enabling clears the disabled reason and the failure run. */
+export async function updateAlertSink(
+  store: Store,
+  id: string,
+  patch: UpdateAlertSinkInputType,
+  now: number = Date.now(),
+): Promise<AlertSink> {
+  const parsed = UpdateAlertSinkInput.safeParse(patch);
+  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
+  const sent = new Set(Object.keys(patch));
+  const p = parsed.data;
+  return writeTransaction(store, (tx) => {
+    const current = sinkRow(tx, id);
+    if (p.name !== undefined && sent.has('name')) assertNameFree(tx, p.name, id);
+    const am = {
+      urls: sent.has('urls') && p.urls ? p.urls : current.alertmanager.urls,
+      auth: sent.has('auth') && p.auth ? p.auth : current.alertmanager.auth,
+      resendIntervalMs:
+        sent.has('resendIntervalMs') && p.resendIntervalMs !== undefined
+          ? p.resendIntervalMs
+          : current.alertmanager.resendIntervalMs,
+    };
+    const reenable = sent.has('enabled') && p.enabled === true && !current.enabled;
+    const disable = sent.has('enabled') && p.enabled === false && current.enabled;
+    tx.update(webhookEndpoints)
+      .set({
+        ...(sent.has('name') && p.name !== undefined ? { name: p.name } : {}),
+        ...(sent.has('description') && p.description !== undefined ? { description: p.description } : {}),
+        ...(sent.has('eventTypes') && p.eventTypes ? { eventTypes: p.eventTypes } : {}),
+        ...(sent.has('balancerIds') && p.balancerIds ? { balancerIds: p.balancerIds } : {}),
+        ...(reenable ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
+        ...(disable ? { enabled: false, disabledReason: 'disabled by an operator', disabledAt: now } : {}),
+        url: am.urls[0] ?? current.url,
+        alertmanager: am,
+        updatedAt: now,
+      })
+      .where(eq(webhookEndpoints.id, id))
+      .run();
+    return toAlertSink(tx, sinkRow(tx, id));
+  });
+}
+
+export async function deleteAlertSink(store: Store, id: string): Promise<void> {
+  writeTransaction(store, (tx) => {
+    sinkRow(tx, id);
+    tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).run();
+  });
+}
+
+export async function listEnabledAlertSinkRows(store: Store): Promise<AlertSinkRow[]> {
+  return store.db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.kind, 'alertmanager'), eq(webhookEndpoints.enabled, true)))
+    .all()
+    .flatMap((r) => {
+      const sink = asSinkRow(r);
+      return sink ? [sink] : [];
+    });
+}
+
+/**
+ * Balancers whose latest analysis may raise an alert (non-uniform, degraded, down or stuck), with their names
+ * and node labels. Healthy uniform balancers raise nothing and are not read.
+ */
+export async function readAlertSubjects(store: Store): Promise<AlertSubject[]> {
+  const rows = store.db
+    .select({ id: balancers.id, name: balancers.name, analysis: balancerStates.analysis })
+    .from(balancerStates)
+    .innerJoin(balancers, eq(balancers.id, balancerStates.balancerId))
+    .where(
+      or(
+        eq(balancerStates.status, 'non-uniform'),
+        eq(balancerStates.degraded, true),
+        inArray(balancerStates.displayStatus, ['stuck', 'down']),
+      ),
+    )
+    .all();
+  if (rows.length === 0) return [];
+  const labelRows = store.db
+    .select({
+      id: nodes.id,
+      balancerId: nodes.balancerId,
+      origin: nodes.origin,
+      url: nodes.url,
+      servedBy: nodes.servedBy,
+      address: nodes.address,
+    })
+    .from(nodes)
+    .where(
+      inArray(
+        nodes.balancerId,
+        rows.map((r) => r.id),
+      ),
+    )
+    .all();
+  return rows.flatMap((r) => {
+    const a = r.analysis as Partial<StoredAnalysis> | null;
+    if (!a || !Array.isArray(a.partition) || !Array.isArray(a.degraded) || typeof a.counts !== 'object')
+      return [];
+    const nodeLabels = Object.fromEntries(
+      labelRows.filter((n) => n.balancerId === r.id).map((n) => [n.id, nodeLabel(n)]),
+    );
+    return [{ balancerId: r.id, balancerName: r.name, analysis: a as StoredAnalysis, nodeLabels }];
+  });
+}
+
+export interface SinkSync {
+  /** An alert started, resolved or came back: the sink is pushed at once rather than at the next resend. */
+  changed: boolean;
+  firing: number;
+  /** Whether a push was queued (or an overdue retry pulled forward). */
+  pushQueued: boolean;
+}
+
+/**
+ * Brings one sink's alerts in line with what fires now, and queues a push when something changed or the
+ * resend interval has passed. One transaction, so two delivery workers never queue two pushes.
+ */
+export async function syncSinkAlerts(
+  store: Store,
+  sink: AlertSinkRow,
+  desired: readonly DesiredAlert[],
+  now: number,
+): Promise<SinkSync> {
+  return writeTransaction(store, (tx) => {
+    const known = tx.select().from(sinkAlerts).where(eq(sinkAlerts.endpointId, sink.id)).all();
+    const byFp = new Map(known.map((k) => [k.fingerprint, k]));
+    const wanted = new Set(desired.map((d) => d.fingerprint));
+    let changed = false;
+    for (const d of desired) {
+      const row = byFp.get(d.fingerprint);
+      const fields = {
+        labels: d.labels,
+        annotations: d.annotations,
+        generatorUrl: d.generatorUrl,
+        updatedAt: now,
+      };
+      if (!row) {
+        tx.insert(sinkAlerts)
+          .values({
+            endpointId: sink.id,
+            fingerprint: d.fingerprint,
+            balancerId: d.balancerId,
+            alertname: d.alertname,
+            startsAt: now,
+            endsAt: null,
+            ...fields,
+          })
+          .run();
+        changed = true;
+        continue;
+      }
+      const revived = row.endsAt !== null;
+      if (revived) changed = true;
+      tx.update(sinkAlerts)
+        .set({ ...fields, ...(revived ? { startsAt: now, endsAt: null } : {}) })
+        .where(and(eq(sinkAlerts.endpointId, sink.id), eq(sinkAlerts.fingerprint, d.fingerprint)))
+        .run();
+    }
+    const cleared = known.filter((k) => k.endsAt === null && !wanted.has(k.fingerprint));
+    if (cleared.length > 0) {
+      changed = true;
+      tx.update(sinkAlerts)
+        .set({ endsAt: now, updatedAt: now })
+        .where(
+          and(
+            eq(sinkAlerts.endpointId, sink.id),
+            inArray(
+              sinkAlerts.fingerprint,
+              cleared.map((c) => c.fingerprint),
+            ),
+          ),
+        )
+        .run();
+    }
+    tx.delete(sinkAlerts)
+      .where(
+        and(
+          eq(sinkAlerts.endpointId, sink.id),
+          isNotNull(sinkAlerts.endsAt),
+          lt(sinkAlerts.endsAt, now - RESOLVED_KEPT_MS),
+        ),
+      )
+      .run();
+    const remaining =
+      tx
+        .select({ n: sql<number>`count(*)` })
+        .from(sinkAlerts)
+        .where(eq(sinkAlerts.endpointId, sink.id))
+        .get()?.n ?? 0;
+    const firing = desired.length;
+    const pushQueued = remaining > 0 ? queuePush(tx, sink, now, changed) : false;
+    return { changed, firing, pushQueued };
+  });
+}
+
+function queuePush(tx: Tx, sink: AlertSinkRow, now: number, changed: boolean): boolean {
+  const pending = tx
+    .select()
+    .from(webhookDeliveries)
+    .where(
+      and(
+        eq(webhookDeliveries.endpointId, sink.id),
+        eq(webhookDeliveries.type, ALERT_PUSH_TYPE),
+        eq(webhookDeliveries.status, 'pending'),
+      ),
+    )
+    .get();
+  if (pending) {
+    // A push waiting for its retry sends the current alerts when it goes, so a change only brings it forward.
+    if (!changed || pending.attempts === 0 || (pending.nextAttemptAt ?? 0) <= now) return false;
+    tx.update(webhookDeliveries)
+      .set({ nextAttemptAt: now })
+      .where(eq(webhookDeliveries.id, pending.id))
+      .run();
+    return true;
+  }
+  if (!changed) {
+    const last = tx
+      .select({ at: webhookDeliveries.createdAt })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.endpointId, sink.id), eq(webhookDeliveries.type, ALERT_PUSH_TYPE)))
+      .orderBy(desc(webhookDeliveries.createdAt))
+      .get();
+    if (last && now - last.at < sink.alertmanager.resendIntervalMs) return false;
+  }
+  tx.insert(webhookDeliveries)
+    .values({
+      id: newId('msg'),
+      endpointId: sink.id,
+      eventId: null,
+      balancerId: null,
+      type: ALERT_PUSH_TYPE,
+      payload: '[]',
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+    })
+    .run();
+  return true;
+}
+
+/** Every alert the sink knows of, firing first: the body of its next push. */
+export async function readSinkAlerts(
+  store: Store,
+  endpointId: string,
+): Promise<Array<KnownAlert & SinkAlert>> {
+  return store.db
+    .select()
+    .from(sinkAlerts)
+    .where(eq(sinkAlerts.endpointId, endpointId))
+    .orderBy(sql`${sinkAlerts.endsAt} IS NOT NULL`, sinkAlerts.startsAt, sinkAlerts.fingerprint)
+    .all()
+    .map((r) => ({
+      fingerprint: r.fingerprint,
+      status: r.endsAt === null ? ('firing' as const) : ('resolved' as const),
+      labels: r.labels,
+      annotations: r.annotations,
+      generatorUrl: r.generatorUrl,
+      startsAt: r.startsAt,
+      endsAt: r.endsAt,
+    }));
+}
+
+/** Keeps the body a push actually sent, so the delivery log can show it. */
+export async function recordPushPayload(store: Store, deliveryId: string, payload: string): Promise<void> {
+  writeTransaction(store, (tx) => {
+    tx.update(webhookDeliveries).set({ payload }).where(eq(webhookDeliveries.id, deliveryId)).run();
+  });
+}

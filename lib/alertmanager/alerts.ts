@@ -1,0 +1,172 @@
+// Which alerts a balancer's latest analysis raises, and how they look to Alertmanager. Pure: the analysis,
+// node labels and the dashboard's base URL are parameters, so every rule is a unit test.
+import { createHash } from 'node:crypto';
+import type { BalancerAnalysis, Fingerprint, PartitionGroup } from '@/lib/rollout/types';
+import { listIds, plural } from '@/lib/rollout/text';
+import { ALERT_NAMES, type AlertName, type PostableAlert } from '@/lib/schemas/alert-sink';
+
+export type StoredAnalysis = Omit<BalancerAnalysis, 'snapshot'>;
+
+export interface AlertSubject {
+  balancerId: string;
+  balancerName: string;
+  analysis: StoredAnalysis;
+  /** How operators know each node (URL or address), by node id. */
+  nodeLabels: Record<string, string>;
+}
+
+export interface DesiredAlert {
+  balancerId: string;
+  alertname: AlertName;
+  fingerprint: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  generatorUrl: string;
+}
+
+const AUTH_REASONS = new Set(['auth_required', 'auth_failed']);
+
+/** Alertmanager identifies an alert by its label set; this is a stable hash of it. */
+export function labelFingerprint(labels: Record<string, string>): string {
+  const sorted = Object.keys(labels)
+    .sort()
+    .map((k) => [k, labels[k]]);
+  return createHash('sha256').update(JSON.stringify(sorted)).digest('hex').slice(0, 16);
+}
+
+export function dashboardUrl(baseUrl: string, balancerId: string): string {
+  return `${baseUrl.replace(/\/+$/, '')}/balancers/${encodeURIComponent(balancerId)}`;
+}
+
+function describeFingerprint(fp: Fingerprint): string {
+  const version = fp.negotiatedVersion ? ` ${fp.negotiatedVersion}` : '';
+  const server = fp.serverName ? `, ${fp.serverName}${fp.serverVersion ? ` ${fp.serverVersion}` : ''}` : '';
+  return `${fp.era}${version} (${fp.servedEras}${server})`;
+}
+
+function describeGroup(g: PartitionGroup, labels: Record<string, string>): string {
+  const who: string[] = [];
+  if (g.nodeIds.length > 0) {
+    const names = g.nodeIds.map((id) => labels[id] ?? id);
+    who.push(`${plural(g.nodeIds.length, 'node', 'nodes')} (${listIds(names, 5)})`);
+  }
+  if (g.sampleCount > 0) who.push(plural(g.sampleCount, 'sample', 'samples'));
+  return `${describeFingerprint(g.fingerprint)} on ${who.join(' and ') || 'nothing'}`;
+}
+
+/** The partition in words: each fingerprint group, then the unavailable nodes with their reasons. */
+export function describePartition(analysis: StoredAnalysis, labels: Record<string, string>): string {
+  const parts = analysis.partition.map((g) => describeGroup(g, labels));
+  if (analysis.degraded.length > 0) {
+    const down = analysis.degraded.map((d) => `${labels[d.nodeId] ?? d.url} (${d.reason})`);
+    parts.push(`unavailable: ${listIds(down, 5)}`);
+  }
+  if (analysis.unavailableSamples.length > 0) {
+    parts.push(`${plural(analysis.unavailableSamples.length, 'sample', 'samples')} unavailable`);
+  }
+  return parts.length > 0 ? parts.join('; ') : 'nothing probed yet';
+}
+
+function summaryOf(name: AlertName, subject: AlertSubject): string {
+  const { analysis: a, balancerName: b } = subject;
+  switch (name) {
+    case 'ErawatchNonUniform':
+      return a.severity === 'era-split'
+        ? `Balancer ${b} is non-uniform (era-split): its nodes lead clients to different MCP eras`
+        : `Balancer ${b} is non-uniform (drift): its nodes differ in served revisions, versions or server identity`;
+    case 'ErawatchBalancerUnavailable':
+      return `Balancer ${b} is unavailable: no node or sample answered this cycle`;
+    case 'ErawatchAuthGated': {
+      const gated = a.degraded.filter((d) => AUTH_REASONS.has(d.reason)).length;
+      return `Balancer ${b} is auth-gated: ${plural(gated, 'node', 'nodes')} refused the probe without a usable credential, so Erawatch cannot judge ${gated === 1 ? 'it' : 'them'}`;
+    }
+    case 'ErawatchRolloutStuck':
+      return `Balancer ${b}: the rollout to ${a.window?.targetLabel ?? 'its target'} passed its deadline (${a.window?.label ?? 'not on target'})`;
+    case 'ErawatchRegionSplit':
+      return `Balancer ${b} answers differently from different regions`;
+  }
+}
+
+function firingNames(
+  a: StoredAnalysis,
+): Array<{ name: AlertName; severity: string; extra: Record<string, string> }> {
+  const out: Array<{ name: AlertName; severity: string; extra: Record<string, string> }> = [];
+  // Inside an open rollout window non-uniform is expected: held, as webhook alerts are.
+  if (a.state === 'non-uniform' && !a.holdAlerts && a.severity) {
+    out.push({
+      name: 'ErawatchNonUniform',
+      severity: a.severity === 'era-split' ? 'critical' : 'warning',
+      extra: { split: a.severity },
+    });
+  }
+  const authGated = a.degraded.some((d) => AUTH_REASONS.has(d.reason));
+  const nothingAnswered =
+    a.counts.nodes + a.counts.samples > 0 && a.counts.availableNodes === 0 && a.counts.availableSamples === 0;
+  const downForOtherReasons =
+    a.degraded.some((d) => !AUTH_REASONS.has(d.reason)) ||
+    a.unavailableSamples.some((s) => !AUTH_REASONS.has(s.reason));
+  if (nothingAnswered && (downForOtherReasons || !authGated)) {
+    out.push({ name: 'ErawatchBalancerUnavailable', severity: 'critical', extra: {} });
+  }
+  if (authGated) out.push({ name: 'ErawatchAuthGated', severity: 'warning', extra: {} });
+  if (a.window?.stuck) out.push({ name: 'ErawatchRolloutStuck', severity: 'critical', extra: {} });
+  return out;
+}
+
+/** The alerts one balancer raises now. Regions are not reported yet, so no alert carries a `region` label. */
+export function alertsFor(subject: AlertSubject, baseUrl: string): DesiredAlert[] {
+  const url = dashboardUrl(baseUrl, subject.balancerId);
+  const partition = describePartition(subject.analysis, subject.nodeLabels);
+  return firingNames(subject.analysis).map(({ name, severity, extra }) => {
+    const labels = {
+      alertname: name,
+      balancer: subject.balancerName,
+      severity,
+      ...extra,
+    };
+    return {
+      balancerId: subject.balancerId,
+      alertname: name,
+      fingerprint: labelFingerprint(labels),
+      labels,
+      annotations: { summary: summaryOf(name, subject), partition, dashboard: url },
+      generatorUrl: url,
+    };
+  });
+}
+
+/** Whether a sink's filters let this alert through: event types by the alert's event, then balancers. */
+export function sinkWants(
+  sink: { eventTypes: readonly string[]; balancerIds: readonly string[] },
+  alert: Pick<DesiredAlert, 'alertname' | 'balancerId'>,
+): boolean {
+  if (sink.eventTypes.length > 0 && !sink.eventTypes.includes(ALERT_NAMES[alert.alertname])) return false;
+  if (sink.balancerIds.length > 0 && !sink.balancerIds.includes(alert.balancerId)) return false;
+  return true;
+}
+
+export interface KnownAlert {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  generatorUrl: string;
+  startsAt: number;
+  endsAt: number | null;
+}
+
+/**
+ * The body of one push. A firing alert's endsAt lies four resend intervals ahead (as Prometheus does), so an
+ * Erawatch that stops sending lets Alertmanager resolve it; a resolved alert carries the time it cleared.
+ */
+export function postableAlerts(
+  alerts: readonly KnownAlert[],
+  now: number,
+  resendIntervalMs: number,
+): PostableAlert[] {
+  return alerts.map((a) => ({
+    labels: a.labels,
+    annotations: a.annotations,
+    startsAt: new Date(a.startsAt).toISOString(),
+    endsAt: new Date(a.endsAt ?? now + 4 * resendIntervalMs).toISOString(),
+    generatorURL: a.generatorUrl,
+  }));
+}

@@ -1,0 +1,155 @@
+// Alert sink contract: an Alertmanager (or several replicas of one) that receives Erawatch's alerts through
+// `POST /api/v2/alerts`. Client-safe. Credentials are accepted as `env:NAME` or a literal; responses never
+// carry a literal, only whether one is stored.
+import { z } from 'zod';
+import { Id, Timestamp } from './common';
+import { EventType } from './event';
+
+export const ALERT_SINK_KINDS = ['alertmanager'] as const;
+export type AlertSinkKind = (typeof ALERT_SINK_KINDS)[number];
+
+/** Every alert Erawatch raises, with the event type that a sink's `eventTypes` filter matches it by. */
+export const ALERT_NAMES = {
+  ErawatchNonUniform: 'balancer.diverged',
+  ErawatchBalancerUnavailable: 'node.unavailable',
+  ErawatchAuthGated: 'node.unavailable',
+  ErawatchRolloutStuck: 'rollout.stuck',
+  /** Reserved: raised once workers report per region; no release emits it yet. */
+  ErawatchRegionSplit: 'balancer.diverged',
+} as const satisfies Record<string, z.output<typeof EventType>>;
+export type AlertName = keyof typeof ALERT_NAMES;
+
+export const DEFAULT_RESEND_INTERVAL_MS = 60_000;
+
+const ENV_REF = /^env:[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** A credential: `env:NAME` (read at send time) or the literal value (stored, never shown again). */
+const Credential = z
+  .string()
+  .min(1, 'is required')
+  .max(4096, 'must be at most 4096 characters')
+  .refine((v) => !v.startsWith('env:') || ENV_REF.test(v), 'env: must be followed by a variable name')
+  .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks');
+
+export const AlertSinkAuthInput = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('none') }),
+  z.strictObject({
+    type: z.literal('basic'),
+    username: z
+      .string()
+      .min(1, 'is required')
+      .max(256)
+      .refine((v) => !v.includes(':'), 'must not contain ":"'),
+    password: Credential,
+  }),
+  z.strictObject({ type: z.literal('bearer'), token: Credential }),
+]);
+export type AlertSinkAuthInput = z.output<typeof AlertSinkAuthInput>;
+
+const alertmanagerUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
+  .max(2048, 'must be at most 2048 characters')
+  .refine((u) => {
+    const parsed = new URL(u);
+    return parsed.search === '' && parsed.hash === '';
+  }, 'must not carry a query or fragment (alerts go to <url>/api/v2/alerts)');
+
+const sinkFields = {
+  name: z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(100, 'must be at most 100 characters')
+    .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'may use letters, digits, spaces, dots, dashes and underscores'),
+  kind: z.enum(ALERT_SINK_KINDS).default('alertmanager'),
+  urls: z
+    .array(alertmanagerUrl)
+    .min(1, 'needs at least one Alertmanager URL')
+    .max(10, 'at most 10 URLs')
+    .refine((urls) => new Set(urls).size === urls.length, 'lists a URL twice')
+    .meta({ description: 'Alertmanager base URLs (every replica of one cluster); alerts go to each' }),
+  auth: AlertSinkAuthInput.default({ type: 'none' }),
+  description: z.string().max(500).default(''),
+  eventTypes: z
+    .array(EventType)
+    .max(50)
+    .default([])
+    .meta({ description: 'send only the alerts of these event types; empty sends all' }),
+  balancerIds: z
+    .array(Id)
+    .max(1000)
+    .default([])
+    .meta({ description: 'only these balancers; empty sends all' }),
+  resendIntervalMs: z
+    .int('must be an integer')
+    .min(10_000, 'must be at least 10000 (10 s)')
+    .max(3_600_000, 'must be at most 3600000 (1 h)')
+    .default(DEFAULT_RESEND_INTERVAL_MS)
+    .meta({ description: 'how often firing alerts are sent again' }),
+  enabled: z.boolean().default(true),
+};
+
+export const CreateAlertSinkInput = z.strictObject(sinkFields);
+export type CreateAlertSinkInput = z.input<typeof CreateAlertSinkInput>;
+export type AlertSinkSettings = z.output<typeof CreateAlertSinkInput>;
+
+export const UpdateAlertSinkInput = z.strictObject(sinkFields).partial();
+export type UpdateAlertSinkInput = z.input<typeof UpdateAlertSinkInput>;
+
+/** What a response says about credentials: the `env:NAME` reference, or only that a literal is stored. */
+export const AlertSinkAuthView = z
+  .object({
+    type: z.enum(['none', 'basic', 'bearer']),
+    username: z.string().nullable(),
+    credential: z
+      .string()
+      .nullable()
+      .meta({ description: '`env:NAME` as configured, "stored" for a literal (never shown), null for none' }),
+  })
+  .meta({ id: 'AlertSinkAuth' });
+export type AlertSinkAuthView = z.output<typeof AlertSinkAuthView>;
+
+export const AlertSink = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    kind: z.enum(ALERT_SINK_KINDS),
+    urls: z.array(z.string()),
+    auth: AlertSinkAuthView,
+    description: z.string(),
+    eventTypes: z.array(z.string()),
+    balancerIds: z.array(z.string()),
+    resendIntervalMs: z.int(),
+    enabled: z.boolean(),
+    disabledReason: z.string().nullable(),
+    failingSince: Timestamp.nullable(),
+    firing: z.int().meta({ description: 'alerts currently firing at this sink' }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: 'AlertSink' });
+export type AlertSink = z.output<typeof AlertSink>;
+
+/** One alert as posted to Alertmanager's `/api/v2/alerts` (its PostableAlert). */
+export const PostableAlert = z
+  .object({
+    labels: z.record(z.string(), z.string()),
+    annotations: z.record(z.string(), z.string()),
+    startsAt: z.string(),
+    endsAt: z.string(),
+    generatorURL: z.string(),
+  })
+  .meta({ id: 'PostableAlert' });
+export type PostableAlert = z.output<typeof PostableAlert>;
+
+export const SinkAlert = z
+  .object({
+    fingerprint: z.string(),
+    status: z.enum(['firing', 'resolved']),
+    labels: z.record(z.string(), z.string()),
+    annotations: z.record(z.string(), z.string()),
+    startsAt: Timestamp,
+    endsAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'SinkAlert' });
+export type SinkAlert = z.output<typeof SinkAlert>;
