@@ -96,11 +96,11 @@ function assertNameFree(tx: Tx, name: string, exceptId: string | null): void {
   }
 }
 
-export async function createAlertSink(
+export function createAlertSink(
   store: Store,
   input: CreateAlertSinkInputType,
   now: number = Date.now(),
-): Promise<AlertSink> {
+): AlertSink {
   const parsed = CreateAlertSinkInput.safeParse(input);
   if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
   const s = parsed.data;
@@ -130,7 +130,7 @@ export async function createAlertSink(
   });
 }
 
-export async function listAlertSinks(store: Store): Promise<AlertSink[]> {
+export function listAlertSinks(store: Store): AlertSink[] {
   const rows = store.db
     .select()
     .from(webhookEndpoints)
@@ -143,26 +143,26 @@ export async function listAlertSinks(store: Store): Promise<AlertSink[]> {
   });
 }
 
-export async function getAlertSink(store: Store, id: string): Promise<AlertSink> {
+export function getAlertSink(store: Store, id: string): AlertSink {
   return toAlertSink(store.db, sinkRow(store.db, id));
 }
 
 /** The stored row, literal credentials included: for sending and for config export only. */
-export async function getAlertSinkRow(store: Store, id: string): Promise<AlertSinkRow> {
+export function getAlertSinkRow(store: Store, id: string): AlertSinkRow {
   return sinkRow(store.db, id);
 }
 
-export async function findAlertSinkByName(store: Store, name: string): Promise<AlertSinkRow | null> {
+export function findAlertSinkByName(store: Store, name: string): AlertSinkRow | null {
   return asSinkRow(store.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.name, name)).get());
 }
 
 /** Applies the fields sent. Re-enabling clears the disabled reason and the failure run. */
-export async function updateAlertSink(
+export function updateAlertSink(
   store: Store,
   id: string,
   patch: UpdateAlertSinkInputType,
   now: number = Date.now(),
-): Promise<AlertSink> {
+): AlertSink {
   const parsed = UpdateAlertSinkInput.safeParse(patch);
   if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
   const sent = new Set(Object.keys(patch));
@@ -198,14 +198,14 @@ export async function updateAlertSink(
   });
 }
 
-export async function deleteAlertSink(store: Store, id: string): Promise<void> {
+export function deleteAlertSink(store: Store, id: string): void {
   writeTransaction(store, (tx) => {
     sinkRow(tx, id);
     tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).run();
   });
 }
 
-export async function listEnabledAlertSinkRows(store: Store): Promise<AlertSinkRow[]> {
+export function listEnabledAlertSinkRows(store: Store): AlertSinkRow[] {
   return store.db
     .select()
     .from(webhookEndpoints)
@@ -221,7 +221,7 @@ export async function listEnabledAlertSinkRows(store: Store): Promise<AlertSinkR
  * Balancers whose latest analysis may raise an alert (non-uniform, degraded, down or stuck), with their names
  * and node labels. Healthy uniform balancers raise nothing and are not read.
  */
-export async function readAlertSubjects(store: Store): Promise<AlertSubject[]> {
+export function readAlertSubjects(store: Store): AlertSubject[] {
   const rows = store.db
     .select({ id: balancers.id, name: balancers.name, analysis: balancerStates.analysis })
     .from(balancerStates)
@@ -275,12 +275,12 @@ export interface SinkSync {
  * Brings one sink's alerts in line with what fires now, and queues a push when something changed or the
  * resend interval has passed. One transaction, so two delivery workers never queue two pushes.
  */
-export async function syncSinkAlerts(
+export function syncSinkAlerts(
   store: Store,
   sink: AlertSinkRow,
   desired: readonly DesiredAlert[],
   now: number,
-): Promise<SinkSync> {
+): SinkSync {
   return writeTransaction(store, (tx) => {
     const known = tx.select().from(sinkAlerts).where(eq(sinkAlerts.endpointId, sink.id)).all();
     const byFp = new Map(known.map((k) => [k.fingerprint, k]));
@@ -401,10 +401,7 @@ function queuePush(tx: Tx, sink: AlertSinkRow, now: number, changed: boolean): b
 }
 
 /** Every alert the sink knows of, firing first: the body of its next push. */
-export async function readSinkAlerts(
-  store: Store,
-  endpointId: string,
-): Promise<Array<KnownAlert & SinkAlert>> {
+export function readSinkAlerts(store: Store, endpointId: string): Array<KnownAlert & SinkAlert> {
   return store.db
     .select()
     .from(sinkAlerts)
@@ -423,7 +420,7 @@ export async function readSinkAlerts(
 }
 
 /** Keeps the body a push actually sent, so the delivery log can show it. */
-export async function recordPushPayload(store: Store, deliveryId: string, payload: string): Promise<void> {
+export function recordPushPayload(store: Store, deliveryId: string, payload: string): void {
   writeTransaction(store, (tx) => {
     tx.update(webhookDeliveries).set({ payload }).where(eq(webhookDeliveries.id, deliveryId)).run();
   });

@@ -3,6 +3,7 @@
 // the file are left alone: the API may have registered them.
 import { eq } from 'drizzle-orm';
 import { writeTransaction, type Store } from '@/db/index';
+import { createAlertSink, findAlertSinkByName, updateAlertSink } from '@/db/queries/alert-sinks';
 import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from '@/db/queries/balancers';
 import { upsertStdioTarget } from '@/db/queries/stdio-targets';
 import { createWebhook, getWebhookByName, updateWebhook } from '@/db/queries/webhooks';
@@ -36,6 +37,43 @@ function findBalancer(store: Store, name: string): Balancer | null {
 }
 
 /** `stdioEnvTemplates` (from loadConfigFile) records which env values came from `${VAR}`, for export. */
+/** Applies the file's alert sinks after the rest; match by name, update only what differs. */
+function applyAlertSinks(store: Store, config: ConfigFile, summary: ApplySummary, now: number): void {
+  for (const wanted of config.alertSinks) {
+    const label = `alert sink '${wanted.name}'`;
+    const current = findAlertSinkByName(store, wanted.name);
+    if (!current) {
+      createAlertSink(store, wanted, now);
+      summary.created.push(label);
+      continue;
+    }
+    const fields = {
+      urls: wanted.urls,
+      auth: wanted.auth,
+      description: wanted.description,
+      eventTypes: wanted.eventTypes,
+      balancerIds: wanted.balancerIds,
+      resendIntervalMs: wanted.resendIntervalMs,
+    };
+    const stored = {
+      urls: current.alertmanager.urls,
+      auth: current.alertmanager.auth,
+      description: current.description,
+      eventTypes: current.eventTypes,
+      balancerIds: current.balancerIds,
+      resendIntervalMs: current.alertmanager.resendIntervalMs,
+    };
+    // As for webhooks, `enabled: true` does not re-enable a sink the delivery worker disabled.
+    const disable = wanted.enabled === false && current.enabled;
+    if (sameJson(fields, stored) && !disable) {
+      summary.unchanged.push(label);
+      continue;
+    }
+    updateAlertSink(store, current.id, { ...fields, ...(disable ? { enabled: false } : {}) }, now);
+    summary.updated.push(label);
+  }
+}
+
 export function applyConfig(
   store: Store,
   config: ConfigFile & { stdioEnvTemplates?: Record<string, Record<string, string>> },
@@ -90,6 +128,7 @@ export function applyConfig(
       }
       summary.updated.push(label);
     }
+    applyAlertSinks(store, config, summary, now);
     for (const wanted of config.stdio) {
       const result = upsertStdioTarget(tx, wanted, config.stdioEnvTemplates?.[wanted.name] ?? {}, now);
       summary[result].push(`stdio target '${wanted.name}'`);

@@ -2,6 +2,7 @@
 // secrets: by default they become ${ENV} references (named in a comment) instead of being written out.
 import { stringify } from 'yaml';
 import type { Store } from '@/db/index';
+import { getAlertSinkRow, listAlertSinks } from '@/db/queries/alert-sinks';
 import { listBalancers, type Balancer } from '@/db/queries/balancers';
 import { listStdioTargetRows } from '@/db/queries/stdio-targets';
 import { listWebhooks, getWebhookRow } from '@/db/queries/webhooks';
@@ -54,6 +55,32 @@ export function exportConfig(store: Store, opts: ExportOptions): { yaml: string;
     enabled: w.enabled,
     ...(opts.includeSecrets ? { secret: getWebhookRow(store, w.id).secret } : {}),
   }));
+  // Alert sink credentials: `env:NAME` stays as written, a literal becomes a `${ENV}` reference.
+  const alertSinks = listAlertSinks(store).map((s) => {
+    const { auth } = getAlertSinkRow(store, s.id).alertmanager;
+    const hide = (value: string, what: string) => {
+      if (opts.includeSecrets || value.startsWith('env:')) return value;
+      const name = envName('ERAWATCH', s.name, what);
+      envNeeded.push(name);
+      return `\${${name}}`;
+    };
+    return {
+      name: s.name,
+      kind: s.kind,
+      urls: s.urls,
+      auth:
+        auth.type === 'basic'
+          ? { ...auth, password: hide(auth.password, 'password') }
+          : auth.type === 'bearer'
+            ? { ...auth, token: hide(auth.token, 'token') }
+            : auth,
+      description: s.description,
+      eventTypes: s.eventTypes,
+      balancerIds: s.balancerIds,
+      resendIntervalMs: s.resendIntervalMs,
+      enabled: s.enabled,
+    };
+  });
   // Env values that came from `${VAR}` are written as that template (the variable is then needed).
   const stdio = listStdioTargetRows(store).map((t) => {
     const env = Object.fromEntries(
@@ -85,5 +112,8 @@ export function exportConfig(store: Store, opts: ExportOptions): { yaml: string;
     ...(envNeeded.length > 0 ? [`# Set before applying: ${envNeeded.join(', ')}`] : []),
     '',
   ].join('\n');
-  return { yaml: header + stringify({ version: CONFIG_VERSION, balancers, webhooks, stdio }), envNeeded };
+  return {
+    yaml: header + stringify({ version: CONFIG_VERSION, balancers, webhooks, alertSinks, stdio }),
+    envNeeded,
+  };
 }

@@ -123,6 +123,19 @@ export function parseConfig(
         ]
       : [];
   });
+  parsed.data.alertSinks.forEach((sink, i) =>
+    sink.urls.forEach((url, j) => {
+      const refusal = checkWebhookUrl(url, policy);
+      if (refusal) {
+        refused.push({
+          file,
+          line: lineOf(doc, counter, ['alertSinks', i, 'urls', j]),
+          field: `alertSinks.${i}.urls.${j}`,
+          message: refusal,
+        });
+      }
+    }),
+  );
   if (refused.length > 0) throw new ConfigError(refused);
   // A stdio command runs in the file's directory unless told otherwise, so the file means the same from anywhere.
   const dir = path.dirname(path.resolve(file));

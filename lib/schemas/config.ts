@@ -1,6 +1,7 @@
 // The config file contract (erawatch.config.yaml): the same balancer and webhook schemas the API uses, so the
 // published JSON Schema, the API and the file can never disagree. Client-safe.
 import { z } from 'zod';
+import { CreateAlertSinkInput } from './alert-sink';
 import { CreateBalancerInput } from './balancer';
 import { StdioTargetInput } from './stdio-target';
 import { CreateWebhookInput } from './webhook';
@@ -16,6 +17,11 @@ export const ConfigFile = z
       .max(1_000)
       .default([])
       .meta({ description: 'an omitted secret is generated once and then kept' }),
+    alertSinks: z
+      .array(CreateAlertSinkInput)
+      .max(100)
+      .default([])
+      .meta({ description: 'Alertmanager sinks; credentials as env:NAME or ${ENV}' }),
     stdio: z
       .array(StdioTargetInput)
       .max(1_000)
@@ -23,7 +29,19 @@ export const ConfigFile = z
       .meta({ description: 'MCP servers launched as commands and probed over stdio (only declared here)' }),
   })
   .superRefine((cfg, ctx) => {
-    for (const key of ['balancers', 'webhooks', 'stdio'] as const) {
+    // Webhooks and alert sinks share one namespace: both are delivery endpoints.
+    const endpointNames = new Map(cfg.webhooks.map((w, i) => [w.name, i]));
+    cfg.alertSinks.forEach((sink, i) => {
+      const hook = endpointNames.get(sink.name);
+      if (hook !== undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['alertSinks', i, 'name'],
+          message: `duplicates the name of webhooks[${hook}]`,
+        });
+      }
+    });
+    for (const key of ['balancers', 'webhooks', 'alertSinks', 'stdio'] as const) {
       const seen = new Map<string, number>();
       cfg[key].forEach((item, i) => {
         const first = seen.get(item.name);

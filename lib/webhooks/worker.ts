@@ -132,7 +132,7 @@ export interface PassSummary {
 /** One bounded pass over what is due now. */
 export async function runDeliveryPass(store: Store, deps: DeliveryDeps): Promise<PassSummary> {
   const now = deps.now();
-  await reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
+  reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
   const { released, suppressed } = settleHeldDeliveries(store, now);
   const claimed = claimDueDeliveries(store, now, deps.batchSize, deps.timeoutMs + 15_000);
   let succeeded = 0;

@@ -69,7 +69,7 @@ it('a node switching SDKs fires ErawatchNonUniform in Alertmanager, and convergi
     timeoutMs: 300,
     legacyProbeTimeoutMs: 300,
   });
-  const sink = await createAlertSink(store, {
+  const sink = createAlertSink(store, {
     name: 'team-alertmanager',
     urls: [alertmanager.url],
     resendIntervalMs: 10_000,
@@ -122,7 +122,7 @@ it('a node switching SDKs fires ErawatchNonUniform in Alertmanager, and convergi
     const alerts = await alertmanager.alerts([`balancer="shop-mcp"`]);
     return alerts.length === 0;
   });
-  const known = await readSinkAlerts(store, sink.id);
+  const known = readSinkAlerts(store, sink.id);
   expect(known.map((k) => [k.labels.alertname, k.status])).toEqual([['ErawatchNonUniform', 'resolved']]);
   const resolvedAt = known[0]?.endsAt ?? 0;
   expect(resolvedAt).toBeGreaterThan(startsAt);

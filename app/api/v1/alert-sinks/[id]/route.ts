@@ -1,0 +1,22 @@
+import { deleteAlertSink, getAlertSink, updateAlertSink } from '@/db/queries/alert-sinks';
+import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
+import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
+import { UpdateAlertSinkInput } from '@/lib/schemas/alert-sink';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = withApi<{ id: string }>('read', ({ store, params }) =>
+  json(getAlertSink(store, params.id)),
+);
+
+export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
+  const body = await readJsonBody(req);
+  const patch = parseBody(UpdateAlertSinkInput, body);
+  assertAlertSinkUrlsAllowed(patch.urls);
+  return json(updateAlertSink(store, params.id, body as Record<string, unknown>, now));
+});
+
+export const DELETE = withApi<{ id: string }>('write', ({ store, params }) => {
+  deleteAlertSink(store, params.id);
+  return noContent();
+});
