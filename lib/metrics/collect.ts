@@ -1,5 +1,6 @@
 // Fleet gauges read from the database at scrape time, so /metrics is right whichever process polls.
 import type { Store } from '@/db/index';
+import { readRolloutGauges } from '@/db/queries/fleet-gauges';
 import { getMetrics, type Metrics } from './registry';
 
 interface StateRow {
@@ -8,7 +9,11 @@ interface StateRow {
   degraded: number | null;
 }
 
-export function refreshFleetGauges(store: Store, metrics: Metrics = getMetrics()): void {
+export function refreshFleetGauges(
+  store: Store,
+  metrics: Metrics = getMetrics(),
+  now: number = Date.now(),
+): void {
   const states = store.sqlite
     .prepare(
       `SELECT b.name AS name, s.status AS status, s.degraded AS degraded
@@ -34,4 +39,27 @@ export function refreshFleetGauges(store: Store, metrics: Metrics = getMetrics()
     .all() as Array<{ status: string; n: number }>;
   metrics.webhookDeliveries.reset();
   for (const d of deliveries) metrics.webhookDeliveries.set({ status: d.status }, d.n);
+  refreshRolloutGauges(store, metrics, now);
+}
+
+function refreshRolloutGauges(store: Store, metrics: Metrics, now: number): void {
+  const { gates, windows, lastCycleAt } = readRolloutGauges(store);
+  metrics.gateOpen.reset();
+  for (const g of gates)
+    metrics.gateOpen.set({ balancer: g.balancer, revision: g.revision }, g.ready ? 1 : 0);
+  metrics.windowDeadline.reset();
+  for (const w of windows) {
+    const labels =
+      w.revision === null ? { balancer: w.balancer } : { balancer: w.balancer, revision: w.revision };
+    metrics.windowDeadline.set(labels, w.deadline / 1000);
+  }
+  // Absent rather than 0 before the first cycle: a zero age would read as "just polled".
+  const name = 'erawatch_poller_last_cycle_age_seconds';
+  const registered = metrics.registry.getSingleMetric(name) !== undefined;
+  if (lastCycleAt === null) {
+    if (registered) metrics.registry.removeSingleMetric(name);
+    return;
+  }
+  metrics.lastCycleAge.set(Math.max(0, now - lastCycleAt) / 1000);
+  if (!registered) metrics.registry.registerMetric(metrics.lastCycleAge);
 }

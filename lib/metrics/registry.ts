@@ -1,5 +1,6 @@
-// Prometheus metrics, one registry per process. Labels are bounded enumerations (era, state, outcome, reason)
-// or balancer names; never URLs, header values or secrets.
+// Prometheus metrics, one registry per process. Labels are bounded enumerations (era, state, outcome, reason,
+// a configured gate revision) or balancer names (one per configured balancer); never node URLs, header values
+// or secrets. Nodes are only counted, never labelled: their number follows DNS and sampling, not configuration.
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 export interface Metrics {
@@ -11,14 +12,26 @@ export interface Metrics {
   webhookAttempts: Counter<'outcome'>;
   webhookAttemptDuration: Histogram;
   webhookDeliveries: Gauge<'status'>;
+  gateOpen: Gauge<'balancer' | 'revision'>;
+  windowDeadline: Gauge<'balancer' | 'revision'>;
+  lastCycleAge: Gauge;
 }
+
+const NON_CONFORMING_DEFAULTS = [
+  'nodejs_active_handles_total',
+  'nodejs_active_requests_total',
+  'nodejs_active_resources_total',
+];
 
 const GLOBAL_KEY = Symbol.for('erawatch.metrics');
 type GlobalWithMetrics = typeof globalThis & { [GLOBAL_KEY]?: Metrics };
 
 function createMetrics(): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'erawatch_process_' });
+  // The standard process_* and nodejs_* names, so stock dashboards work; the three *_total gauges break the
+  // naming rule (`promtool check metrics`) and duplicate the unsuffixed ones.
+  collectDefaultMetrics({ register: registry });
+  for (const name of NON_CONFORMING_DEFAULTS) registry.removeSingleMetric(name);
   return {
     registry,
     balancerState: new Gauge({
@@ -63,6 +76,23 @@ function createMetrics(): Metrics {
       help: 'Webhook deliveries in the outbox by status',
       labelNames: ['status'],
       registers: [registry],
+    }),
+    gateOpen: new Gauge({
+      name: 'erawatch_gate_open',
+      help: 'Latest gate answer per balancer and gate revision: 1 ready to advertise, 0 closed',
+      labelNames: ['balancer', 'revision'],
+      registers: [registry],
+    }),
+    windowDeadline: new Gauge({
+      name: 'erawatch_rollout_window_deadline_timestamp_seconds',
+      help: 'Deadline of the open rollout window of each balancer (revision: the one it moves to, if named)',
+      labelNames: ['balancer', 'revision'],
+      registers: [registry],
+    }),
+    lastCycleAge: new Gauge({
+      name: 'erawatch_poller_last_cycle_age_seconds',
+      help: 'Seconds since the newest finished balancer cycle, whichever process ran it (absent before the first)',
+      registers: [],
     }),
   };
 }
