@@ -1,21 +1,122 @@
-// The deploy gate for one balancer, from its nodes' current verdicts.
+// The deploy gate for one balancer (by id or name), from its nodes' current verdicts; with `fresh`, after
+// probing the balancer within a bounded wait, so the answer is not one interval old.
 import type { Store } from '@/db/index';
+import { getBalancer, getBalancerByName, type Balancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
-import { evaluateGate } from '@/lib/rollout/gate';
+import { NotFoundError } from '@/lib/errors';
+import { judgeGate } from '@/lib/rollout/gate';
 import type { NodeObservation } from '@/lib/rollout/types';
 import type { GateAnswer } from '@/lib/schemas/rollout';
 
-export function gateForBalancer(store: Store, balancerId: string, revision: string, now: number): GateAnswer {
-  const nodes = listNodes(store, balancerId);
+export const DEFAULT_FRESH_WAIT_MS = 8_000;
+
+/** How long `fresh=true` waits for its probe: under the 10 s that Argo Rollouts and Flagger wait by default. */
+export function freshWaitMs(env: Record<string, string | undefined> = process.env): number {
+  const raw = Number(env.ERAWATCH_GATE_FRESH_WAIT_MS);
+  return Number.isInteger(raw) && raw >= 100 && raw <= 60_000 ? raw : DEFAULT_FRESH_WAIT_MS;
+}
+
+/**
+ * A balancer by id, else by name (a pipeline knows the name); an id wins over an equal name. A path segment
+ * may arrive still percent-encoded, so the decoded form is tried too.
+ */
+export function resolveBalancer(store: Store, ref: string): Balancer {
+  const candidates = [...new Set([ref, safeDecode(ref)])];
+  for (const lookup of [getBalancer, getBalancerByName]) {
+    for (const candidate of candidates) {
+      try {
+        return lookup(store, candidate);
+      } catch (err) {
+        if (!(err instanceof NotFoundError)) throw err;
+      }
+    }
+  }
+  throw new NotFoundError('balancer', ref);
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
+
+export function gateForBalancer(
+  store: Store,
+  balancer: Pick<Balancer, 'id' | 'name'>,
+  revision: string,
+  now: number,
+  fresh = false,
+): GateAnswer {
+  const nodes = listNodes(store, balancer.id);
   const unprobed = nodes.filter((n) => n.state === null).map((n) => n.id);
   const observations: NodeObservation[] = nodes.flatMap((n) =>
     n.state ? [{ nodeId: n.id, verdict: n.state.verdict, recentChanges: [] }] : [],
   );
-  const result =
-    observations.length > 0
-      ? evaluateGate(observations, revision)
-      : { ready: false, reasons: ['no probed nodes yet'] };
-  const reasons = [...result.reasons];
-  if (unprobed.length > 0 && observations.length > 0) reasons.push(`not probed yet: ${unprobed.join(', ')}`);
-  return { balancerId, revision, ready: result.ready && unprobed.length === 0, reasons, checkedAt: now };
+  const judged = judgeGate(observations, unprobed, revision);
+  const probedAt = observations.map((o) => o.verdict.probedAt);
+  return {
+    balancerId: balancer.id,
+    balancerName: balancer.name,
+    revision,
+    ready: judged.ready,
+    state: judged.state,
+    reasons: judged.reasons,
+    observedAt: probedAt.length > 0 ? Math.min(...probedAt) : null,
+    fresh,
+    checkedAt: now,
+  };
+}
+
+export interface AnswerGateOptions {
+  fresh: boolean;
+  /** Probes the balancer now and resolves when its cycle is stored. */
+  probeNow: (balancerId: string) => Promise<unknown>;
+  waitMs: number;
+  clock?: () => number;
+}
+
+/**
+ * The gate answer for `ref` (id or name). With `fresh`, the balancer is probed first; a probe that fails or
+ * does not finish within `waitMs` makes the answer `cannot_judge` (the stored verdicts may be out of date),
+ * while the probe itself runs on and stores its result.
+ */
+export async function answerGate(
+  store: Store,
+  ref: string,
+  revision: string,
+  options: AnswerGateOptions,
+): Promise<GateAnswer> {
+  const clock = options.clock ?? Date.now;
+  const balancer = resolveBalancer(store, ref);
+  if (!options.fresh) return gateForBalancer(store, balancer, revision, clock());
+
+  const outcome = await probeWithin(options.probeNow(balancer.id), options.waitMs);
+  if (outcome.kind === 'done') return gateForBalancer(store, balancer, revision, clock(), true);
+  const stale = gateForBalancer(store, balancer, revision, clock());
+  const why =
+    outcome.kind === 'timeout'
+      ? `the fresh probe did not finish within ${options.waitMs} ms`
+      : 'the fresh probe failed (the server log has the details)';
+  return { ...stale, ready: false, state: 'cannot_judge', reasons: [why, ...stale.reasons] };
+}
+
+type ProbeOutcome = { kind: 'done' } | { kind: 'timeout' } | { kind: 'failed' };
+
+function probeWithin(probe: Promise<unknown>, waitMs: number): Promise<ProbeOutcome> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve({ kind: 'timeout' }), waitMs);
+    probe.then(
+      () => {
+        clearTimeout(timer);
+        resolve({ kind: 'done' });
+      },
+      (err: unknown) => {
+        clearTimeout(timer);
+        console.error('erawatch gate: fresh probe failed', err instanceof Error ? err.stack : err);
+        resolve({ kind: 'failed' });
+      },
+    );
+  });
 }

@@ -48,6 +48,15 @@ function unauthorized(code: string, detail: string): HttpProblem {
   return new HttpProblem(401, code, detail, { headers: { 'www-authenticate': 'Bearer realm="erawatch"' } });
 }
 
+/** The principal a bearer secret stands for (the admin secret or a token); 401 when it is neither. */
+export function principalForSecret(secret: string, store: Store, mode: AuthMode, now: number): Principal {
+  if (mode.adminSecret !== null && secretsEqual(secret, mode.adminSecret))
+    return { kind: 'admin', via: 'secret' };
+  const token = looksLikeToken(secret) ? findTokenBySecret(store, secret, now) : null;
+  if (!token) throw unauthorized('invalid_token', 'the bearer token is unknown or has been revoked');
+  return { kind: 'token', id: token.id, scope: token.scope };
+}
+
 /** Who is calling. Throws 401/403 for credentials that are present but wrong. */
 export function authenticate(req: Request, store: Store, mode: AuthMode, now: number): Principal {
   const header = req.headers.get('authorization');
@@ -55,12 +64,7 @@ export function authenticate(req: Request, store: Store, mode: AuthMode, now: nu
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1])
       throw unauthorized('invalid_authorization', 'the Authorization header must be "Bearer <token>"');
-    const secret = match[1];
-    if (mode.adminSecret !== null && secretsEqual(secret, mode.adminSecret))
-      return { kind: 'admin', via: 'secret' };
-    const token = looksLikeToken(secret) ? findTokenBySecret(store, secret, now) : null;
-    if (!token) throw unauthorized('invalid_token', 'the bearer token is unknown or has been revoked');
-    return { kind: 'token', id: token.id, scope: token.scope };
+    return principalForSecret(match[1], store, mode, now);
   }
   const cookie = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
   if (cookie !== null && mode.adminSecret !== null && verifySession(cookie, mode.adminSecret, now)) {
@@ -132,6 +136,16 @@ function principalKey(p: Principal): string {
   }
 }
 
+/** The per-credential request limit; 429 with Retry-After when it is spent. */
+export function enforceRateLimit(principal: Principal, now: number): void {
+  const limit = getRateLimiters().requests.take(principalKey(principal), now);
+  if (!limit.allowed) {
+    throw new HttpProblem(429, 'rate_limited', `too many requests; retry in ${limit.retryAfterS} s`, {
+      headers: { 'retry-after': String(limit.retryAfterS) },
+    });
+  }
+}
+
 function fieldPointer(path: string): string {
   return path === '' ? '/' : `/${path.split('.').join('/')}`;
 }
@@ -167,17 +181,9 @@ export function withApi<P extends Record<string, string> = Record<string, never>
       const now = Date.now();
       const mode = currentAuthMode();
       const store = getStore();
-      const limiters = getRateLimiters();
       const principal = authenticate(req, store, mode, now);
       requireAccess(principal, access);
-      if (principal.kind !== 'anonymous') {
-        const limit = limiters.requests.take(principalKey(principal), now);
-        if (!limit.allowed) {
-          throw new HttpProblem(429, 'rate_limited', `too many requests; retry in ${limit.retryAfterS} s`, {
-            headers: { 'retry-after': String(limit.retryAfterS) },
-          });
-        }
-      }
+      if (principal.kind !== 'anonymous') enforceRateLimit(principal, now);
       const params = route ? await route.params : ({} as P);
       return await handler({ req, params, principal, store, now, mode });
     } catch (err) {

@@ -60,3 +60,43 @@ export function evaluateGate(
 
   return { ready: reasons.length === 0, reasons };
 }
+
+export const GATE_STATES = ['open', 'closed', 'cannot_judge'] as const;
+export type GateState = (typeof GATE_STATES)[number];
+
+/** Reasons that say a node refused us, not what it serves: an auth-gated node is never era evidence. */
+const AUTH_GATED_REASONS = new Set(['auth_required', 'auth_failed']);
+
+export function isAuthGated(node: NodeObservation): boolean {
+  return (
+    node.verdict.verdict === 'unavailable' && AUTH_GATED_REASONS.has(node.verdict.reason.split(':')[0] ?? '')
+  );
+}
+
+/**
+ * The gate with a third answer: `closed` when the nodes Erawatch can read already rule it out, `open` when
+ * every node passes, and `cannot_judge` when the rest would pass but some nodes are auth-gated or not probed
+ * yet (or none was probed): their answer is unknown, so the gate cannot vouch for them.
+ */
+export function judgeGate(
+  nodes: NodeObservation[],
+  unprobedIds: string[],
+  revision: string,
+): { state: GateState; ready: boolean; reasons: string[] } {
+  if (nodes.length === 0) return { state: 'cannot_judge', ready: false, reasons: ['no probed nodes yet'] };
+  const gated = nodes.filter(isAuthGated);
+  const readable = nodes.filter((n) => !isAuthGated(n));
+  const unknown: string[] = [];
+  if (gated.length > 0) {
+    const ids = gated.map((n) => `${n.nodeId} (${n.verdict.reason})`).sort();
+    unknown.push(
+      `cannot judge ${plural(gated.length, 'auth-gated node', 'auth-gated nodes')}: ${listIds(ids)}`,
+    );
+  }
+  if (unprobedIds.length > 0) unknown.push(`not probed yet: ${listIds([...unprobedIds].sort())}`);
+  if (readable.length === 0) return { state: 'cannot_judge', ready: false, reasons: unknown };
+  const result = evaluateGate(readable, revision);
+  if (!result.ready) return { state: 'closed', ready: false, reasons: [...result.reasons, ...unknown] };
+  if (unknown.length > 0) return { state: 'cannot_judge', ready: false, reasons: unknown };
+  return { state: 'open', ready: true, reasons: [] };
+}

@@ -2,7 +2,7 @@
 export * from './types';
 export { fingerprintOf, fingerprintKey, keyedFingerprintOf, normalizeRevisions } from './fingerprint';
 export { analyzeCycle, pickDisplayStatus } from './analyze';
-export { evaluateGate } from './gate';
+export { evaluateGate, judgeGate, isAuthGated, GATE_STATES, type GateState } from './gate';
 export { diffSnapshots } from './events';
 export { describeTarget, matchesTarget } from './window';
 export { RolloutInputError, DEFAULT_FLAP_THRESHOLD, DEFAULT_FLAP_WINDOW_MS } from './validate';

@@ -1,6 +1,7 @@
 // Rollout window and gate contracts. Client-safe.
 import { z } from 'zod';
 import { SERVED_ERAS } from '@/lib/probe/types';
+import { GATE_STATES } from '@/lib/rollout/gate';
 import { Timestamp } from './common';
 
 const revision = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a revision date like 2026-07-28');
@@ -43,15 +44,71 @@ export const RolloutWindow = z
   })
   .meta({ id: 'RolloutWindow' });
 
-export const GateQuery = z.object({ revision });
+const booleanFlag = z
+  .enum(['true', 'false'], { error: 'must be true or false' })
+  .optional()
+  .transform((v) => v === 'true');
+
+export const GateQuery = z.object({
+  revision,
+  fresh: booleanFlag.meta({
+    description: 'probe the balancer first (bounded by ERAWATCH_GATE_FRESH_WAIT_MS) so the answer is current',
+  }),
+});
 
 export const GateAnswer = z
   .object({
     balancerId: z.string(),
+    balancerName: z.string(),
     revision: z.string(),
+    /** The one field a pipeline reads: true only when the state is `open`. */
     ready: z.boolean(),
+    state: z.enum(GATE_STATES).meta({
+      description:
+        'open: ready; closed: the readable nodes rule it out; cannot_judge: auth-gated, unprobed or unfinished fresh probe',
+    }),
     reasons: z.array(z.string()),
+    /** The oldest verdict the answer used (epoch ms); null when no node has been probed. */
+    observedAt: Timestamp.nullable(),
+    /** True when the balancer was probed for this answer (`fresh=true` and the probe finished in time). */
+    fresh: z.boolean(),
     checkedAt: Timestamp,
   })
   .meta({ id: 'GateAnswer' });
-export type GateAnswer = z.infer<typeof GateAnswer>;
+export type GateAnswer = z.output<typeof GateAnswer>;
+
+/** What Flagger posts to a webhook; `metadata` is the webhook's own string map from the Canary spec. */
+export const FlaggerHookInput = z
+  .object({
+    name: z.string().min(1, 'is required'),
+    namespace: z.string().min(1, 'is required'),
+    phase: z.string().optional(),
+    checksum: z.string().optional(),
+    metadata: z.object(
+      {
+        balancer: z.string().min(1, 'is required: the balancer name or id'),
+        revision,
+        /** Checked by the handler (401 when missing): Flagger's webhook spec has no headers field. */
+        token: z.string().optional(),
+        fresh: booleanFlag,
+      },
+      { error: 'is required: { balancer, revision, token }' },
+    ),
+  })
+  .meta({ id: 'FlaggerHook' });
+export type FlaggerHookInput = z.input<typeof FlaggerHookInput>;
+
+export const FlaggerHookAnswer = z
+  .object({
+    canary: z.object({
+      name: z.string(),
+      namespace: z.string(),
+      phase: z.string().nullable(),
+      checksum: z.string().nullable(),
+    }),
+    /** `promote` (gate hook, gate open) or `rollback` (rollback hook, gate not open). */
+    action: z.enum(['promote', 'rollback']),
+    gate: GateAnswer,
+  })
+  .meta({ id: 'FlaggerHookAnswer' });
+export type FlaggerHookAnswer = z.output<typeof FlaggerHookAnswer>;

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { evaluateGate, RolloutInputError, type NodeObservation } from '@/lib/rollout';
+import {
+  evaluateGate,
+  judgeGate,
+  RolloutInputError,
+  type GateState,
+  type NodeObservation,
+} from '@/lib/rollout';
 import {
   LEGACY,
   MODERN,
@@ -121,5 +127,71 @@ describe('evaluateGate', () => {
     expect(() => evaluateGate([node('a', modernVerdict())], revision)).toThrow(
       /revision must be a non-empty string/,
     );
+  });
+});
+
+describe('judgeGate', () => {
+  it.each<{
+    name: string;
+    nodes: NodeObservation[];
+    unprobed?: string[];
+    state: GateState;
+    reasons: string[];
+  }>([
+    {
+      name: 'every node ready is open',
+      nodes: [node('a', modernVerdict()), node('b', modernVerdict())],
+      state: 'open',
+      reasons: [],
+    },
+    {
+      name: 'readable nodes that disagree close it, whatever the auth-gated ones say',
+      nodes: [
+        node('a', modernVerdict()),
+        node('b', legacyVerdict()),
+        node('c', unavailableVerdict('auth_required')),
+      ],
+      state: 'closed',
+      reasons: [
+        `nodes present 2 different served sets: [${LEGACY}] on b; [${MODERN}] on a`,
+        `${MODERN} is not served by b`,
+        'cannot judge 1 auth-gated node: c (auth_required)',
+      ],
+    },
+    {
+      name: 'an auth-gated node beside ready ones cannot be judged, and is not called down',
+      nodes: [node('a', modernVerdict()), node('b', unavailableVerdict('auth_failed'))],
+      state: 'cannot_judge',
+      reasons: ['cannot judge 1 auth-gated node: b (auth_failed)'],
+    },
+    {
+      name: 'only auth-gated nodes cannot be judged',
+      nodes: [node('a', unavailableVerdict('auth_required')), node('b', unavailableVerdict('auth_required'))],
+      state: 'cannot_judge',
+      reasons: ['cannot judge 2 auth-gated nodes: a (auth_required), b (auth_required)'],
+    },
+    {
+      name: 'a node down for another reason closes it',
+      nodes: [node('a', modernVerdict()), node('b', unavailableVerdict('timeout'))],
+      state: 'closed',
+      reasons: ['1 node unavailable: b (timeout)'],
+    },
+    {
+      name: 'a node not probed yet beside ready ones cannot be judged',
+      nodes: [node('a', modernVerdict())],
+      unprobed: ['z'],
+      state: 'cannot_judge',
+      reasons: ['not probed yet: z'],
+    },
+    {
+      name: 'no probed node cannot be judged',
+      nodes: [],
+      unprobed: ['a', 'b'],
+      state: 'cannot_judge',
+      reasons: ['no probed nodes yet'],
+    },
+  ])('$name', ({ nodes, unprobed, state, reasons }) => {
+    const judged = judgeGate(nodes, unprobed ?? [], MODERN);
+    expect(judged).toEqual({ state, ready: state === 'open', reasons });
   });
 });

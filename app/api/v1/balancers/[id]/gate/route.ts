@@ -1,11 +1,20 @@
-import { gateForBalancer } from '@/lib/api/gate';
+import { answerGate, freshWaitMs } from '@/lib/api/gate';
+import { probeBalancerNow } from '@/lib/api/probe-now';
 import { json, readQuery, withApi } from '@/lib/api/with-api';
 import { GateQuery } from '@/lib/schemas/rollout';
 
 export const dynamic = 'force-dynamic';
 
-/** A deploy pipeline asks this before it advertises a revision. */
-export const GET = withApi<{ id: string }>('read', ({ req, store, params, now }) => {
-  const { revision } = readQuery(req, GateQuery);
-  return json(gateForBalancer(store, params.id, revision, now));
+/**
+ * A deploy pipeline asks this before it advertises a revision; `{id}` is the balancer id or its name.
+ * Every judged case is 200 with JSON (Argo Rollouts' web provider counts any non-2xx as an Error).
+ */
+export const GET = withApi<{ id: string }>('read', async ({ req, store, params }) => {
+  const { revision, fresh } = readQuery(req, GateQuery);
+  const answer = await answerGate(store, params.id, revision, {
+    fresh,
+    probeNow: (id) => probeBalancerNow(store, id),
+    waitMs: freshWaitMs(),
+  });
+  return json(answer);
 });

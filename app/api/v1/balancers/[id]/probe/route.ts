@@ -1,17 +1,13 @@
 import { getBalancer } from '@/db/queries/balancers';
 import { json, withApi } from '@/lib/api/with-api';
-import { instrumentProbe } from '@/lib/metrics/probe';
-import { runBalancerCycle } from '@/lib/poller';
-import { createDefaultProbe } from '@/lib/poller/probe';
+import { probeBalancerNow } from '@/lib/api/probe-now';
 
 export const dynamic = 'force-dynamic';
 
 /** Runs one cycle of the balancer now (waiting for one already running) and answers with its result. */
 export const POST = withApi<{ id: string }>('write', async ({ store, params }) => {
   getBalancer(store, params.id);
-  const result = await runBalancerCycle(store, params.id, {
-    probe: instrumentProbe(createDefaultProbe(process.env)),
-  });
+  const result = await probeBalancerNow(store, params.id);
   const { snapshot: _snapshot, ...analysis } = result.analysis;
   return json({
     balancerId: result.balancerId,
