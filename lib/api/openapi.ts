@@ -12,7 +12,14 @@ import {
 } from '@/lib/schemas/balancer-view';
 import { Limit, pageOf } from '@/lib/schemas/common';
 import { Event, EventQuery } from '@/lib/schemas/event';
-import { GateAnswer, GateQuery, OpenRolloutInput, RolloutWindow } from '@/lib/schemas/rollout';
+import {
+  FlaggerHookAnswer,
+  FlaggerHookInput,
+  GateAnswer,
+  GateQuery,
+  OpenRolloutInput,
+  RolloutWindow,
+} from '@/lib/schemas/rollout';
 import { StdioTargetDetailView, StdioTargetView } from '@/lib/schemas/stdio-target';
 import { ApiToken, CreatedApiToken, CreateTokenInput } from '@/lib/schemas/token';
 import {
@@ -37,6 +44,8 @@ export interface Operation {
   response?: z.ZodType;
   status?: number;
   errors: number[];
+  /** Replaces the generated "Needs …" line, for routes whose credential is not a header. */
+  description?: string;
 }
 
 const TestResult = z.object({
@@ -113,12 +122,41 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/balancers/{id}/gate',
-    summary: 'Is the balancer ready to advertise a revision?',
+    summary: 'Is the balancer ready to advertise a revision? ({id} is the id or the name)',
     tag: 'rollouts',
     access: 'read',
     query: GateQuery,
     response: GateAnswer,
     errors: READ,
+    description:
+      'Needs a read or write token. Every judged case is 200 with JSON (open, closed, cannot_judge), so Argo ' +
+      "Rollouts' web provider reads `ready` instead of counting an Error; fresh=true probes the balancer first.",
+  },
+  {
+    method: 'post',
+    path: '/hooks/flagger',
+    summary: 'Flagger webhook: 200 when the gate is open, 409 gate_closed otherwise',
+    tag: 'rollouts',
+    access: 'public',
+    body: FlaggerHookInput,
+    response: FlaggerHookAnswer,
+    errors: [400, 401, 404, 409, 413, 415, 422, 429],
+    description:
+      "Needs a read token in metadata.token (Flagger's webhook spec has no headers field); it is never logged " +
+      'or echoed. The 409 problem carries the gate answer as `gate`.',
+  },
+  {
+    method: 'post',
+    path: '/hooks/flagger/rollback',
+    summary: 'Flagger rollback webhook: 200 (roll back) when the gate is not open, 409 gate_open while it is',
+    tag: 'rollouts',
+    access: 'public',
+    body: FlaggerHookInput,
+    response: FlaggerHookAnswer,
+    errors: [400, 401, 404, 409, 413, 415, 422, 429],
+    description:
+      'Needs a read token in metadata.token, never logged or echoed. The inverse of /hooks/flagger: Flagger ' +
+      'rolls back on a 2xx from a rollback hook.',
   },
   {
     method: 'post',
@@ -512,7 +550,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
     const operation: Record<string, unknown> = {
       operationId: `${op.method}${op.path.replace(/\{(\w+)\}/g, 'By$1').replace(/[/-](\w)/g, (_, c: string) => c.toUpperCase())}`,
       summary: op.summary,
-      description: `Needs ${describeAccess(op.access)}.`,
+      description: op.description ?? `Needs ${describeAccess(op.access)}.`,
       tags: [op.tag],
       parameters: [...pathParameters(op.path), ...(op.query ? queryParameters(op.query) : [])],
       responses,

@@ -75,8 +75,8 @@ function OperationEntry({ op }: { op: Operation }) {
         </code>
       </h3>
       <p>
-        {op.summary}. Needs {describeAccess(op.access)}. Answers {op.status ?? 200}; errors{' '}
-        {op.errors.join(', ')} as <code>application/problem+json</code>.
+        {op.summary}. {op.description ?? `Needs ${describeAccess(op.access)}.`} Answers {op.status ?? 200};
+        errors {op.errors.join(', ')} as <code>application/problem+json</code>.
       </p>
       {op.query && (
         <>
