@@ -1,12 +1,12 @@
 // One configured server as the host holds it: a stdio process (restarted when it has exited) or an HTTP
 // endpoint, probed with the shared probe engine and listed under the era the cache holds for it.
-import { isPlainObject, rpcErrorOf, checkLegacyInitialize } from '@/lib/probe/classify';
+import { isPlainObject, rpcErrorOf, checkLegacyInitialize, classifyDiscover } from '@/lib/probe/classify';
 import { httpPeerKey, stdioPeerKey, type EraEntry, type PeerIncarnation } from '@/lib/probe/era-cache';
 import { HttpTransport } from '@/lib/probe/http-transport';
 import { probeNode } from '@/lib/probe/probe';
 import { sharedProbeAgent } from '@/lib/probe/agent';
 import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';
-import type { Exchange, JsonRpcRequest, ProbeTransport, SendOptions } from '@/lib/probe/transport';
+import type { Exchange, JsonRpcId, JsonRpcRequest, ProbeTransport, SendOptions } from '@/lib/probe/transport';
 import {
   DEFAULT_PROBE_OPTIONS,
   type Outcome,
@@ -116,6 +116,15 @@ export interface HostPeer {
   readonly key: string;
   /** Starts the process if it is not running (a restart after an exit); no-op over HTTP. Returns true on a (re)start. */
   ensureStarted(): boolean;
+  /** stdio: the running process has had its one initialize, so a new probe needs a fresh process. */
+  spent(): boolean;
+  /** Ends the running process (stdio), so the next ensureStarted launches a fresh one; no-op over HTTP. */
+  retire(): Promise<void>;
+  /**
+   * stdio: what the running process answered, late, to the discover of a probe that ended legacy, when
+   * that answer is modern (`DiscoverResult`, `modern error -32022`); null otherwise and over HTTP.
+   */
+  lateModernAnswer(): string | null;
   incarnation(): PeerIncarnation;
   probe(options: ProbeOptions): Promise<Verdict>;
   listTools(entry: EraEntry, options: ProbeOptions): Promise<ListOutcome>;
@@ -129,6 +138,10 @@ export interface HostPeer {
 export class StdioHostPeer implements HostPeer {
   readonly key: string;
   private transport: StdioTransport | null = null;
+  /** The process that received an initialize: it never gets a second one. */
+  private initialized: StdioTransport | null = null;
+  /** The discover still open on a process whose probe ended legacy: its late answer may contradict that. */
+  private openDiscover: { transport: StdioTransport; id: JsonRpcId } | null = null;
   private launches = 0;
   private readonly endpoint: string;
 
@@ -137,7 +150,8 @@ export class StdioHostPeer implements HostPeer {
     private readonly onStderr?: (server: string, line: string) => void,
   ) {
     const spec = { command: config.command, args: config.args, env: config.env, cwd: config.cwd };
-    this.key = stdioPeerKey(spec);
+    // Entry names are unique in a host file: twin entries of one command line are two peers.
+    this.key = stdioPeerKey(spec, config.name);
     this.endpoint = `${describeCommand(spec)} (in ${config.cwd})`;
   }
 
@@ -175,11 +189,39 @@ export class StdioHostPeer implements HostPeer {
     return this.transport?.stderrTail() ?? [];
   }
 
-  probe(options: ProbeOptions): Promise<Verdict> {
+  spent(): boolean {
+    return this.transport !== null && this.transport.running && this.initialized === this.transport;
+  }
+
+  async retire(): Promise<void> {
+    await this.transport?.close();
+  }
+
+  async probe(options: ProbeOptions): Promise<Verdict> {
     const transport = this.current();
-    return probeNode({ url: `stdio:${this.endpoint}`, allowLegacy: this.config.allowLegacy }, options, {
-      transport,
-    });
+    const verdict = await probeNode(
+      { url: `stdio:${this.endpoint}`, allowLegacy: this.config.allowLegacy },
+      options,
+      { transport },
+    );
+    if (verdict.initializeSent) this.initialized = transport;
+    const discover = verdict.evidence.find((e) => e.step === 'discover');
+    this.openDiscover =
+      verdict.verdict === 'legacy' && discover?.outcome === 'timeout'
+        ? { transport, id: discover.requestId }
+        : null;
+    return verdict;
+  }
+
+  lateModernAnswer(): string | null {
+    const open = this.openDiscover;
+    if (!open || open.transport !== this.transport) return null;
+    const late = open.transport.lateAnswerNow(open.id);
+    if (!late) return null;
+    const answer = classifyDiscover(late.outcome, late.message);
+    if (answer.kind === 'discover') return 'DiscoverResult';
+    if (answer.kind === 'modern_error') return `modern error ${answer.code}`;
+    return null;
   }
 
   /** On stdio the connection is the session: a legacy peer was initialized by the probe on this same process. */
@@ -210,6 +252,16 @@ export class HttpHostPeer implements HostPeer {
 
   ensureStarted(): boolean {
     return false;
+  }
+
+  spent(): boolean {
+    return false;
+  }
+
+  async retire(): Promise<void> {}
+
+  lateModernAnswer(): string | null {
+    return null;
   }
 
   incarnation(): PeerIncarnation {

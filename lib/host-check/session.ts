@@ -47,6 +47,8 @@ export interface ServerState {
   launches: number;
   tools: string[] | null;
   listFailure: string | null;
+  /** A late modern answer contradicted the legacy era again after the re-probe: no era stands. */
+  contradicted: boolean;
   notes: string[];
 }
 
@@ -111,6 +113,7 @@ export class HostSession {
       launches: 0,
       tools: null,
       listFailure: null,
+      contradicted: false,
       notes: [],
     }));
   }
@@ -151,6 +154,11 @@ export class HostSession {
   }
 
   private async probeOnce(s: ServerState): Promise<Verdict> {
+    // A process gets one initialize at most: probing one that had it again starts on a fresh process.
+    if (s.peer.spent()) {
+      await s.peer.retire();
+      s.notes.push('process already initialized: relaunched for a fresh probe');
+    }
     if (s.peer.ensureStarted()) s.launches += 1;
     const at = s.peer.incarnation();
     const verdict = await s.peer.probe(s.options);
@@ -166,13 +174,16 @@ export class HostSession {
   private async list(s: ServerState): Promise<void> {
     s.tools = null;
     s.listFailure = null;
+    s.contradicted = false;
     // A server that never got an era at startup stays out: listing must not relaunch or re-probe it.
     if (s.verdicts.at(-1)?.verdict === 'unavailable' && !this.eraOf(s)) return;
     for (let round = 0; round < 2; round++) {
       if (s.peer.ensureStarted()) {
         s.launches += 1;
-        s.notes.push('process had exited: restarted, era rediscovered');
+        // After a contradiction the relaunch was ours, and its note already says why.
+        if (!s.contradicted) s.notes.push('process had exited: restarted, era rediscovered');
       }
+      s.contradicted = false;
       let entry = this.eraOf(s);
       if (!entry) {
         const verdict = await this.probeOnce(s);
@@ -180,7 +191,10 @@ export class HostSession {
         entry = this.eraOf(s);
         if (!entry) return;
       }
+      if (await this.contradictedLate(s)) continue;
       const listed: ListOutcome = await s.peer.listTools(entry, s.options);
+      // The late answer may have come while the listing ran; the transport kept it.
+      if (await this.contradictedLate(s)) continue;
       if (listed.ok) {
         this.cache.observe(s.peer.key, { method: 'tools/list', result: true });
         s.tools = [...listed.tools].sort();
@@ -200,6 +214,24 @@ export class HostSession {
         return;
       }
     }
+  }
+
+  /**
+   * After the legacy verdict was final, the discover answered as a modern server would: the cached legacy
+   * era is contradicted. The process, which holds a legacy handshake, is ended and a fresh one re-probed.
+   */
+  private async contradictedLate(s: ServerState): Promise<boolean> {
+    const late = s.peer.lateModernAnswer();
+    if (!late) return false;
+    const seen = this.cache.observeLateModern(s.peer.key);
+    if (seen.action !== 'reprobe') return false;
+    s.tools = null;
+    s.contradicted = true;
+    s.notes.push(
+      `cached legacy era contradicted by a late ${late} to server/discover: process relaunched and re-probed`,
+    );
+    await s.peer.retire();
+    return true;
   }
 
   report(): HostCheckReport {
@@ -225,6 +257,7 @@ export class HostSession {
     const available = entry !== null && s.tools !== null;
     let reason = last?.reason ?? 'not_probed';
     if (entry && s.tools === null && s.listFailure) reason = 'tools_list_failed';
+    if (!available && s.contradicted) reason = 'era_contradicted';
     return {
       name: s.config.name,
       transport: s.config.kind,

@@ -11,10 +11,14 @@ export interface StdioPeerSpec {
   cwd?: string;
 }
 
-/** Cache key of a stdio peer: command, arguments and configured environment (and cwd, which changes what a relative command runs). */
-export function stdioPeerKey(spec: StdioPeerSpec): string {
+/**
+ * Cache key of a stdio peer: command, arguments, configured environment and cwd (which changes what a
+ * relative command runs), plus which configured launch it is. Two host entries with the same command line
+ * are two launched processes, so two peers; the key stays bound to the command the allowlist names.
+ */
+export function stdioPeerKey(spec: StdioPeerSpec, launch = ''): string {
   const env = Object.entries(spec.env ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `stdio:${JSON.stringify([spec.command, [...spec.args], env, spec.cwd ?? null])}`;
+  return `stdio:${JSON.stringify([spec.command, [...spec.args], env, spec.cwd ?? null, launch])}`;
 }
 
 /** Cache key of an HTTP peer: its origin (the era is a property of the server, not of one path or connection). */
@@ -72,7 +76,11 @@ export type ObservedAnswer =
 
 export type Observation =
   | { action: 'keep' }
-  | { action: 'reprobe'; reason: 'unsupported_version_32022' | 'method_vanished_32601'; discarded: EraEntry };
+  | {
+      action: 'reprobe';
+      reason: 'unsupported_version_32022' | 'method_vanished_32601' | 'late_modern_answer';
+      discarded: EraEntry;
+    };
 
 /** Outcome of comparing one sample's verdict with what a caching client holds for the same peer. */
 export interface SampleComparison {
@@ -155,6 +163,17 @@ export class EraCache {
       return { action: 'reprobe', reason: 'method_vanished_32601', discarded: entry };
     }
     return { action: 'keep' };
+  }
+
+  /**
+   * A modern answer that came after a legacy verdict (stdio: the discover's DiscoverResult, past the
+   * initialize's deadline) contradicts the cached legacy era: the entry is discarded and the peer re-probed.
+   */
+  observeLateModern(key: string): Observation {
+    const entry = this.entries.get(key);
+    if (!entry || entry.era !== 'legacy') return { action: 'keep' };
+    this.discardEntry(entry, 'contradicted');
+    return { action: 'reprobe', reason: 'late_modern_answer', discarded: entry };
   }
 
   /**

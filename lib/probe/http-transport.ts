@@ -211,6 +211,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       servedBy: null,
       address: config.address,
       elapsedMs: 0,
+      delivered: false,
     };
     this.timer = setTimeout(expireHandler, options.timeoutMs, this);
   }
@@ -218,6 +219,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
     if (this.settled) controller.abort(new StopExchange('deadline passed before the request started'));
+    // undici calls this on a connected socket right before writing the request to it.
+    else this.record.delivered = true;
   }
 
   onResponseStart(
@@ -225,7 +228,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     statusCode: number,
     headers: Record<string, string | string[] | undefined>,
   ): void {
-    if (this.settled || statusCode < 200) return;
+    if (this.settled) return;
+    this.record.delivered = true;
+    if (statusCode < 200) return;
     const r = this.record;
     r.httpStatus = statusCode;
     r.contentType = headerString(headers['content-type']);

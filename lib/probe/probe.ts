@@ -23,6 +23,7 @@ import {
   newestMutual,
   rpcErrorOf,
   sortRevisions,
+  type DiscoverClass,
   type DiscoverFacts,
 } from './classify';
 import { HttpTransport, outcomeOfError } from './http-transport';
@@ -287,20 +288,11 @@ async function runProbe(
   if (ex.address) v.address = ex.address;
 
   const first = classifyDiscover(ex.outcome, ex.message);
-  if (first.kind === 'discover') {
-    settleDiscover(state, first.facts, options, 'discover_result');
-  } else if (first.kind === 'modern_error') {
-    state.modernErrorSeen = true;
-    if (first.code === HEADER_MISMATCH) {
-      settleModern(state, null, 'modern_error_header_mismatch');
-    } else if (first.code === MISSING_CLIENT_CAPABILITY) {
-      state.served.add(asked);
-      settleModern(state, asked, 'modern_error_missing_capability');
-    } else {
-      await negotiateAfterUnsupported(transport, options, state, asked, first.supported, send);
-    }
+  if (first.kind !== 'ambiguous') {
+    await settleModernAnswer(transport, options, state, asked, first, send);
   } else if (target.allowLegacy) {
-    await probeLegacy(transport, options, state);
+    // On stdio a discover that timed out stays open: its late answer may still settle the era.
+    await probeLegacy(transport, options, state, ex.outcome === 'timeout' ? { request, asked, send } : null);
   } else {
     v.verdict = 'unavailable';
     v.reason = ambiguousReason(ex.outcome);
@@ -311,6 +303,30 @@ async function runProbe(
   const settled = (state.discovered && v.verdict === 'modern') || v.verdict === 'legacy';
   if (target.auditLegacy && !state.modernErrorSeen && settled) {
     await auditLegacy(transport, options, state);
+  }
+}
+
+/** A DiscoverResult or a recognised modern error to our discover: the era is modern, never legacy. */
+async function settleModernAnswer(
+  transport: ProbeTransport,
+  options: ProbeOptions,
+  state: ProbeState,
+  asked: string,
+  answer: Exclude<DiscoverClass, { kind: 'ambiguous' }>,
+  send: SendOptions,
+): Promise<void> {
+  if (answer.kind === 'discover') {
+    settleDiscover(state, answer.facts, options, 'discover_result');
+    return;
+  }
+  state.modernErrorSeen = true;
+  if (answer.code === HEADER_MISMATCH) {
+    settleModern(state, null, 'modern_error_header_mismatch');
+  } else if (answer.code === MISSING_CLIENT_CAPABILITY) {
+    state.served.add(asked);
+    settleModern(state, asked, 'modern_error_missing_capability');
+  } else {
+    await negotiateAfterUnsupported(transport, options, state, asked, answer.supported, send);
   }
 }
 
@@ -420,8 +436,8 @@ async function sendInitialize(
   const request = initializeRequest(version, options);
   const send: SendOptions = { timeoutMs: options.legacyProbeTimeoutMs, maxBodyBytes: options.maxBodyBytes };
   const ex = await transport.request(request, send);
-  // Conservative: true unless the request provably never reached a server.
-  if (!NEVER_DELIVERED.has(ex.outcome)) state.verdict.initializeSent = true;
+  // The transport says whether the bytes reached the peer; one that cannot tell is judged by the outcome.
+  if (ex.delivered ?? !NEVER_DELIVERED.has(ex.outcome)) state.verdict.initializeSent = true;
   const evidence = recordStep(state, step, request, version, ex);
   if (ex.sessionId) evidence.sessionIssued = true;
   let passed = false;
@@ -459,14 +475,23 @@ async function endSession(
   appendDetail(attempt.step, `session DELETE: ${ended.httpStatus ?? ended.outcome}`);
 }
 
+/** A discover that timed out on a transport that keeps it open (stdio). */
+interface OpenDiscover {
+  request: JsonRpcRequest;
+  asked: string;
+  send: SendOptions;
+}
+
 async function probeLegacy(
   transport: ProbeTransport,
   options: ProbeOptions,
   state: ProbeState,
+  openDiscover: OpenDiscover | null,
 ): Promise<void> {
   const v = state.verdict;
   const version = options.legacyVersions[0] ?? '';
   const attempt = await sendInitialize(transport, options, state, 'initialize', version);
+  if (openDiscover && (await settleLateDiscover(transport, options, state, openDiscover, attempt))) return;
   const { ex } = attempt;
   v.verdict = 'unavailable';
   if (state.modernErrorSeen) {
@@ -498,6 +523,32 @@ async function probeLegacy(
     v.reason = ex.outcome;
   }
   await endSession(transport, options, attempt, attempt.protocolVersion ?? version);
+}
+
+/**
+ * The slow server is never downgraded: before a legacy verdict is final, the open discover gets until the
+ * end of the initialize's own deadline to answer. A DiscoverResult or a modern error then settles the era
+ * as modern; the legacy result is discarded and notifications/initialized is never sent.
+ */
+async function settleLateDiscover(
+  transport: ProbeTransport,
+  options: ProbeOptions,
+  state: ProbeState,
+  open: OpenDiscover,
+  attempt: InitializeAttempt,
+): Promise<boolean> {
+  if (!transport.lateAnswer) return false;
+  const wouldBeLegacy = attempt.passed && attempt.protocolVersion !== null && !state.modernErrorSeen;
+  const waitMs = wouldBeLegacy ? Math.max(0, options.legacyProbeTimeoutMs - attempt.ex.elapsedMs) : 0;
+  const late = await transport.lateAnswer(open.request.id, waitMs);
+  if (!late) return false;
+  recordStep(state, 'discover-late', open.request, open.asked, late);
+  const answer = classifyDiscover(late.outcome, late.message);
+  if (answer.kind === 'ambiguous') return false;
+  appendDetail(attempt.step, 'result discarded: the discover answered late and settled the era');
+  state.verdict.serverInfo = null;
+  await settleModernAnswer(transport, options, state, open.asked, answer, open.send);
+  return true;
 }
 
 const AUDIT_CONTINUES: ReadonlySet<Outcome> = new Set<Outcome>([

@@ -43,7 +43,16 @@ interface Pending {
   startedAt: number;
   maxBodyBytes: number;
   timer: NodeJS.Timeout;
+  /** The line was written into the running process's stdin (or the process answered it). */
+  delivered: boolean;
   settle(outcome: Outcome, message: Record<string, unknown> | null, detail?: string): void;
+}
+
+/** A request whose deadline passed: still open on the pipe, so its answer may yet arrive. */
+interface Overdue {
+  startedAt: number;
+  timeoutMs: number;
+  answer: Exchange | null;
 }
 
 const STDERR_TAIL_LINES = 20;
@@ -64,6 +73,8 @@ export class StdioTransport implements ProbeTransport {
   private readonly pending = new Map<JsonRpcId, Pending>();
   /** Ids we sent whose exchange already ended (a late answer to one of them is expected, not a fault). */
   private readonly retired = new Set<JsonRpcId>();
+  private readonly overdue = new Map<JsonRpcId, Overdue>();
+  private readonly overdueWaiters = new Set<() => void>();
   private stdoutBuffer = '';
   private stderrBuffer = '';
   private readonly stderrLines: string[] = [];
@@ -143,7 +154,8 @@ export class StdioTransport implements ProbeTransport {
   request(message: JsonRpcRequest, options: SendOptions): Promise<Exchange> {
     const startedAt = Date.now();
     const refusal = this.refusal();
-    if (refusal) return Promise.resolve(this.exchange(refusal.outcome, null, startedAt, refusal.detail));
+    if (refusal)
+      return Promise.resolve(this.exchange(refusal.outcome, null, startedAt, refusal.detail, false));
     if (this.pending.has(message.id) || this.retired.has(message.id)) {
       return Promise.reject(
         new Error(`request id ${JSON.stringify(message.id)} was already used on this transport`),
@@ -155,8 +167,10 @@ export class StdioTransport implements ProbeTransport {
         method: message.method,
         startedAt,
         maxBodyBytes: options.maxBodyBytes,
+        delivered: false,
         timer: setTimeout(() => {
           const kill = this.options.killOnTimeout(message.method);
+          if (!kill) this.overdue.set(message.id, { startedAt, timeoutMs: options.timeoutMs, answer: null });
           entry.settle(
             'timeout',
             null,
@@ -168,25 +182,55 @@ export class StdioTransport implements ProbeTransport {
           if (!this.pending.delete(message.id)) return;
           clearTimeout(entry.timer);
           this.retired.add(message.id);
-          resolve(this.exchange(outcome, reply, startedAt, detail));
+          resolve(this.exchange(outcome, reply, startedAt, detail, entry.delivered));
         },
       };
       this.pending.set(message.id, entry);
-      this.writeLine(message);
+      this.writeLine(message, () => {
+        entry.delivered = true;
+      });
     });
+  }
+
+  /**
+   * The answer to a request that timed out and was left open (its deadline did not kill the process),
+   * waiting up to `waitMs` for it; null when none came, or the process exited or the channel broke first.
+   */
+  lateAnswer(id: JsonRpcId, waitMs: number): Promise<Exchange | null> {
+    const overdue = this.overdue.get(id);
+    if (!overdue) return Promise.resolve(null);
+    if (overdue.answer || waitMs <= 0 || this.refusal()) return Promise.resolve(overdue.answer);
+    return new Promise((resolve) => {
+      const done = () => {
+        if (!overdue.answer && !this.refusal()) return;
+        clearTimeout(timer);
+        this.overdueWaiters.delete(done);
+        resolve(overdue.answer);
+      };
+      const timer = setTimeout(() => {
+        this.overdueWaiters.delete(done);
+        resolve(overdue.answer);
+      }, waitMs);
+      this.overdueWaiters.add(done);
+    });
+  }
+
+  /** The late answer to `id` that has already arrived, if any (what `lateAnswer` with no wait gives). */
+  lateAnswerNow(id: JsonRpcId): Exchange | null {
+    return this.overdue.get(id)?.answer ?? null;
   }
 
   async notify(message: JsonRpcNotification, _options: SendOptions): Promise<Exchange> {
     const startedAt = Date.now();
     const refusal = this.refusal();
-    if (refusal) return this.exchange(refusal.outcome, null, startedAt, refusal.detail);
+    if (refusal) return this.exchange(refusal.outcome, null, startedAt, refusal.detail, false);
     this.writeLine(message);
-    return this.exchange('result', null, startedAt, 'notification written');
+    return this.exchange('result', null, startedAt, 'notification written', true);
   }
 
   /** stdio has no sessions; the transport lifetime is the connection. */
   async endSession(_sessionId: string, _options: SendOptions): Promise<Exchange> {
-    return this.exchange('result', null, Date.now(), 'no sessions on stdio');
+    return this.exchange('result', null, Date.now(), 'no sessions on stdio', false);
   }
 
   /** Closes stdin, then SIGTERM, then SIGKILL after the grace period; resolves once the process is gone. */
@@ -216,10 +260,13 @@ export class StdioTransport implements ProbeTransport {
     };
   }
 
-  private writeLine(message: JsonRpcRequest | JsonRpcNotification): void {
+  /** `onWritten` runs once the line is in the process's stdin; a failed write (EPIPE) never calls it. */
+  private writeLine(message: JsonRpcRequest | JsonRpcNotification, onWritten?: () => void): void {
     const stdin = this.child.stdin;
     if (!stdin || stdin.destroyed || !stdin.writable) return;
-    stdin.write(`${JSON.stringify(message)}\n`);
+    stdin.write(`${JSON.stringify(message)}\n`, (err) => {
+      if (!err) onWritten?.();
+    });
   }
 
   private readStdout(chunk: string): void {
@@ -258,6 +305,8 @@ export class StdioTransport implements ProbeTransport {
     const id = value.id as unknown;
     const mine = typeof id === 'string' || typeof id === 'number' ? this.pending.get(id) : undefined;
     if (mine) {
+      // An answer with our id proves the line arrived, even if the write callback has not run yet.
+      mine.delivered = true;
       if (Buffer.byteLength(line) > mine.maxBodyBytes) {
         mine.settle(
           'body_too_large',
@@ -269,7 +318,10 @@ export class StdioTransport implements ProbeTransport {
       mine.settle('error' in value ? 'rpc_error' : 'result', value);
       return;
     }
-    if ((typeof id === 'string' || typeof id === 'number') && this.retired.has(id)) return;
+    if ((typeof id === 'string' || typeof id === 'number') && this.retired.has(id)) {
+      this.recordLateAnswer(id, value);
+      return;
+    }
     const oldest = this.pending.values().next();
     if (oldest.done) return;
     // An error with a null id answers the request that could not be parsed: on a pipe, the oldest one.
@@ -291,10 +343,30 @@ export class StdioTransport implements ProbeTransport {
     }
   }
 
+  /** Keeps the first answer to an overdue request: a timeout on a pipe is not a refusal to answer. */
+  private recordLateAnswer(id: JsonRpcId, message: Record<string, unknown>): void {
+    const overdue = this.overdue.get(id);
+    if (!overdue || overdue.answer) return;
+    const late = Date.now() - overdue.startedAt;
+    overdue.answer = this.exchange(
+      'error' in message ? 'rpc_error' : 'result',
+      message,
+      overdue.startedAt,
+      `answered ${late} ms after the request, past its ${overdue.timeoutMs} ms deadline`,
+      true,
+    );
+    this.wakeOverdueWaiters();
+  }
+
+  private wakeOverdueWaiters(): void {
+    for (const wake of [...this.overdueWaiters]) wake();
+  }
+
   private breakChannel(outcome: Outcome, detail: string): void {
     this.broken = { outcome, detail };
     this.stdoutBuffer = '';
     for (const entry of [...this.pending.values()]) entry.settle(outcome, null, detail);
+    this.wakeOverdueWaiters();
   }
 
   private recordExit(exit: ProcessExit): void {
@@ -303,16 +375,19 @@ export class StdioTransport implements ProbeTransport {
     const reason = this.exitReason(exit);
     for (const entry of [...this.pending.values()]) entry.settle(reason.outcome, null, reason.detail);
     for (const waiter of this.exitWaiters.splice(0)) waiter(exit);
+    this.wakeOverdueWaiters();
   }
 
   private exchange(
     outcome: Outcome,
     message: Record<string, unknown> | null,
     startedAt: number,
-    detail?: string,
+    detail: string | undefined,
+    delivered: boolean,
   ): Exchange {
     const exchange: Exchange = {
       outcome,
+      delivered,
       httpStatus: null,
       contentType: null,
       message,

@@ -43,6 +43,11 @@ export interface Exchange {
   address: string | null;
   elapsedMs: number;
   detail?: string;
+  /**
+   * The request's bytes reached the peer: written on an open connection (HTTP) or into the running
+   * process's stdin (stdio). False when it was refused, never connected, or the channel was already gone.
+   */
+  delivered?: boolean;
 }
 
 export interface ProbeTransport {
@@ -50,4 +55,9 @@ export interface ProbeTransport {
   notify(message: JsonRpcNotification, options: SendOptions): Promise<Exchange>;
   /** Ends a legacy session the server issued (HTTP: DELETE with Mcp-Session-Id). */
   endSession(sessionId: string, options: SendOptions): Promise<Exchange>;
+  /**
+   * stdio only: a request that timed out stays open on the pipe. Its answer, if one arrives within
+   * `waitMs` (0: only one that has already arrived); null otherwise. HTTP aborts at the deadline.
+   */
+  lateAnswer?(id: JsonRpcId, waitMs: number): Promise<Exchange | null>;
 }

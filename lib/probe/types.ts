@@ -7,7 +7,7 @@ export type ClientEra = (typeof CLIENT_ERAS)[number];
 export const SERVED_ERAS = ['modern-only', 'dual-era', 'legacy-only', 'unknown'] as const;
 export type ServedEra = (typeof SERVED_ERAS)[number];
 
-export const PROBE_STEPS = ['discover', 'discover-retry', 'initialize', 'audit'] as const;
+export const PROBE_STEPS = ['discover', 'discover-retry', 'initialize', 'discover-late', 'audit'] as const;
 export type ProbeStep = (typeof PROBE_STEPS)[number];
 
 /** What one request/response exchange came to. `result` and `rpc_error` are protocol answers; the rest are not. */

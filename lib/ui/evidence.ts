@@ -5,6 +5,7 @@ export const STEP_TEXT: Record<ProbeStep, string> = {
   discover: 'server/discover at the newest modern revision',
   'discover-retry': 'server/discover retried at a revision from -32022 data.supported',
   initialize: 'one bounded legacy initialize (allowLegacy)',
+  'discover-late': 'the answer to server/discover after its deadline (stdio keeps the request open)',
   audit: 'legacy audit initialize (served set only)',
 };
 
