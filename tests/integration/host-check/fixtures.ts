@@ -9,7 +9,9 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 export const serversDir = path.join(repoRoot, 'lib/peers/servers');
 export const cliEntry = path.join(repoRoot, 'bin/erawatch.mjs');
 
-export function peerScript(name: 'v2-stdio' | 'v1-stdio' | 'fault-stdio'): string {
+export function peerScript(
+  name: 'v2-stdio' | 'v1-stdio' | 'fault-stdio' | 'late-discover-stdio' | 'rolling-stdio',
+): string {
   return path.join(serversDir, `${name}.mjs`);
 }
 
@@ -70,6 +72,17 @@ export async function waitForExit(pid: number, timeoutMs = 5_000): Promise<void>
     if (Date.now() > deadline) throw new Error(`process ${pid} still alive after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** Per process, in launch order: the methods each pid received (`<eof>` last once it read all its input). */
+export function methodsByPid(file: string): Array<{ pid: number; methods: Array<string | null> }> {
+  const byPid = new Map<number, Array<string | null>>();
+  for (const r of readRecord(file)) {
+    const list = byPid.get(r.pid) ?? [];
+    list.push(r.method);
+    byPid.set(r.pid, list);
+  }
+  return [...byPid].map(([pid, methods]) => ({ pid, methods }));
 }
 
 /** Waits (bounded) until the record holds at least `count` entries: a written notification is read asynchronously. */
