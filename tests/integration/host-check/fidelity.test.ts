@@ -81,14 +81,7 @@ describe('a late DiscoverResult', () => {
         stdioServer(
           'cold',
           'late-discover-stdio',
-          [
-            '--hold-discover-until',
-            'tools/list',
-            '--warm-file',
-            tmp.file('cold.warm'),
-            '--record',
-            record,
-          ],
+          ['--hold-discover-until', 'tools/list', '--warm-file', tmp.file('cold.warm'), '--record', record],
           { allowLegacy: true, timeoutMs: 1_000, legacyProbeTimeoutMs: 2_000, retry: { attempts: 1 } },
         ),
       ],
@@ -161,8 +154,18 @@ describe('twin entries of one command line', () => {
     expect(report.allAvailable).toBe(true);
     const legacy = report.servers.find((s) => s.era === 'legacy');
     const modern = report.servers.find((s) => s.era === 'modern');
-    expect(legacy).toMatchObject({ version: '2025-11-25', initializeSent: true, launches: 1, tools: ['fetch'] });
-    expect(modern).toMatchObject({ version: '2026-07-28', initializeSent: false, launches: 1, tools: ['fetch'] });
+    expect(legacy).toMatchObject({
+      version: '2025-11-25',
+      initializeSent: true,
+      launches: 1,
+      tools: ['fetch'],
+    });
+    expect(modern).toMatchObject({
+      version: '2026-07-28',
+      initializeSent: false,
+      launches: 1,
+      tools: ['fetch'],
+    });
     const perProcess = new Map(methodsByPid(record).map((p) => [p.pid, p.methods]));
     expect(perProcess.size).toBe(2);
     const legacySeen = perProcess.get(legacy?.pid ?? 0) ?? [];
