@@ -82,7 +82,7 @@ describe('a late DiscoverResult', () => {
           'cold',
           'late-discover-stdio',
           ['--hold-discover-until', 'tools/list', '--warm-file', tmp.file('cold.warm'), '--record', record],
-          { allowLegacy: true, timeoutMs: 1_000, legacyProbeTimeoutMs: 2_000, retry: { attempts: 1 } },
+          { allowLegacy: true, timeoutMs: 1_000, legacyProbeTimeoutMs: 4_000, retry: { attempts: 1 } },
         ),
       ],
       cache,
@@ -122,9 +122,11 @@ describe('twin entries of one command line', () => {
   it('two modern twins are two peers: both available, each process discovered and listed once', async () => {
     const record = recordFile('twins-modern.jsonl');
     const args = ['--tools', 'search', '--record', record];
+    // A wide deadline: a loaded machine must not turn a slow start into a retry.
+    const twin = { timeoutMs: 20_000 };
     const report = await check('twins-modern.yaml', [
-      stdioServer('left', 'v2-stdio', args),
-      stdioServer('right', 'v2-stdio', args),
+      stdioServer('left', 'v2-stdio', args, twin),
+      stdioServer('right', 'v2-stdio', args, twin),
     ]);
     expect(report.servers.map((s) => [s.name, s.available, s.era, s.reason, s.launches])).toEqual([
       ['left', true, 'modern', 'discover_result', 1],
@@ -144,7 +146,7 @@ describe('twin entries of one command line', () => {
   it('a legacy and a modern twin (one command line mid-upgrade) both join with their own era; the legacy process gets exactly one initialize', async () => {
     const record = recordFile('twins-mixed.jsonl');
     const args = ['--claim', tmp.file('mixed.claim'), '--tools', 'fetch', '--record', record];
-    const twin = { allowLegacy: true, retry: { attempts: 1 } };
+    const twin = { allowLegacy: true, timeoutMs: 20_000, retry: { attempts: 1 } };
     const report = await check('twins-mixed.yaml', [
       stdioServer('one', 'rolling-stdio', args, twin),
       stdioServer('two', 'rolling-stdio', args, twin),
@@ -184,6 +186,7 @@ describe('initializeSent tells the truth', () => {
     const report = await check(`fault-${fault}.yaml`, [
       stdioServer('broken', 'fault-stdio', ['--fault', fault, '--record', record], {
         allowLegacy: true,
+        timeoutMs: 20_000,
         retry: { attempts: 1 },
       }),
     ]);

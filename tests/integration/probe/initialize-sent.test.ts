@@ -56,7 +56,18 @@ describe('stdio', () => {
         : { command: tmp.file('no-such-server'), args: [] },
     );
     transports.push(t);
-    const v = await probeNode({ url: 'stdio:case', allowLegacy: true }, OPTIONS, { transport: t });
+    // Wide deadlines where an answer is due, so a loaded machine cannot turn a fault into a timeout; the
+    // silent server's deadlines leave its process time to start and read what it was sent.
+    const deadlines = c.sent
+      ? { timeoutMs: 1_500, legacyProbeTimeoutMs: 6_000 }
+      : { timeoutMs: 15_000, legacyProbeTimeoutMs: 15_000 };
+    const v = await probeNode(
+      { url: 'stdio:case', allowLegacy: true },
+      { ...OPTIONS, ...deadlines },
+      {
+        transport: t,
+      },
+    );
     expect(v.evidence.find((e) => e.step === 'initialize')?.outcome).toBe(c.outcome);
     expect(v.initializeSent).toBe(c.sent);
     await t.close();
@@ -70,7 +81,11 @@ describe('stdio', () => {
       args: [peerScript('v1-stdio'), '--record', record],
     });
     transports.push(t);
-    const v = await probeNode({ url: 'stdio:v1', allowLegacy: true }, OPTIONS, { transport: t });
+    const v = await probeNode(
+      { url: 'stdio:v1', allowLegacy: true },
+      { ...OPTIONS, timeoutMs: 15_000, legacyProbeTimeoutMs: 15_000 },
+      { transport: t },
+    );
     expect(v).toMatchObject({ verdict: 'legacy', initializeSent: true });
     await t.close();
     expect(initializesReceived(record)).toBe(1);
