@@ -1,10 +1,11 @@
 // A hand-written stdio MCP server that answers its first `server/discover` late and `initialize` at once:
 // the slow-starting modern server of "When an old server is really old", as the probe meets it on a pipe.
 // node late-discover-stdio.mjs [--discover-delay-ms N] [--hold-discover-until METHOD] [--warm-file FILE]
-//   [--name N] [--tools a,b] [--record FILE]
+//   [--late-answer result|32022|32601] [--name N] [--tools a,b] [--record FILE]
 // --discover-delay-ms answers the first discover N ms after it arrived; --hold-discover-until answers it just
 // before the answer to the first METHOD request (an answer that comes only after the client moved on);
 // --warm-file: when FILE exists the start is warm and nothing is held; the first launch creates it.
+// --late-answer: what the first discover gets (a DiscoverResult, -32022 listing 2026-07-28, or -32601).
 // Every message received is recorded with --record; at the end of stdin it records `<eof>`, so a reader
 // knows nothing more arrived. SIGTERM waits for the end of stdin, so the record is complete.
 import { appendFileSync, existsSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ const { values } = parseArgs({
     'discover-delay-ms': { type: 'string', default: '0' },
     'hold-discover-until': { type: 'string' },
     'warm-file': { type: 'string' },
+    'late-answer': { type: 'string', default: 'result' },
     name: { type: 'string', default: 'erawatch-peer-late-discover' },
     version: { type: 'string', default: '1.0.0' },
     tools: { type: 'string', default: 'echo' },
@@ -57,6 +59,23 @@ function discoverResult(id) {
   };
 }
 
+/** The answer to the first discover, the one that comes late. */
+function firstDiscoverAnswer(id, requested) {
+  if (values['late-answer'] === '32601')
+    return { jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } };
+  if (values['late-answer'] === '32022')
+    return {
+      jsonrpc: '2.0',
+      id,
+      error: {
+        code: -32022,
+        message: `Unsupported protocol version: ${requested}`,
+        data: { supported: ['2026-07-28'], requested },
+      },
+    };
+  return discoverResult(id);
+}
+
 let discoverSeen = false;
 let heldDiscover = null;
 
@@ -80,9 +99,11 @@ lines.on('line', (line) => {
   if (method === 'server/discover') {
     const first = !discoverSeen;
     discoverSeen = true;
-    if (first && holdUntil) heldDiscover = discoverResult(id);
-    else if (first && delayMs > 0) setTimeout(() => write(discoverResult(id)), delayMs);
-    else write(discoverResult(id));
+    const requested = message.params?._meta?.['io.modelcontextprotocol/protocolVersion'] ?? 'unknown';
+    const answer = first ? firstDiscoverAnswer(id, requested) : discoverResult(id);
+    if (first && holdUntil) heldDiscover = answer;
+    else if (first && delayMs > 0) setTimeout(() => write(answer), delayMs);
+    else write(answer);
   } else if (method === 'initialize') {
     write({
       jsonrpc: '2.0',

@@ -98,6 +98,81 @@ describe('a DiscoverResult after the discover deadline', () => {
     expect(methodsOf(record)).toEqual(['server/discover', 'initialize', '<eof>']);
   });
 
+  it('a late -32022 is modern too: the one retry with a new id negotiates, and the initialize result is discarded', async () => {
+    const record = tmp.file('late-32022.jsonl');
+    const t = StdioTransport.launch({
+      command: process.execPath,
+      args: [
+        peerScript('late-discover-stdio'),
+        '--discover-delay-ms',
+        '400',
+        '--late-answer',
+        '32022',
+        '--record',
+        record,
+      ],
+    });
+    open.push(t);
+    const v = await probeNode(
+      { url: 'stdio:late-32022', allowLegacy: true },
+      {
+        ...DEFAULT_PROBE_OPTIONS,
+        modernVersions: ['2099-01-01', '2026-07-28'],
+        timeoutMs: 200,
+        legacyProbeTimeoutMs: 10_000,
+      },
+      { transport: t },
+    );
+    expect(v).toMatchObject({
+      verdict: 'modern',
+      reason: 'negotiated_after_32022',
+      negotiatedVersion: '2026-07-28',
+    });
+    expect(v.evidence.map((e) => [e.step, e.outcome, e.rpcError?.code ?? null])).toEqual([
+      ['discover', 'timeout', null],
+      ['initialize', 'result', null],
+      ['discover-late', 'rpc_error', -32022],
+      ['discover-retry', 'result', null],
+    ]);
+    await t.close();
+    expect(methodsOf(record)).toEqual(['server/discover', 'initialize', 'server/discover', '<eof>']);
+  });
+
+  it('a late -32601 is no modern evidence: the legacy verdict stands and the handshake completes', async () => {
+    const record = tmp.file('late-32601.jsonl');
+    const t = StdioTransport.launch({
+      command: process.execPath,
+      args: [
+        peerScript('late-discover-stdio'),
+        '--discover-delay-ms',
+        '400',
+        '--late-answer',
+        '32601',
+        '--record',
+        record,
+      ],
+    });
+    open.push(t);
+    const v = await probeNode(
+      { url: 'stdio:late-32601', allowLegacy: true },
+      { ...DEFAULT_PROBE_OPTIONS, timeoutMs: 200, legacyProbeTimeoutMs: 10_000 },
+      { transport: t },
+    );
+    expect(v).toMatchObject({ verdict: 'legacy', reason: 'legacy_positive_evidence' });
+    expect(v.evidence.map((e) => [e.step, e.outcome, e.rpcError?.code ?? null])).toEqual([
+      ['discover', 'timeout', null],
+      ['initialize', 'result', null],
+      ['discover-late', 'rpc_error', -32601],
+    ]);
+    await t.close();
+    expect(methodsOf(record)).toEqual([
+      'server/discover',
+      'initialize',
+      'notifications/initialized',
+      '<eof>',
+    ]);
+  });
+
   it('after the legacy verdict is final the verdict stands, and the transport keeps the late answer', async () => {
     const record = tmp.file('after.jsonl');
     const t = StdioTransport.launch({

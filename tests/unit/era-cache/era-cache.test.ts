@@ -51,6 +51,16 @@ describe('peer keys', () => {
     );
   });
 
+  it('keys two launches of one command line apart, while a key stays bound to its command line', () => {
+    const spec = { command: 'node', args: ['s.mjs'], env: { A: '1' }, cwd: '/srv' };
+    const left = stdioPeerKey(spec, 'left');
+    expect(stdioPeerKey(spec, 'right')).not.toBe(left);
+    expect(stdioPeerKey({ ...spec }, 'left')).toBe(left);
+    // The same entry name with another command is another peer: a cached era never follows a name.
+    expect(stdioPeerKey({ ...spec, args: ['other.mjs'] }, 'left')).not.toBe(left);
+    expect(stdioPeerKey({ ...spec, cwd: '/elsewhere' }, 'left')).not.toBe(left);
+  });
+
   it('keys HTTP peers by origin', () => {
     expect(httpPeerKey('http://127.0.0.1:8080/mcp')).toBe(httpPeerKey('http://127.0.0.1:8080/other'));
     expect(httpPeerKey('http://127.0.0.1:8080/mcp')).not.toBe(httpPeerKey('http://127.0.0.1:8081/mcp'));
@@ -180,5 +190,26 @@ describe('sample contradictions (a caching client through one public URL)', () =
 
   it('reports a share of 0 when nothing was compared', () => {
     expect(summarizeContradictions([])).toEqual({ compared: 0, contradicting: 0, share: 0 });
+  });
+});
+
+describe('a late modern answer', () => {
+  it('contradicts a cached legacy era: the entry is discarded for a re-probe', () => {
+    const c = clock();
+    const cache = new EraCache({ ttlMs: 60_000 }, c.now);
+    cache.remember('k', at, verdict('legacy'));
+    const seen = cache.observeLateModern('k');
+    expect(seen).toMatchObject({ action: 'reprobe', reason: 'late_modern_answer' });
+    expect(cache.lookup('k', at)).toBeNull();
+    expect(cache.recentDiscards()).toEqual([{ key: 'k', reason: 'contradicted', at: 1_000 }]);
+  });
+
+  it('agrees with a cached modern era, and with nothing cached there is nothing to contradict', () => {
+    const cache = new EraCache({ ttlMs: 60_000 });
+    cache.remember('k', at, verdict('modern'));
+    expect(cache.observeLateModern('k')).toEqual({ action: 'keep' });
+    expect(cache.lookup('k', at)?.era).toBe('modern');
+    expect(cache.observeLateModern('missing')).toEqual({ action: 'keep' });
+    expect(cache.recentDiscards()).toEqual([]);
   });
 });
