@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import { loadHostConfig } from '@/lib/host-check/config';
-import { runHostCheck } from '@/lib/host-check/session';
+import { HostSession, runHostCheck } from '@/lib/host-check/session';
 import { EraCache } from '@/lib/probe/era-cache';
 import { isAlive, makeTempDir, methodsByPid, peerScript, readRecord } from './fixtures';
 
@@ -174,6 +174,54 @@ describe('twin entries of one command line', () => {
     expect(initializes(legacySeen)).toBe(1);
     expect(legacySeen).toEqual(['server/discover', 'initialize', 'notifications/initialized', 'tools/list']);
     expect(perProcess.get(modern?.pid ?? 0)).toEqual(['server/discover', 'tools/list']);
+  });
+});
+
+describe('one initialize per process', () => {
+  it('an expired legacy era is probed again on a fresh process, never with a second initialize to the first', async () => {
+    const record = recordFile('expired.jsonl');
+    let now = 1_000;
+    const cache = new EraCache({ ttlMs: 60_000 }, () => now);
+    const config = await loadHostConfig(
+      tmp.write(
+        'expired.yaml',
+        stringify({
+          collisionPolicy: 'prefix',
+          servers: [
+            stdioServer('archive', 'v1-stdio', ['--tools', 'fetch', '--record', record], {
+              allowLegacy: true,
+              timeoutMs: 20_000,
+              retry: { attempts: 1 },
+            }),
+          ],
+        }),
+      ),
+    );
+    const session = new HostSession(config, { cache });
+    try {
+      await session.discoverAll();
+      now += 61_000;
+      await session.listAll();
+      const report = session.report();
+      expect(report.servers[0]).toMatchObject({
+        available: true,
+        era: 'legacy',
+        launches: 2,
+        tools: ['fetch'],
+        notes: ['process already initialized: relaunched for a fresh probe'],
+      });
+      expect(cache.recentDiscards()).toContainEqual(expect.objectContaining({ reason: 'expired' }));
+    } finally {
+      await session.close();
+    }
+    const perProcess = methodsByPid(record);
+    expect(perProcess.map((p) => initializes(p.methods))).toEqual([1, 1]);
+    expect(perProcess[1]?.methods).toEqual([
+      'server/discover',
+      'initialize',
+      'notifications/initialized',
+      'tools/list',
+    ]);
   });
 });
 

@@ -98,6 +98,35 @@ describe('a DiscoverResult after the discover deadline', () => {
     expect(methodsOf(record)).toEqual(['server/discover', 'initialize', '<eof>']);
   });
 
+  it('the real v2 SDK server against a 100 ms discover deadline ends modern, as it does with time to spare', async () => {
+    const record = tmp.file('v2-sdk.jsonl');
+    const t = StdioTransport.launch({
+      command: process.execPath,
+      args: [peerScript('v2-stdio'), '--record', record],
+    });
+    open.push(t);
+    const v = await probeNode(
+      { url: 'stdio:v2', allowLegacy: true },
+      { ...DEFAULT_PROBE_OPTIONS, timeoutMs: 100, legacyProbeTimeoutMs: 10_000 },
+      { transport: t },
+    );
+    expect(v).toMatchObject({
+      verdict: 'modern',
+      reason: 'discover_result',
+      negotiatedVersion: '2026-07-28',
+    });
+    // A Node process with the SDK rarely starts within 100 ms; when it did, there is no late step.
+    const steps = v.evidence.map((e) => e.step);
+    expect([['discover'], ['discover', 'initialize', 'discover-late']]).toContainEqual(steps);
+    // Proof that the server read all it was sent: a last request it answers, behind anything earlier.
+    const ping = await t.request(
+      { jsonrpc: '2.0', id: 'last', method: 'ping', params: {} },
+      { timeoutMs: 10_000, maxBodyBytes: 1 << 20 },
+    );
+    expect(ping.message?.id).toBe('last');
+    expect(methodsOf(record)).not.toContain('notifications/initialized');
+  });
+
   it('a late -32022 is modern too: the one retry with a new id negotiates, and the initialize result is discarded', async () => {
     const record = tmp.file('late-32022.jsonl');
     const t = StdioTransport.launch({
