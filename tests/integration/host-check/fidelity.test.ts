@@ -116,6 +116,28 @@ describe('a late DiscoverResult', () => {
     expect(second?.methods.slice(-2)).toEqual(['tools/list', '<eof>']);
     expect(cold?.pid).toBe(second?.pid);
   });
+  it('a server that contradicts its legacy verdict on the fresh process too is left unavailable, era_contradicted', async () => {
+    const record = recordFile('never-warm.jsonl');
+    const report = await check('never-warm.yaml', [
+      stdioServer(
+        'never-warm',
+        'late-discover-stdio',
+        ['--hold-discover-until', 'tools/list', '--record', record],
+        { allowLegacy: true, timeoutMs: 200, legacyProbeTimeoutMs: 3_000, retry: { attempts: 1 } },
+      ),
+    ]);
+    expect(report.servers[0]).toMatchObject({
+      available: false,
+      era: 'unavailable',
+      reason: 'era_contradicted',
+      launches: 2,
+      tools: [],
+    });
+    expect(report.servers[0]?.verdicts.map((v) => v.verdict)).toEqual(['legacy', 'legacy']);
+    expect(report.ok).toBe(false);
+    const perProcess = methodsByPid(record);
+    expect(perProcess.map((p) => initializes(p.methods))).toEqual([1, 1]);
+  });
 });
 
 describe('twin entries of one command line', () => {
