@@ -11,6 +11,7 @@ const LINKS = [
   { href: '/stdio', label: 'stdio servers', match: (p: string) => p.startsWith('/stdio') },
   { href: '/events', label: 'Events', match: (p: string) => p.startsWith('/events') },
   { href: '/webhooks', label: 'Webhooks', match: (p: string) => p.startsWith('/webhooks') },
+  { href: '/alert-sinks', label: 'Alert sinks', match: (p: string) => p.startsWith('/alert-sinks') },
   { href: '/settings', label: 'Settings', match: (p: string) => p.startsWith('/settings') },
 ];
 

@@ -15,7 +15,7 @@ import {
   setWebhookEnabled,
   testWebhook,
 } from '@/lib/query/mutations';
-import { deliveriesQuery, queryKeys, webhooksQuery } from '@/lib/query/options';
+import { deliveriesQuery, queryKeys, webhooksQuery, type DeliveryResource } from '@/lib/query/options';
 import { ApiProblem } from '@/lib/query/problem';
 import { EVENT_LABELS } from '@/lib/rollout/labels';
 import { EVENT_TYPES } from '@/lib/rollout/types';
@@ -288,17 +288,25 @@ function Endpoint({ hook: w, onSecret }: { hook: WebhookEndpoint; onSecret: (sec
   );
 }
 
-function DeliveryLog({ endpointId }: { endpointId: string }) {
+/** One endpoint's delivery log; alert sinks show theirs with the same table. */
+export function DeliveryLog({
+  endpointId,
+  resource = 'webhooks',
+  empty = 'No deliveries yet. Send a test event to check the receiver.',
+}: {
+  endpointId: string;
+  resource?: DeliveryResource;
+  empty?: string;
+}) {
   const client = useQueryClient();
-  const log = useQuery(deliveriesQuery(browserFetcher, endpointId));
+  const log = useQuery(deliveriesQuery(browserFetcher, endpointId, resource));
   const again = useMutation({
-    mutationFn: (deliveryId: string) => redeliver(browserFetcher, endpointId, deliveryId),
+    mutationFn: (deliveryId: string) => redeliver(browserFetcher, endpointId, deliveryId, resource),
     onSettled: () => client.invalidateQueries({ queryKey: queryKeys.deliveries(endpointId) }),
   });
   if (log.isPending) return <Loading what="deliveries" />;
   if (!log.data) return <LoadError error={log.error} what="deliveries" />;
-  if (log.data.length === 0)
-    return <p className="panel-body muted">No deliveries yet. Send a test event to check the receiver.</p>;
+  if (log.data.length === 0) return <p className="panel-body muted">{empty}</p>;
   return (
     <div className="table-wrap">
       <ActionError error={again.error} />

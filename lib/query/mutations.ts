@@ -2,6 +2,7 @@
 import type { RolloutTarget } from '@/lib/rollout/types';
 import type { CreateBalancerInput, UpdateBalancerInput } from '@/lib/schemas/balancer';
 import type { CreateTokenInput, CreatedApiToken } from '@/lib/schemas/token';
+import type { AlertSink, CreateAlertSinkInput, UpdateAlertSinkInput } from '@/lib/schemas/alert-sink';
 import type { CreateWebhookInput } from '@/lib/schemas/webhook';
 import { sendJson, type Fetcher } from './fetch-json';
 import type { Balancer, RolloutWindow } from './types';
@@ -55,11 +56,16 @@ export const rotateWebhookSecret = (f: Fetcher, id: string, overlapMs?: number) 
     overlapMs === undefined ? {} : { overlapMs },
   );
 
-export const redeliver = (f: Fetcher, endpointId: string, deliveryId: string) =>
+export const redeliver = (
+  f: Fetcher,
+  endpointId: string,
+  deliveryId: string,
+  resource: 'webhooks' | 'alert-sinks' = 'webhooks',
+) =>
   sendJson<unknown>(
     f,
     'POST',
-    `/api/v1/webhooks/${enc(endpointId)}/deliveries/${enc(deliveryId)}/redeliver`,
+    `/api/v1/${resource}/${enc(endpointId)}/deliveries/${enc(deliveryId)}/redeliver`,
     {},
   );
 
@@ -68,3 +74,12 @@ export const createToken = (f: Fetcher, input: CreateTokenInput) =>
 
 export const revokeToken = (f: Fetcher, id: string) =>
   sendJson<null>(f, 'DELETE', `/api/v1/tokens/${enc(id)}`);
+
+export const createAlertSink = (f: Fetcher, input: CreateAlertSinkInput) =>
+  sendJson<AlertSink>(f, 'POST', '/api/v1/alert-sinks', input);
+
+export const updateAlertSink = (f: Fetcher, id: string, patch: UpdateAlertSinkInput) =>
+  sendJson<AlertSink>(f, 'PATCH', `/api/v1/alert-sinks/${enc(id)}`, patch);
+
+export const deleteAlertSink = (f: Fetcher, id: string) =>
+  sendJson<null>(f, 'DELETE', `/api/v1/alert-sinks/${enc(id)}`);

@@ -2,6 +2,7 @@
 // same key with useQuery, so the first paint is server data and polling takes over from there.
 import { queryOptions } from '@tanstack/react-query';
 import type { ApiToken } from '@/lib/schemas/token';
+import type { AlertSink, SinkAlert } from '@/lib/schemas/alert-sink';
 import type { WebhookDelivery, WebhookEndpoint } from '@/lib/schemas/webhook';
 import { requestJson, type Fetcher } from './fetch-json';
 import type { FleetRow } from '@/lib/ui/fleet';
@@ -26,6 +27,8 @@ export const queryKeys = {
   events: (filter: EventFilter) => ['events', filter] as const,
   webhooks: ['webhooks'] as const,
   deliveries: (id: string) => ['webhooks', id, 'deliveries'] as const,
+  alertSinks: ['alert-sinks'] as const,
+  sinkAlerts: (id: string) => ['alert-sinks', id, 'alerts'] as const,
   tokens: ['tokens'] as const,
   nodeLabels: (ids: readonly string[]) => ['node-labels', ids] as const,
 };
@@ -118,12 +121,34 @@ export function webhooksQuery(fetcher: Fetcher) {
   });
 }
 
-export function deliveriesQuery(fetcher: Fetcher, id: string) {
+/** A delivery log: webhooks and alert sinks keep the same one, under their own resource path. */
+export function deliveriesQuery(fetcher: Fetcher, id: string, resource: DeliveryResource = 'webhooks') {
   return queryOptions({
     queryKey: queryKeys.deliveries(id),
     queryFn: async () =>
-      (await requestJson<Page<WebhookDelivery>>(fetcher, `/api/v1/webhooks/${enc(id)}/deliveries?limit=100`))
-        .items,
+      (
+        await requestJson<Page<WebhookDelivery>>(
+          fetcher,
+          `/api/v1/${resource}/${enc(id)}/deliveries?limit=100`,
+        )
+      ).items,
+  });
+}
+
+export type DeliveryResource = 'webhooks' | 'alert-sinks';
+
+export function alertSinksQuery(fetcher: Fetcher) {
+  return queryOptions({
+    queryKey: queryKeys.alertSinks,
+    queryFn: async () => (await requestJson<Page<AlertSink>>(fetcher, '/api/v1/alert-sinks')).items,
+  });
+}
+
+export function sinkAlertsQuery(fetcher: Fetcher, id: string) {
+  return queryOptions({
+    queryKey: queryKeys.sinkAlerts(id),
+    queryFn: async () =>
+      (await requestJson<Page<SinkAlert>>(fetcher, `/api/v1/alert-sinks/${enc(id)}/alerts`)).items,
   });
 }
 

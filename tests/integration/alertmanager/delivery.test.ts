@@ -76,8 +76,6 @@ beforeAll(async () => {
     nodeUrls: [a.url, b.url],
     samplesPerCycle: 0,
     allowLegacy: true,
-    timeoutMs: 1_000,
-    legacyProbeTimeoutMs: 1_000,
   });
   splitId = split.id;
   await runBalancerCycle(env.store, split.id);
@@ -172,8 +170,6 @@ describe('an Alertmanager sink', () => {
       nodeUrls: [a.url, b.url],
       samplesPerCycle: 0,
       allowLegacy: true,
-      timeoutMs: 1_000,
-      legacyProbeTimeoutMs: 1_000,
     });
     const opened = Date.now();
     openRolloutWindow(
