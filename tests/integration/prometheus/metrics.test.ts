@@ -68,6 +68,22 @@ beforeAll(async () => {
     params,
   );
   expect(opened.status).toBe(201);
+  // A second balancer whose window names only an era: its deadline series has no revision label.
+  const other = await create(
+    request('/api/v1/balancers', {
+      method: 'POST',
+      body: { name: 'era-fleet', publicUrl: url, nodeUrls: [url], samplesPerCycle: 0 },
+    }),
+  );
+  const otherId = ((await other.json()) as { id: string }).id;
+  const eraWindow = await open(
+    request(`/api/v1/balancers/${otherId}/rollouts`, {
+      method: 'POST',
+      body: { target: { era: 'modern' }, deadline },
+    }),
+    { params: Promise.resolve({ id: otherId }) },
+  );
+  expect(eraWindow.status).toBe(201);
   const probe = await route(import('@/app/api/v1/balancers/[id]/probe/route'), 'POST');
   expect((await probe(request(`/api/v1/balancers/${id}/probe`, { method: 'POST' }), params)).status).toBe(
     200,
@@ -101,6 +117,11 @@ describe('/metrics conventions', () => {
         text,
       );
     expect(Number(deadline?.[1])).toBeGreaterThan(Date.now() / 1000);
+    expect(text).toMatch(
+      /^erawatch_rollout_window_deadline_timestamp_seconds\{balancer="era-fleet"\} [\d.]+$/m,
+    );
+    // Not probed yet: no gate answer is exported for it, rather than a made-up one.
+    expect(text).not.toContain('erawatch_gate_open{balancer="era-fleet"');
     const age = /^erawatch_poller_last_cycle_age_seconds (\S+)$/m.exec(text);
     expect(Number(age?.[1])).toBeGreaterThanOrEqual(0);
     expect(Number(age?.[1])).toBeLessThan(60);
