@@ -207,7 +207,29 @@ export function BalancerForm({ mode, initial, id }: Props) {
         >
           Probe every A/AAAA address of the public URL&apos;s host
         </Check>
+        <Check
+          field="catalog"
+          checked={values.catalog}
+          onChange={(c) => set('catalog', c)}
+          error={errors.fields.catalog}
+        >
+          List each node&apos;s tools (<code>tools/list</code>) and compare catalogs across nodes
+        </Check>
       </fieldset>
+      <Field
+        field="catalogEvery"
+        label="Catalog every Nth cycle"
+        error={errors.fields.catalogEvery}
+        help="Tools are listed every Nth cycle and whenever a node's era, version or server changes; default 5."
+      >
+        <input
+          type="text"
+          inputMode="numeric"
+          value={values.catalogEvery}
+          onChange={(e) => set('catalogEvery', e.target.value)}
+          {...fieldProps('catalogEvery')}
+        />
+      </Field>
       <Field
         field="legacyVersions"
         label="Legacy revisions accepted"

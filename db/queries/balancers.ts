@@ -55,6 +55,8 @@ function toBalancer(row: BalancerRow): Balancer {
     legacyVersions: row.legacyVersions,
     headers: row.headers,
     attributionHeader: row.attributionHeader,
+    catalog: row.catalog,
+    catalogEvery: row.catalogEvery,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -182,6 +184,8 @@ interface PageRow {
   allowLegacy: number;
   auditLegacy: number;
   attributionHeader: string | null;
+  catalog: number;
+  catalogEvery: number;
   createdAt: number;
   updatedAt: number;
   status: string | null;
@@ -202,7 +206,7 @@ function pageStatement(store: Store): Statement<[string, string, number], PageRo
         b.resolve_dns AS resolveDns, b.samples_per_cycle AS samplesPerCycle, b.interval_ms AS intervalMs,
         b.timeout_ms AS timeoutMs, b.legacy_probe_timeout_ms AS legacyProbeTimeoutMs,
         b.allow_legacy AS allowLegacy, b.audit_legacy AS auditLegacy, b.attribution_header AS attributionHeader,
-        b.created_at AS createdAt, b.updated_at AS updatedAt, s.status, s.severity,
+        b.catalog, b.catalog_every AS catalogEvery, b.created_at AS createdAt, b.updated_at AS updatedAt, s.status, s.severity,
         s.display_status AS displayStatus, s.degraded, s.analyzed_at AS analyzedAt
       FROM balancers b LEFT JOIN balancer_states s ON s.balancer_id = b.id
       WHERE b.name > ? AND b.name LIKE ? ESCAPE '\\'
@@ -237,6 +241,8 @@ export function listBalancerPage(
     allowLegacy: r.allowLegacy === 1,
     auditLegacy: r.auditLegacy === 1,
     attributionHeader: r.attributionHeader,
+    catalog: r.catalog === 1,
+    catalogEvery: r.catalogEvery,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
     summary:

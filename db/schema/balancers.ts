@@ -17,6 +17,8 @@ export const balancers = sqliteTable('balancers', {
   /** Values as given: `env:NAME` stays a reference and is resolved at probe time. */
   headers: text('headers', { mode: 'json' }).$type<Record<string, string>>().notNull(),
   attributionHeader: text('attribution_header'),
+  catalog: integer('catalog', { mode: 'boolean' }).notNull().default(true),
+  catalogEvery: integer('catalog_every').notNull().default(5),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });

@@ -8,6 +8,7 @@ import type { Store } from '@/db';
 import type { ProbeTarget, Verdict } from '@/lib/probe/types';
 import { DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';
 import { analyzeCycle, diffSnapshots, DEFAULT_FLAP_WINDOW_MS, keyedFingerprintOf } from '@/lib/rollout';
+import { carryCatalog, catalogRequestFor } from '@/lib/rollout/catalog';
 import type {
   BalancerAnalysis,
   BalancerSnapshot,
@@ -182,15 +183,32 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       }
     });
 
-  const [nodeVerdicts, sampleVerdicts] = await Promise.all([
+  // The catalog cadence and the last full catalog of each node live in the previous snapshot.
+  const previous = loadPreviousSnapshot(store, balancerId);
+  const cadence = { enabled: balancer.catalog, every: balancer.catalogEvery };
+  const cycleNumber = (previous?.cycle ?? 0) + 1;
+  const lastOf = new Map((previous?.nodes ?? []).map((n) => [n.nodeId, n]));
+  const lastSnapshotOf = (key: string) => {
+    const id = known.get(key)?.id;
+    return id ? lastOf.get(id) : undefined;
+  };
+  const [rawNodeVerdicts, sampleVerdicts] = await Promise.all([
     Promise.all(
-      plan.nodes.map((p) =>
-        probeOne(p.target, plan.headerProblem ?? (dnsProblem && p.origin === 'dns' ? dnsProblem : null)),
-      ),
+      plan.nodes.map((p) => {
+        const catalog = catalogRequestFor(cadence, cycleNumber, lastSnapshotOf(p.key));
+        return probeOne(
+          catalog ? { ...p.target, catalog } : p.target,
+          plan.headerProblem ?? (dnsProblem && p.origin === 'dns' ? dnsProblem : null),
+        );
+      }),
     ),
     Promise.all(plan.samples.map((t) => probeOne(t, plan.headerProblem))),
   ]);
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
+  const nodeVerdicts = rawNodeVerdicts.map((v, i) => {
+    const p = plan.nodes[i];
+    return p ? carryCatalog(v, lastSnapshotOf(p.key), cadence.enabled) : v;
+  });
 
   const at = deps.now();
   const newNodes: NewNode[] = [];
@@ -254,7 +272,6 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   }
   results.push(...sampleStates.values());
 
-  const previous = loadPreviousSnapshot(store, balancerId);
   const open = getOpenWindow(store, balancerId);
   const analysis = analyzeCycle({
     balancerId,

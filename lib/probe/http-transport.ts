@@ -387,6 +387,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.settled = true;
     clearTimeout(this.timer);
     this.record.outcome = outcome;
+    this.record.bytes = this.total;
     if (detail) this.record.detail = detail;
     this.record.elapsedMs = Math.max(0, this.config.now() - this.started);
     this.resolve(this.record);

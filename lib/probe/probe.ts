@@ -26,10 +26,19 @@ import {
   type DiscoverClass,
   type DiscoverFacts,
 } from './classify';
+import { listCatalog, settledKeyOf } from './catalog';
 import { HttpTransport, outcomeOfError } from './http-transport';
 import type { Exchange, JsonRpcRequest, ProbeTransport, SendOptions } from './transport';
 import { unavailableVerdict } from './types';
-import type { EvidenceStep, Outcome, ProbeOptions, ProbeStep, ProbeTarget, Verdict } from './types';
+import type {
+  EvidenceStep,
+  Outcome,
+  ProbeOptions,
+  ProbeStep,
+  ProbeTarget,
+  ToolCatalog,
+  Verdict,
+} from './types';
 
 export interface ProbeDeps {
   /** The shared keep-alive Agent (createProbeAgent); never one per probe. */
@@ -87,6 +96,7 @@ interface ProbeState {
   /** A recognised modern error was seen: no initialize may follow, whatever the target says. */
   modernErrorSeen: boolean;
   discovered: boolean;
+  now: () => number;
 }
 
 /**
@@ -106,6 +116,7 @@ export async function probeNode(
     served: new Set(),
     modernErrorSeen: false,
     discovered: false,
+    now,
   };
   const v = state.verdict;
   try {
@@ -260,6 +271,7 @@ function recordStep(
     elapsedMs: ex.elapsedMs,
   };
   if (ex.detail) evidence.detail = ex.detail;
+  if (ex.servedBy) evidence.servedBy = ex.servedBy;
   state.verdict.evidence.push(evidence);
   return evidence;
 }
@@ -292,7 +304,13 @@ async function runProbe(
     await settleModernAnswer(transport, options, state, asked, first, send);
   } else if (target.allowLegacy) {
     // On stdio a discover that timed out stays open: its late answer may still settle the era.
-    await probeLegacy(transport, options, state, ex.outcome === 'timeout' ? { request, asked, send } : null);
+    await probeLegacy(
+      transport,
+      target,
+      options,
+      state,
+      ex.outcome === 'timeout' ? { request, asked, send } : null,
+    );
   } else {
     v.verdict = 'unavailable';
     v.reason = ambiguousReason(ex.outcome);
@@ -301,6 +319,9 @@ async function runProbe(
   // The audit follows only a settled modern (DiscoverResult) or legacy verdict: never an ambiguous answer,
   // a modern error, or a modern_incompatible node.
   const settled = (state.discovered && v.verdict === 'modern') || v.verdict === 'legacy';
+  if (state.discovered && v.verdict === 'modern' && v.negotiatedVersion && wantsCatalog(target, v)) {
+    await listModernCatalog(transport, options, state, v.negotiatedVersion);
+  }
   if (target.auditLegacy && !state.modernErrorSeen && settled) {
     await auditLegacy(transport, options, state);
   }
@@ -328,6 +349,92 @@ async function settleModernAnswer(
   } else {
     await negotiateAfterUnsupported(transport, options, state, asked, answer.supported, send);
   }
+}
+
+function wantsCatalog(target: ProbeTarget, v: Verdict): boolean {
+  const request = target.catalog;
+  if (!request) return false;
+  return request.list === 'always' || request.settledKey !== settledKeyOf(v);
+}
+
+function catalogLimits(options: ProbeOptions) {
+  return {
+    maxPages: options.catalogMaxPages ?? 20,
+    maxBytes: options.catalogMaxBytes ?? options.maxBodyBytes,
+    timeoutMs: options.timeoutMs,
+  };
+}
+
+function recordCatalog(state: ProbeState, catalog: ToolCatalog): void {
+  state.verdict.catalog = catalog;
+  const last = state.verdict.evidence.at(-1);
+  if (last?.step !== 'catalog') return;
+  appendDetail(
+    last,
+    catalog.status === 'listed'
+      ? `catalog: ${catalog.names.length} tools over ${catalog.pages} page(s)`
+      : `catalog not listed: ${catalog.reason ?? 'unknown'}`,
+  );
+}
+
+/** tools/list with the full `_meta` at the negotiated revision, as every modern request carries. */
+async function listModernCatalog(
+  transport: ProbeTransport,
+  options: ProbeOptions,
+  state: ProbeState,
+  version: string,
+): Promise<void> {
+  const makeRequest = (cursor: string | null): JsonRpcRequest => ({
+    jsonrpc: '2.0',
+    id: nextRequestId(),
+    method: 'tools/list',
+    params: { ...discoverRequest(version, options).params, ...(cursor === null ? {} : { cursor }) },
+  });
+  const catalog = await listCatalog(
+    makeRequest,
+    async (request, send) => {
+      const ex = await transport.request(request, {
+        ...send,
+        protocolVersionHeader: version,
+        methodHeader: true,
+      });
+      recordStep(state, 'catalog', request, version, ex);
+      return ex;
+    },
+    catalogLimits(options),
+    settledKeyOf(state.verdict),
+    state.now,
+  );
+  recordCatalog(state, catalog);
+}
+
+/** tools/list inside the initialized legacy session (plain params, the session id echoed). */
+async function listLegacyCatalog(
+  transport: ProbeTransport,
+  options: ProbeOptions,
+  state: ProbeState,
+  version: string,
+  sessionId: string | undefined,
+): Promise<void> {
+  const makeRequest = (cursor: string | null): JsonRpcRequest => ({
+    jsonrpc: '2.0',
+    id: nextRequestId(),
+    method: 'tools/list',
+    params: cursor === null ? {} : { cursor },
+  });
+  const limits = { ...catalogLimits(options), timeoutMs: options.legacyProbeTimeoutMs };
+  const catalog = await listCatalog(
+    makeRequest,
+    async (request, send) => {
+      const ex = await transport.request(request, { ...send, protocolVersionHeader: version, sessionId });
+      recordStep(state, 'catalog', request, version, ex);
+      return ex;
+    },
+    limits,
+    settledKeyOf(state.verdict),
+    state.now,
+  );
+  recordCatalog(state, catalog);
 }
 
 function settleModern(state: ProbeState, version: string | null, reason: string): void {
@@ -484,6 +591,7 @@ interface OpenDiscover {
 
 async function probeLegacy(
   transport: ProbeTransport,
+  target: ProbeTarget,
   options: ProbeOptions,
   state: ProbeState,
   openDiscover: OpenDiscover | null,
@@ -518,6 +626,15 @@ async function probeLegacy(
         },
       );
       appendDetail(attempt.step, `notifications/initialized: ${note.httpStatus ?? note.outcome}`);
+      if (wantsCatalog(target, v)) {
+        await listLegacyCatalog(
+          transport,
+          options,
+          state,
+          attempt.protocolVersion,
+          ex.sessionId ?? undefined,
+        );
+      }
     }
   } else {
     v.reason = ex.outcome;

@@ -48,6 +48,8 @@ export interface Exchange {
    * process's stdin (stdio). False when it was refused, never connected, or the channel was already gone.
    */
   delivered?: boolean;
+  /** Body bytes read (after decompression), when the transport counts them. */
+  bytes?: number;
 }
 
 export interface ProbeTransport {

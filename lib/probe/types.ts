@@ -7,7 +7,14 @@ export type ClientEra = (typeof CLIENT_ERAS)[number];
 export const SERVED_ERAS = ['modern-only', 'dual-era', 'legacy-only', 'unknown'] as const;
 export type ServedEra = (typeof SERVED_ERAS)[number];
 
-export const PROBE_STEPS = ['discover', 'discover-retry', 'initialize', 'discover-late', 'audit'] as const;
+export const PROBE_STEPS = [
+  'discover',
+  'discover-retry',
+  'initialize',
+  'discover-late',
+  'audit',
+  'catalog',
+] as const;
 export type ProbeStep = (typeof PROBE_STEPS)[number];
 
 /** What one request/response exchange came to. `result` and `rpc_error` are protocol answers; the rest are not. */
@@ -74,6 +81,8 @@ export interface EvidenceStep {
   checks?: LegacyCheck[];
   /** True when the server issued an Mcp-Session-Id (which the probe then ended with DELETE). */
   sessionIssued?: boolean;
+  /** The attribution header's value on this response, when configured and present. */
+  servedBy?: string;
 }
 
 export interface ServerInfo {
@@ -85,6 +94,35 @@ export interface CacheHint {
   ttlMs: number;
   cacheScope: string;
 }
+
+export const CATALOG_STATUSES = ['listed', 'carried', 'failed'] as const;
+export type CatalogStatus = (typeof CATALOG_STATUSES)[number];
+
+/**
+ * The node's tools/list, reduced to what a fingerprint compares. `listed`: complete this probe; `carried`:
+ * kept from an earlier probe (cadence, or this listing failed: `reason`); `failed`: never listed in full.
+ */
+export interface ToolCatalog {
+  status: CatalogStatus;
+  /** Tool names, sorted. */
+  names: string[];
+  /** Per tool (in `names` order), a short digest of its name, description and input schema. */
+  toolDigests: string[];
+  /** Digest over every tool's name, description and input schema; null when never listed in full. */
+  digest: string | null;
+  ttlMs: number | null;
+  cacheScope: string | null;
+  pages: number;
+  /** Epoch ms of the listing these names come from. */
+  listedAt: number;
+  /** What the verdict was when listed (era, version, server): a change triggers a new listing. */
+  settledKey: string;
+  /** Why the latest listing did not complete, when it did not. */
+  reason?: string;
+}
+
+/** When the probe lists tools after a settled verdict: always, or only when the settled verdict changed. */
+export type CatalogRequest = { list: 'always' } | { list: 'if-changed'; settledKey: string };
 
 export interface Verdict {
   url: string;
@@ -108,6 +146,8 @@ export interface Verdict {
   address: string | null;
   /** Value of the target's attribution response header (e.g. x-served-by), when configured and present. */
   servedBy: string | null;
+  /** The tool catalog; absent or null when not listed (catalog off, cadence, or no settled verdict). */
+  catalog?: ToolCatalog | null;
 }
 
 export interface ProbeTarget {
@@ -120,6 +160,8 @@ export interface ProbeTarget {
   auditLegacy?: boolean;
   /** Response header whose value names the node that answered (for samples through a balancer). */
   attributionHeader?: string;
+  /** List the tool catalog after a settled verdict; omitted: never. */
+  catalog?: CatalogRequest;
 }
 
 export interface ProbeOptions {
@@ -131,6 +173,9 @@ export interface ProbeOptions {
   legacyProbeTimeoutMs: number;
   maxBodyBytes: number;
   clientInfo: ServerInfo;
+  /** tools/list pages followed at most, and bytes read at most across them. */
+  catalogMaxPages?: number;
+  catalogMaxBytes?: number;
 }
 
 export const DEFAULT_MODERN_VERSIONS = ['2026-07-28'] as const;
@@ -143,6 +188,8 @@ export const DEFAULT_PROBE_OPTIONS: ProbeOptions = {
   legacyProbeTimeoutMs: 3_000,
   maxBodyBytes: 1024 * 1024,
   clientInfo: { name: 'erawatch', version: '0.1.0' },
+  catalogMaxPages: 20,
+  catalogMaxBytes: 1024 * 1024,
 };
 
 /** A verdict that concluded nothing yet: unavailable, no evidence. Probes start from it; so do skipped nodes. */

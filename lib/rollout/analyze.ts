@@ -1,9 +1,11 @@
 // One balancer, one cycle: partition by fingerprint, flag divergence, degradation and flapping, measure
 // the cache hazard, evaluate gates and window progress, and produce the snapshot the next cycle diffs.
 import { EraCache } from '@/lib/probe/era-cache';
-import type { Verdict } from '@/lib/probe/types';
+import type { ToolCatalog, Verdict } from '@/lib/probe/types';
+import { annotateCatalogs, catalogTtlOf, divergenceReasons } from './catalog';
 import { keyedFingerprintOf } from './fingerprint';
 import { evaluateGate } from './gate';
+import { placeSample } from './samples';
 import type {
   BalancerAnalysis,
   BalancerSnapshot,
@@ -51,6 +53,8 @@ export function partitionByFingerprint(nodes: KeyedNode[], samples: KeyedSample[
       sampleCount: 0,
       sampleNodeIds: [],
       sampleNodes: new Set<string>(),
+      toolNames: null,
+      catalogDiff: null,
     };
     groups.set(keyed.key, created);
     return created;
@@ -113,6 +117,7 @@ export function measureCacheHazard(
     contradictingSamples: contradicting,
     contradictingShare: available.length >= 2 ? contradicting / available.length : null,
     differingSamples: differing,
+    catalogTtlMs: null,
   };
 }
 
@@ -137,19 +142,46 @@ export function pickDisplayStatus(flags: Partial<Record<DisplayStatus, boolean>>
   return DISPLAY_STATUSES.find((s) => flags[s] === true) ?? 'unknown';
 }
 
+const rawKeyed = (v: Verdict): Keyed => keyedFingerprintOf(v);
+
 export function analyzeCycle(input: CycleInput): BalancerAnalysis {
   const { flapThreshold, flapWindowMs } = validateCycleInput(input);
   const prev = input.previous ?? null;
   const at = input.at;
 
   const nodes: KeyedNode[] = input.nodes.map((obs) => ({ obs, keyed: keyedFingerprintOf(obs.verdict) }));
-  const samples: KeyedSample[] = input.samples.map((obs) => ({
-    obs,
-    keyed: keyedFingerprintOf(obs.verdict),
-  }));
+  // A sample joins a group by what one response carried (samples.ts), never by facts assembled from
+  // requests that may have reached different nodes.
+  const nodeGroups = partitionByFingerprint(nodes, []);
+  const keyOfNode = new Map(nodes.flatMap((n) => (n.keyed ? [[n.obs.nodeId, n.keyed.key] as const] : [])));
+  let unplacedSamples = 0;
+  const samples: KeyedSample[] = input.samples.map((obs) => {
+    if (obs.verdict.verdict === 'unavailable') return { obs, keyed: null };
+    const placed = placeSample(
+      obs.verdict,
+      obs.nodeId ? (keyOfNode.get(obs.nodeId) ?? null) : null,
+      nodeGroups,
+    );
+    if (placed.kind === 'unplaced') {
+      unplacedSamples += 1;
+      return { obs, keyed: null };
+    }
+    return { obs, keyed: { key: placed.key, fingerprint: placed.fingerprint } };
+  });
+  const placedSamples = samples.filter((s) => s.keyed !== null);
+  const unavailableSampleObs = samples.filter((s) => s.obs.verdict.verdict === 'unavailable');
 
-  const partition = partitionByFingerprint(nodes, samples);
+  const catalogs = new Map<string, ToolCatalog>();
+  for (const n of nodes) {
+    const catalog = n.obs.verdict.catalog;
+    if (n.keyed && catalog?.digest && !catalogs.has(n.keyed.key)) catalogs.set(n.keyed.key, catalog);
+  }
+  const partition = annotateCatalogs(
+    partitionByFingerprint(nodes, placedSamples),
+    (key) => catalogs.get(key) ?? null,
+  );
   const { state, severity } = stateOfPartition(partition);
+  const reasons = state === 'non-uniform' ? divergenceReasons(partition) : [];
   const only = partition.length === 1 ? partition[0] : undefined;
 
   const degraded = nodes
@@ -161,16 +193,20 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
       anomaly: n.obs.verdict.anomaly,
     }))
     .sort((a, b) => byText(a.nodeId, b.nodeId));
-  const unavailableSamples = samples
-    .filter((s) => s.keyed === null)
-    .map((s) => ({ nodeId: s.obs.nodeId, url: s.obs.verdict.url, reason: s.obs.verdict.reason }));
+  const unavailableSamples = unavailableSampleObs.map((s) => ({
+    nodeId: s.obs.nodeId,
+    url: s.obs.verdict.url,
+    reason: s.obs.verdict.reason,
+  }));
   const isDegraded = degraded.length > 0 || unavailableSamples.length > 0;
 
   const flapping = findFlapping(input.nodes, at, flapThreshold, flapWindowMs);
   const cacheHazard = measureCacheHazard(
     [...input.nodes.map((n) => n.verdict), ...input.samples.map((s) => s.verdict)],
-    samples.map((s) => ({ verdict: s.obs.verdict, keyed: s.keyed })),
+    // What a caching client met counts every answering sample, placed or not.
+    samples.map((s) => ({ verdict: s.obs.verdict, keyed: s.keyed ?? rawKeyed(s.obs.verdict) })),
   );
+  cacheHazard.catalogTtlMs = catalogTtlOf(input.nodes.map((n) => n.verdict));
   const gates = [...new Set(input.gateRevisions)].map((revision) => ({
     revision,
     ...evaluateGate(input.nodes, revision),
@@ -188,12 +224,14 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
 
   const rolling = window?.status === 'open' && state === 'non-uniform';
   const probed = nodes.length + samples.length;
+  // Samples that answered but joined no group still answered: the balancer is not down.
+  const down = state === 'unknown' && probed > 0 && unplacedSamples === 0;
   const displayStatus = pickDisplayStatus({
     stuck: window?.status === 'stuck',
     rolling,
     'era-split': severity === 'era-split',
     drift: severity === 'drift',
-    down: state === 'unknown' && probed > 0,
+    down,
     flapping: flapping.length > 0,
     degraded: isDegraded,
     uniform: state === 'uniform',
@@ -218,6 +256,8 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
     partition,
     degraded,
     unavailableSamples,
+    unplacedSamples,
+    reasons,
     isDegraded,
     flapping,
     cacheHazard,
@@ -230,7 +270,7 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
       nodes: nodes.length,
       availableNodes: nodes.filter((n) => n.keyed !== null).length,
       samples: samples.length,
-      availableSamples: cacheHazard.availableSamples,
+      availableSamples: samples.length - unavailableSampleObs.length,
     },
     snapshot,
   };
@@ -255,6 +295,9 @@ function buildSnapshot(
   const lastKnown = new Map((prev?.nodes ?? []).map((n) => [n.nodeId, n]));
   const nodes: NodeSnapshot[] = parts.nodes
     .map(({ obs, keyed }): NodeSnapshot => {
+      const known = lastKnown.get(obs.nodeId);
+      const current = obs.verdict.catalog;
+      const catalog = current?.digest ? current : (known?.catalog ?? null);
       if (keyed) {
         return {
           nodeId: obs.nodeId,
@@ -263,9 +306,9 @@ function buildSnapshot(
           fingerprintKey: keyed.key,
           era: keyed.fingerprint.era,
           servedEras: keyed.fingerprint.servedEras,
+          catalog,
         };
       }
-      const known = lastKnown.get(obs.nodeId);
       return {
         nodeId: obs.nodeId,
         available: false,
@@ -273,6 +316,7 @@ function buildSnapshot(
         fingerprintKey: known?.fingerprintKey ?? null,
         era: known?.era ?? null,
         servedEras: known?.servedEras ?? null,
+        catalog: known?.catalog ?? null,
       };
     })
     .sort((a, b) => byText(a.nodeId, b.nodeId));
@@ -299,5 +343,6 @@ function buildSnapshot(
       .map((g) => ({ revision: g.revision, ready: g.ready, reasons: g.reasons }))
       .sort((a, b) => byText(a.revision, b.revision)),
     stuckWindows,
+    cycle: (prev?.cycle ?? 0) + 1,
   };
 }

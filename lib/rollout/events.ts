@@ -47,6 +47,20 @@ export function diffSnapshots(
         downReason: old.reason,
       });
     }
+    // A catalog change is a change of the last full listing: carried and failed listings keep the digest.
+    const listedBefore = old?.catalog?.digest ? old.catalog : null;
+    const after = node.catalog?.digest ? node.catalog : null;
+    if (listedBefore && after && listedBefore.digest !== after.digest) {
+      const was = new Map(listedBefore.names.map((n, i) => [n, listedBefore.toolDigests[i]]));
+      const now = new Set(after.names);
+      emit('node.catalog_changed', node.nodeId, {
+        added: after.names.filter((n) => !was.has(n)),
+        removed: listedBefore.names.filter((n) => !now.has(n)),
+        changed: after.names.filter((n, i) => was.has(n) && was.get(n) !== after.toolDigests[i]),
+        from: listedBefore.digest,
+        to: after.digest,
+      });
+    }
     // `old` holds the last known era even across an outage, so an upgrade during a restart counts.
     if (old && old.era !== null && (old.era !== node.era || old.servedEras !== node.servedEras)) {
       emit('node.era_changed', node.nodeId, {

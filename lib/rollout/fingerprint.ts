@@ -17,6 +17,7 @@ export function fingerprintOf(v: Verdict): Fingerprint | null {
     servedEras: v.servedEras,
     serverName: v.serverInfo?.name ?? null,
     serverVersion: v.serverInfo?.version ?? null,
+    catalogDigest: v.catalog?.digest ?? null,
   };
 }
 
@@ -41,16 +42,21 @@ export function hashText(text: string): string {
   return hex(hashLane(text, 0x811c9dc5)) + hex(hashLane(text, 0x050c5d1f));
 }
 
-/** The canonical text a key is hashed from; `supported` is order-insensitive and deduplicated. */
+/**
+ * The canonical text a key is hashed from; `supported` is order-insensitive and deduplicated. A fingerprint
+ * without a catalog hashes as before catalogs existed, so stored keys stay valid where the catalog is off.
+ */
 export function canonicalFingerprint(fp: Fingerprint): string {
-  return JSON.stringify([
+  const parts: unknown[] = [
     fp.era,
     fp.negotiatedVersion,
     normalizeRevisions(fp.supported),
     fp.servedEras,
     fp.serverName,
     fp.serverVersion,
-  ]);
+  ];
+  if (fp.catalogDigest) parts.push(fp.catalogDigest);
+  return JSON.stringify(parts);
 }
 
 /** Short and stable, e.g. `fp_3f1c0a9b52e4d670`. */

@@ -100,6 +100,7 @@ export const EVENT_LABELS: Record<EventType, string> = {
   'node.unavailable': 'Node unavailable',
   'node.recovered': 'Node recovered',
   'node.era_changed': 'Node era changed',
+  'node.catalog_changed': 'Node catalog changed',
   'node.flapping': 'Node flapping',
   'rollout.stuck': 'Rollout stuck',
   'gate.opened': 'Gate opened',

@@ -1,6 +1,6 @@
 // The rollout analysis contract. The poller persists BalancerSnapshot and EventDraft, the API and the UI
 // read BalancerAnalysis, so extend these shapes, do not rename them. Client-safe: no Node imports.
-import type { ServedEra, Verdict } from '@/lib/probe/types';
+import type { ServedEra, ToolCatalog, Verdict } from '@/lib/probe/types';
 
 export type AvailableEra = 'modern' | 'legacy';
 
@@ -12,6 +12,8 @@ export interface Fingerprint {
   servedEras: ServedEra;
   serverName: string | null;
   serverVersion: string | null;
+  /** The tool catalog's digest; null when not listed (catalog off, or never listed in full). */
+  catalogDigest?: string | null;
 }
 
 export interface NodeObservation {
@@ -79,6 +81,16 @@ export interface PartitionGroup {
   sampleCount: number;
   /** Distinct nodes that samples in this group were attributed to, sorted. */
   sampleNodeIds: string[];
+  /** The group's tool names (sorted), when its catalog was listed. */
+  toolNames?: string[] | null;
+  /** Tools this group adds, lacks, or has in another form (description, schema) against the largest group. */
+  catalogDiff?: CatalogDiff | null;
+}
+
+export interface CatalogDiff {
+  adds: string[];
+  lacks: string[];
+  changed: string[];
 }
 
 export interface UnavailableNode {
@@ -111,6 +123,8 @@ export interface CacheHazard {
   contradictingShare: number | null;
   /** Available samples whose fingerprint differs from the first one's at all (drift included). */
   differingSamples: number;
+  /** Largest catalog ttlMs among nodes when their catalogs differ: how long a client may call missing tools. */
+  catalogTtlMs?: number | null;
 }
 
 export interface GateResult {
@@ -162,6 +176,13 @@ export interface BalancerAnalysis {
   /** Unavailable nodes with their reasons: reported beside the state, never counted as divergence. */
   degraded: UnavailableNode[];
   unavailableSamples: UnavailableSample[];
+  /**
+   * Available samples that joined no group: their answer was assembled from several requests the balancer
+   * may have routed to different nodes (e.g. discover on one, initialize on another), and no node presents it.
+   */
+  unplacedSamples?: number;
+  /** What differs between the groups when non-uniform, e.g. "catalog differs"; empty otherwise. */
+  reasons?: string[];
   isDegraded: boolean;
   flapping: FlappingNode[];
   cacheHazard: CacheHazard;
@@ -185,6 +206,8 @@ export interface NodeSnapshot {
   fingerprintKey: string | null;
   era: AvailableEra | null;
   servedEras: ServedEra | null;
+  /** The last catalog listed in full (kept across outages and cadence), for the next cycle to carry and diff. */
+  catalog?: ToolCatalog | null;
 }
 
 export interface GateSnapshot {
@@ -219,6 +242,8 @@ export interface BalancerSnapshot {
   gates: GateSnapshot[];
   /** Windows already flagged stuck, oldest first, bounded. */
   stuckWindows: string[];
+  /** Cycles analysed so far, this one included (the catalog cadence counts them). */
+  cycle?: number;
 }
 
 export const EVENT_TYPES = [
@@ -227,6 +252,7 @@ export const EVENT_TYPES = [
   'node.unavailable',
   'node.recovered',
   'node.era_changed',
+  'node.catalog_changed',
   'node.flapping',
   'rollout.stuck',
   'gate.opened',

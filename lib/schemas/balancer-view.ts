@@ -38,6 +38,8 @@ export const BalancerView = z
     legacyVersions: z.array(z.string()),
     headers: z.record(z.string(), z.string()).meta({ description: `literal values shown as ${REDACTED}` }),
     attributionHeader: z.string().nullable(),
+    catalog: z.boolean(),
+    catalogEvery: z.int(),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     summary: z

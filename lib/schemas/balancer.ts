@@ -45,6 +45,10 @@ const balancerFields = {
     .default([...DEFAULT_LEGACY_VERSIONS]),
   headers: z.record(headerName, headerValue).default({}),
   attributionHeader: headerName.nullable().default(null),
+  /** List each node's tools after a settled verdict; the catalog is then a fingerprint dimension. */
+  catalog: z.boolean().default(true),
+  /** List tools every Nth cycle, and whenever a node's verdict (era, version, server) changes. */
+  catalogEvery: z.int().min(1).max(1_000).default(5),
 };
 
 function deadlineBelowInterval(b: { timeoutMs: number; legacyProbeTimeoutMs: number; intervalMs: number }) {

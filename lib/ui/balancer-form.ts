@@ -20,6 +20,8 @@ export interface BalancerFormValues {
   /** One `Name: value` per line. */
   headers: string;
   attributionHeader: string;
+  catalog: boolean;
+  catalogEvery: string;
 }
 
 export const FORM_FIELDS = [
@@ -36,6 +38,8 @@ export const FORM_FIELDS = [
   'legacyVersions',
   'headers',
   'attributionHeader',
+  'catalog',
+  'catalogEvery',
 ] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 
@@ -53,6 +57,8 @@ export const EMPTY_FORM: BalancerFormValues = {
   legacyVersions: '',
   headers: '',
   attributionHeader: '',
+  catalog: true,
+  catalogEvery: '',
 };
 
 export function formFromBalancer(b: Balancer): BalancerFormValues {
@@ -72,6 +78,8 @@ export function formFromBalancer(b: Balancer): BalancerFormValues {
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n'),
     attributionHeader: b.attributionHeader ?? '',
+    catalog: b.catalog,
+    catalogEvery: String(b.catalogEvery),
   };
 }
 
@@ -97,8 +105,15 @@ export function bodyFromForm(v: BalancerFormValues): Record<string, unknown> {
     resolveDns: v.resolveDns,
     allowLegacy: v.allowLegacy,
     auditLegacy: v.auditLegacy,
+    catalog: v.catalog,
   };
-  for (const key of ['samplesPerCycle', 'intervalMs', 'timeoutMs', 'legacyProbeTimeoutMs'] as const) {
+  for (const key of [
+    'samplesPerCycle',
+    'intervalMs',
+    'timeoutMs',
+    'legacyProbeTimeoutMs',
+    'catalogEvery',
+  ] as const) {
     if (v[key].trim() !== '') body[key] = numberOrText(v[key]);
   }
   const versions = v.legacyVersions.split(/[\s,]+/).filter((s) => s !== '');

@@ -18,6 +18,7 @@ const EVENT_LOOK: Record<EventType, { icon: IconName; tone: Tone }> = {
   'node.unavailable': { icon: 'unavailable', tone: 'bad' },
   'node.recovered': { icon: 'check', tone: 'ok' },
   'node.era_changed': { icon: 'rolling', tone: 'info' },
+  'node.catalog_changed': { icon: 'rolling', tone: 'info' },
   'node.flapping': { icon: 'flap', tone: 'warn' },
   'rollout.stuck': { icon: 'alert', tone: 'bad' },
   'gate.opened': { icon: 'unlock', tone: 'ok' },
@@ -63,6 +64,15 @@ export function describeEvent(e: EventLike): string {
         .join(', ');
     case 'node.era_changed':
       return `${eraText(d.from)} → ${eraText(d.to)}`;
+    case 'node.catalog_changed': {
+      const names = (v: unknown) => (Array.isArray(v) ? v.filter((n) => typeof n === 'string') : []);
+      const parts = [
+        ...names(d.added).map((n) => `+${n}`),
+        ...names(d.removed).map((n) => `−${n}`),
+        ...names(d.changed).map((n) => `~${n}`),
+      ];
+      return parts.length > 0 ? parts.join(' ') : 'descriptions or schemas changed';
+    }
     case 'gate.opened':
       return str(d.revision) ?? '';
     case 'gate.closed': {

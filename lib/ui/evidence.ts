@@ -7,6 +7,7 @@ export const STEP_TEXT: Record<ProbeStep, string> = {
   initialize: 'one bounded legacy initialize (allowLegacy)',
   'discover-late': 'the answer to server/discover after its deadline (stdio keeps the request open)',
   audit: 'legacy audit initialize (served set only)',
+  catalog: 'tools/list page (the tool catalog, after a settled verdict)',
 };
 
 export const LEGACY_CHECK_TEXT: Record<LegacyCheckName, string> = {

@@ -18,6 +18,7 @@ import {
   legacyVerdict,
   modernVerdict,
   node,
+  oneNodeLegacy,
   sample,
   unavailableVerdict,
 } from './verdict-factory';
@@ -115,7 +116,7 @@ describe('analyzeCycle: state, severity and degradation', () => {
     {
       name: 'a sample that contradicts uniform nodes makes the balancer non-uniform',
       nodes: [node('a', modernVerdict()), node('b', modernVerdict())],
-      samples: [sample(modernVerdict()), sample(legacyVerdict())],
+      samples: [sample(modernVerdict()), sample(oneNodeLegacy('lb-node-9'))],
       state: 'non-uniform',
       severity: 'era-split',
       degraded: [],
@@ -225,6 +226,8 @@ describe('analyzeCycle: partition', () => {
         nodeIds: ['n1', 'n3'],
         sampleCount: 3,
         sampleNodeIds: ['n1', 'n3'],
+        toolNames: null,
+        catalogDiff: null,
       },
       {
         key: fingerprintKey(legacy),
@@ -232,6 +235,8 @@ describe('analyzeCycle: partition', () => {
         nodeIds: ['n4'],
         sampleCount: 2,
         sampleNodeIds: ['n4'],
+        toolNames: null,
+        catalogDiff: null,
       },
       {
         key: fingerprintKey(modern),
@@ -239,6 +244,8 @@ describe('analyzeCycle: partition', () => {
         nodeIds: ['n5'],
         sampleCount: 0,
         sampleNodeIds: [],
+        toolNames: null,
+        catalogDiff: null,
       },
     ]);
     expect(a.state).toBe('non-uniform');
@@ -365,9 +372,9 @@ describe('analyzeCycle: cache hazard', () => {
   });
 
   it('counts drift as differing but not as a contradiction a caching client would trip over', () => {
-    const dual = modernVerdict({ supported: ['2026-07-28', '2025-11-25'], servedEras: 'dual-era' });
+    const newer = modernVerdict({ serverInfo: { name: 'fleet-server', version: '2.5.0' } });
     const a = analyzeCycle(
-      cycleInput({ samples: [sample(modernVerdict()), sample(dual), sample(modernVerdict())] }),
+      cycleInput({ samples: [sample(modernVerdict()), sample(newer), sample(modernVerdict())] }),
     );
     expect(a.state).toBe('non-uniform');
     expect(a.cacheHazard.differingSamples).toBe(1);
@@ -622,6 +629,7 @@ describe('analyzeCycle: snapshot', () => {
         fingerprintKey: first.snapshot.nodes[0]?.fingerprintKey,
         era: 'legacy',
         servedEras: 'legacy-only',
+        catalog: null,
       },
     ]);
     expect(down.snapshot.settledState).toBe('uniform');

@@ -38,7 +38,29 @@ describe('fingerprintOf', () => {
       servedEras: 'dual-era',
       serverName: 'a',
       serverVersion: '9',
+      catalogDigest: null,
     });
+  });
+
+  it('takes the catalog digest, and a catalog makes a different key than none', () => {
+    const catalog = {
+      status: 'listed' as const,
+      names: ['echo'],
+      toolDigests: ['abc'],
+      digest: 'cat_1',
+      ttlMs: 0,
+      cacheScope: 'private',
+      pages: 1,
+      listedAt: 0,
+      settledKey: '[]',
+    };
+    expect(fingerprintOf(modernVerdict({ catalog }))?.catalogDigest).toBe('cat_1');
+    expect(keyOf(modernVerdict({ catalog }))).not.toBe(keyOf(modernVerdict()));
+    expect(keyOf(modernVerdict({ catalog: { ...catalog, digest: 'cat_2' } }))).not.toBe(
+      keyOf(modernVerdict({ catalog })),
+    );
+    // A verdict without a catalog keeps the key it had before catalogs existed.
+    expect(keyOf(modernVerdict({ catalog: null }))).toBe('fp_e6c0b1c20fdceab3');
   });
 
   it('keeps a missing server identity as null', () => {

@@ -83,3 +83,24 @@ export function cycleInput(over: Partial<CycleInput> = {}): CycleInput {
     ...over,
   };
 }
+
+/** A legacy sample whose discover and initialize both came back from one attributed node. */
+export function oneNodeLegacy(servedBy: string, over: Partial<Verdict> = {}): Verdict {
+  const step = (step: 'discover' | 'initialize', method: string) => ({
+    step,
+    method,
+    protocolVersion: step === 'discover' ? MODERN : LEGACY,
+    requestId: `${step}-1`,
+    httpStatus: 400,
+    contentType: 'application/json',
+    outcome: 'rpc_error' as const,
+    rpcError: null,
+    elapsedMs: 1,
+    servedBy,
+  });
+  return legacyVerdict({
+    servedBy,
+    evidence: [step('discover', 'server/discover'), step('initialize', 'initialize')],
+    ...over,
+  });
+}

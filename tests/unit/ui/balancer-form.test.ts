@@ -21,11 +21,18 @@ describe('bodyFromForm', () => {
       resolveDns: false,
       allowLegacy: false,
       auditLegacy: false,
+      catalog: true,
       intervalMs: 10000,
       legacyVersions: ['2025-11-25', '2025-06-18'],
       headers: { Authorization: 'env:TOKEN', 'X-A': 'b:c' },
       attributionHeader: 'x-served-by',
     });
+  });
+
+  it('sends the catalog switch and its cadence', () => {
+    const body = bodyFromForm({ ...EMPTY_FORM, catalog: false, catalogEvery: '3' });
+    expect(body).toMatchObject({ catalog: false, catalogEvery: 3 });
+    expect(bodyFromForm(EMPTY_FORM)).not.toHaveProperty('catalogEvery');
   });
 
   it('passes text that is not a number through, so the API can name the field', () => {
