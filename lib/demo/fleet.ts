@@ -9,13 +9,16 @@ import { startPeer, type PeerKind, type RunningPeer } from '@/lib/peers/spawn';
 export interface Release {
   kind: PeerKind;
   version: string;
+  /** The tools the build registers (the peer's default, `echo`, when omitted). */
+  tools?: readonly string[];
 }
 
 /** The search service's three builds, oldest first: the rollout moves every node to `modern`. */
+// The modern build also ships a new tool, so the rollout moves the tool catalog as well as the era.
 export const SEARCH_RELEASES = {
-  legacy: { kind: 'v1-stateful', version: '1.9.0' },
-  dual: { kind: 'v2-dual', version: '2.0.0' },
-  modern: { kind: 'v2-modern', version: '2.1.0' },
+  legacy: { kind: 'v1-stateful', version: '1.9.0', tools: ['search'] },
+  dual: { kind: 'v2-dual', version: '2.0.0', tools: ['search'] },
+  modern: { kind: 'v2-modern', version: '2.1.0', tools: ['search', 'suggest'] },
 } as const satisfies Record<string, Release>;
 export type SearchRelease = keyof typeof SEARCH_RELEASES;
 
@@ -159,6 +162,7 @@ export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<De
           port: portAt(i),
           name: spec.serverName,
           version: spec.release.version,
+          ...(spec.release.tools ? { tools: [...spec.release.tools] } : {}),
         });
         await warmUpNode(peer.url);
         return { spec, peer, release: spec.release };
@@ -251,6 +255,7 @@ export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<De
             port,
             name: slot.spec.serverName,
             version: release.version,
+            ...(release.tools ? { tools: [...release.tools] } : {}),
           });
           await warmUpNode(slot.peer.url);
           slot.release = release;
@@ -264,7 +269,7 @@ export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<De
   };
 }
 
-type PeerSpec = { host: string; port: number; name: string; version: string };
+type PeerSpec = { host: string; port: number; name: string; version: string; tools?: string[] };
 
 async function startPeerWithFallback(kind: PeerKind, spec: PeerSpec): Promise<RunningPeer> {
   if (spec.port === 0) return startPeer(kind, spec);

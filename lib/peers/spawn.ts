@@ -16,6 +16,8 @@ export interface PeerOptions {
   name?: string;
   /** serverInfo.version the peer reports (not for `everything`). */
   version?: string;
+  /** Tool names the peer registers (not for `everything`); `echo` by default. */
+  tools?: string[];
 }
 
 export interface RunningPeer {
@@ -27,6 +29,8 @@ export interface RunningPeer {
   pid: number;
   /** Requests the server saw (v1: `{method}` per POST; v2: `{era}` per request). Not for `everything`. */
   received(): Promise<Array<{ method?: string | null; era?: string | null; httpMethod?: string }>>;
+  /** Replaces the peer's tool catalog, as a new build would (not for `everything`). */
+  setTools(names: string[]): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -38,6 +42,7 @@ function commandFor(kind: PeerKind, opts: PeerOptions): { args: string[]; env: R
   const common = ['--port', String(opts.port ?? 0), '--host', host];
   if (opts.name) common.push('--name', opts.name);
   if (opts.version) common.push('--version', opts.version);
+  if (opts.tools) common.push('--tools', opts.tools.join(','));
   switch (kind) {
     case 'v2-dual':
       return { args: [path.join(serversDir, 'v2-http.mjs'), ...common, '--mode', 'dual'], env: {} };
@@ -81,6 +86,15 @@ export async function startPeer(kind: PeerKind, opts: PeerOptions = {}): Promise
       const res = await fetch(new URL('/__erawatch/received', url));
       const body = (await res.json()) as { received: Array<{ method?: string | null; era?: string | null }> };
       return body.received;
+    },
+    async setTools(names: string[]) {
+      const res = await fetch(new URL('/__erawatch/tools', url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ tools: names }),
+      });
+      if (!res.ok) throw new Error(`setting tools failed: HTTP ${res.status}`);
+      await res.text();
     },
     stop: () => stopChild(child),
   };

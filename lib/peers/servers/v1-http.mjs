@@ -1,5 +1,5 @@
 // A real legacy (handshake-era) v1 SDK MCP server over Streamable HTTP.
-// node v1-http.mjs --port 0 [--host 127.0.0.1] [--mode stateful|stateless] [--name NAME] [--version V]
+// node v1-http.mjs --port 0 [--host 127.0.0.1] [--mode stateful|stateless] [--name NAME] [--version V] [--tools a,b]
 // "stateful" mints Mcp-Session-Id; "stateless" builds a server and transport per POST.
 // Prints one JSON line {"port":N} on stdout once listening.
 import { randomUUID } from 'node:crypto';
@@ -17,6 +17,7 @@ const { values } = parseArgs({
     mode: { type: 'string', default: 'stateful' },
     name: { type: 'string', default: '' },
     version: { type: 'string', default: '1.32.2' },
+    tools: { type: 'string', default: 'echo' },
   },
 });
 if (values.mode !== 'stateful' && values.mode !== 'stateless') {
@@ -25,15 +26,22 @@ if (values.mode !== 'stateful' && values.mode !== 'stateless') {
 }
 const name = values.name || `erawatch-peer-v1-${values.mode}`;
 
+// The tool catalog; POST /__erawatch/tools replaces it (for sessions opened afterwards), as a new build would.
+let tools = values.tools.split(',').filter((t) => t !== '');
 function makeServer() {
   const server = new McpServer({ name, version: values.version }, { instructions: 'Erawatch peer.' });
-  server.registerTool(
-    'echo',
-    { description: 'Echo the given text', inputSchema: { text: z.string() } },
-    async ({ text }) => ({
-      content: [{ type: 'text', text }],
-    }),
-  );
+  for (const tool of tools) {
+    server.registerTool(
+      tool,
+      {
+        description: tool === 'echo' ? 'Echo the given text' : `The ${tool} tool`,
+        inputSchema: { text: z.string() },
+      },
+      async ({ text }) => ({
+        content: [{ type: 'text', text }],
+      }),
+    );
+  }
   return server;
 }
 
@@ -48,6 +56,10 @@ app.use((req, _res, next) => {
   next();
 });
 app.get('/__erawatch/received', (_req, res) => res.json({ received }));
+app.post('/__erawatch/tools', (req, res) => {
+  tools = req.body.tools;
+  res.json({ tools });
+});
 
 if (values.mode === 'stateless') {
   app.post('/mcp', async (req, res) => {

@@ -1,5 +1,5 @@
 // A real v2 SDK MCP server over Streamable HTTP.
-// node v2-http.mjs --port 0 [--host 127.0.0.1] [--mode dual|modern] [--name NAME] [--version V]
+// node v2-http.mjs --port 0 [--host 127.0.0.1] [--mode dual|modern] [--name NAME] [--version V] [--tools a,b]
 // "dual" is the SDK default (modern 2026-07-28 plus a stateless legacy fallback); "modern" rejects legacy.
 // Prints one JSON line {"port":N} on stdout once listening.
 import { createServer } from 'node:http';
@@ -15,6 +15,7 @@ const { values } = parseArgs({
     mode: { type: 'string', default: 'dual' },
     name: { type: 'string', default: '' },
     version: { type: 'string', default: '2.4.0' },
+    tools: { type: 'string', default: 'echo' },
   },
 });
 if (values.mode !== 'dual' && values.mode !== 'modern') {
@@ -23,16 +24,24 @@ if (values.mode !== 'dual' && values.mode !== 'modern') {
 }
 const name = values.name || `erawatch-peer-v2-${values.mode}`;
 
-// Every request the server saw, by era, so tests can assert on the server side what a probe sent.
+// Every request the server saw, by era (and method, when the request names it in Mcp-Method), so tests can
+// assert on the server side what a probe sent.
 const received = [];
+// The tool catalog; POST /__erawatch/tools replaces it, as a new build would.
+let tools = values.tools.split(',').filter((t) => t !== '');
 const factory = (ctx) => {
-  received.push({ era: ctx?.era ?? null });
+  received.push({ era: ctx?.era ?? null, method: ctx?.requestInfo?.headers?.get('mcp-method') ?? null });
   const server = new McpServer({ name, version: values.version }, { instructions: 'Erawatch peer.' });
-  server.registerTool(
-    'echo',
-    { description: 'Echo the given text', inputSchema: z.object({ text: z.string() }) },
-    async ({ text }) => ({ content: [{ type: 'text', text }] }),
-  );
+  for (const tool of tools) {
+    server.registerTool(
+      tool,
+      {
+        description: tool === 'echo' ? 'Echo the given text' : `The ${tool} tool`,
+        inputSchema: z.object({ text: z.string() }),
+      },
+      async ({ text }) => ({ content: [{ type: 'text', text }] }),
+    );
+  }
   return server;
 };
 
@@ -42,6 +51,16 @@ const server = createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/__erawatch/received') {
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify({ received }));
+    return;
+  }
+  if (req.method === 'POST' && req.url === '/__erawatch/tools') {
+    let text = '';
+    req.on('data', (chunk) => (text += chunk));
+    req.on('end', () => {
+      tools = JSON.parse(text).tools;
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ tools }));
+    });
     return;
   }
   void mcp(req, res);

@@ -11,6 +11,7 @@ import { registerDemoBalancers } from '@/lib/demo/register';
 import { runRolloutScript } from '@/lib/demo/rollout-script';
 import { runBalancerCycle } from '@/lib/poller';
 import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/probe';
+import type { BalancerAnalysis } from '@/lib/rollout/types';
 
 const env = { ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' };
 
@@ -19,6 +20,7 @@ describe('demo fleet under the real poller', () => {
   let store: Store;
   let fleet: DemoFleet | undefined;
   const ids = new Map<string, string>();
+  const cycles: BalancerAnalysis[] = [];
 
   beforeAll(async () => {
     store = openDb(path.join(dir, 'demo.db'));
@@ -36,6 +38,7 @@ describe('demo fleet under the real poller', () => {
     const id = ids.get(name);
     if (!id) throw new Error(`balancer ${name} was not registered`);
     const result = await runBalancerCycle(store, id, { env, probe: createDefaultProbe(env) });
+    cycles.push(result.analysis);
     const gate = result.analysis.gates.find((g) => g.revision === '2026-07-28');
     return {
       status: result.analysis.displayStatus,
@@ -97,5 +100,24 @@ describe('demo fleet under the real poller', () => {
     expect(types.filter((t) => t === 'gate.opened')).toHaveLength(1);
     expect(types.at(-1)).toBe('gate.opened');
     expect(types).toContain('balancer.converged');
+
+    // No phantom answers: through the round-robin proxy a sample's discover, its initialize and its
+    // audit reach different nodes, yet every group is one that a node presents, and the headline count
+    // is the number of distinct node answers.
+    const search = cycles.filter((a) => a.balancerId === searchId);
+    expect(search).toHaveLength(7);
+    for (const a of search) {
+      expect(a.partition.filter((g) => g.nodeIds.length === 0)).toEqual([]);
+      expect(a.partition.reduce((n, g) => n + g.sampleCount, 0) + (a.unplacedSamples ?? 0)).toBe(
+        a.counts.availableSamples,
+      );
+    }
+    // Mid-rollout (search-3 on the modern build): dual-era 2.0.0, modern-only 2.1.0 and legacy 1.9.0.
+    expect(search[1]?.partition).toHaveLength(3);
+    // The modern build ships one more tool, and the groups say so.
+    const modernGroup = search[1]?.partition.find((g) => g.fingerprint.serverVersion === '2.1.0');
+    expect(modernGroup?.toolNames).toEqual(['search', 'suggest']);
+    expect(search[1]?.reasons).toContain('catalog differs');
+    expect(types).toContain('node.catalog_changed');
   }, 120_000);
 });

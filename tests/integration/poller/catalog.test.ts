@@ -1,0 +1,203 @@
+// The tool catalog against real SDK servers: nodes that differ only by one tool drift with "catalog
+// differs" and the tool named; a node that gains a tool gives one node.catalog_changed; the cadence lists
+// every Nth cycle; a legacy catalog is listed inside the initialized session, which is then DELETEd.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createBalancer } from '@/db/queries/balancers';
+import { listEvents } from '@/db/queries/events';
+import { listNodes } from '@/db/queries/nodes';
+import { runBalancerCycle } from '@/lib/poller';
+import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/probe';
+import { createProbeAgent, DEFAULT_PROBE_OPTIONS, probeNode } from '@/lib/probe';
+import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
+import { tempStore } from './support';
+
+const env = { ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' };
+const probe = createDefaultProbe(env);
+const tmp = tempStore('catalog');
+const store = tmp.store;
+const peers: RunningPeer[] = [];
+const fast = { intervalMs: 5_000, timeoutMs: 1_500, legacyProbeTimeoutMs: 1_500, samplesPerCycle: 0 };
+
+afterAll(async () => {
+  await closeDefaultProbe();
+  await Promise.all(peers.map((p) => p.stop()));
+  tmp.cleanup();
+});
+
+async function start(...specs: Array<Parameters<typeof startPeer>>): Promise<RunningPeer[]> {
+  const started = await Promise.all(specs.map(([kind, opts]) => startPeer(kind, opts)));
+  peers.push(...started);
+  return started;
+}
+
+function must<T>(value: T | undefined): T {
+  if (value === undefined) throw new Error('peer did not start');
+  return value;
+}
+
+const cycle = (id: string) => runBalancerCycle(store, id, { env, probe });
+const toolLists = async (p: RunningPeer) =>
+  (await p.received()).filter((r) => r.method === 'tools/list').length;
+
+describe('catalog drift between real v2 nodes', () => {
+  let a: RunningPeer;
+  let b: RunningPeer;
+  let c: RunningPeer;
+  beforeAll(async () => {
+    const same = { name: 'search-api', version: '2.4.0' };
+    const started = await start(
+      ['v2-modern', { ...same, tools: ['echo', 'search'] }],
+      ['v2-modern', { ...same, tools: ['echo', 'search'] }],
+      ['v2-modern', { ...same, tools: ['echo'] }],
+    );
+    [a, b, c] = [must(started[0]), must(started[1]), must(started[2])];
+  });
+
+  it('is drift, "catalog differs", naming the tool the odd node lacks', async () => {
+    const bal = createBalancer(store, {
+      name: 'catalog-drift',
+      publicUrl: a.url,
+      nodeUrls: [a.url, b.url, c.url],
+      ...fast,
+    });
+    const result = await cycle(bal.id);
+    const { analysis } = result;
+    expect(analysis.state).toBe('non-uniform');
+    expect(analysis.severity).toBe('drift');
+    expect(analysis.reasons).toEqual(['catalog differs']);
+    const nodeIdOf = new Map(listNodes(store, bal.id).map((n) => [n.url, n.id]));
+    expect(analysis.partition.map((g) => g.nodeIds)).toEqual([
+      [nodeIdOf.get(a.url), nodeIdOf.get(b.url)].sort(),
+      [nodeIdOf.get(c.url)],
+    ]);
+    expect(analysis.partition[0]?.toolNames).toEqual(['echo', 'search']);
+    expect(analysis.partition[1]?.catalogDiff).toEqual({ adds: [], lacks: ['search'], changed: [] });
+    // The SDK's default cache hint is ttlMs 0, which the hazard reports as such.
+    expect(analysis.cacheHazard.catalogTtlMs).toBe(0);
+    // Modern tools/list: one per node, with Mcp-Method, answered on the modern leg.
+    const wire = (await c.received()).filter((r) => r.method === 'tools/list');
+    expect(wire).toEqual([{ era: 'modern', method: 'tools/list' }]);
+    expect(result.events.map((e) => e.type)).toEqual(['balancer.diverged']);
+  }, 60_000);
+
+  it('stays uniform, with the same keys as before, when the catalog is off', async () => {
+    const bal = createBalancer(store, {
+      name: 'catalog-off',
+      publicUrl: a.url,
+      nodeUrls: [a.url, c.url],
+      catalog: false,
+      ...fast,
+    });
+    const before = await toolLists(a);
+    const { analysis } = await cycle(bal.id);
+    expect(analysis.state).toBe('uniform');
+    expect(analysis.partition[0]?.fingerprint.catalogDigest).toBeNull();
+    expect(await toolLists(a)).toBe(before);
+  }, 60_000);
+});
+
+describe('a node that gains a tool', () => {
+  let node: RunningPeer;
+  beforeAll(async () => {
+    node = must((await start(['v2-dual', { name: 'orders-api', version: '3.0.0', tools: ['echo'] }]))[0]);
+  });
+
+  it('gives exactly one node.catalog_changed, and the cadence lists every Nth cycle', async () => {
+    const bal = createBalancer(store, {
+      name: 'catalog-gain',
+      publicUrl: node.url,
+      nodeUrls: [node.url],
+      catalogEvery: 3,
+      ...fast,
+    });
+    const counts: number[] = [];
+    for (let i = 1; i <= 4; i++) {
+      await cycle(bal.id);
+      counts.push(await toolLists(node));
+    }
+    // Listed on cycle 1 (never listed before) and cycle 3 (every 3rd); cycles 2 and 4 carry it.
+    expect(counts).toEqual([1, 1, 2, 2]);
+    expect(listEvents(store, { balancerId: bal.id }).items.map((e) => e.type)).toEqual([]);
+
+    await node.setTools(['echo', 'refund']);
+    // Cycles 5 and 6: the verdict is unchanged, so only the 6th (every 3rd) lists and sees the new tool.
+    await cycle(bal.id);
+    const sixth = await cycle(bal.id);
+    await cycle(bal.id);
+    expect(await toolLists(node)).toBe(3);
+    const changes = listEvents(store, { balancerId: bal.id }).items.filter(
+      (e) => e.type === 'node.catalog_changed',
+    );
+    expect(changes).toHaveLength(1);
+    expect(changes[0]?.data).toMatchObject({ added: ['refund'], removed: [], changed: [] });
+    expect(sixth.events.map((e) => e.type)).toEqual(['node.catalog_changed']);
+    const state = listNodes(store, bal.id)[0]?.state;
+    expect(state?.verdict.catalog).toMatchObject({ names: ['echo', 'refund'] });
+  }, 60_000);
+
+  it('lists again at once when the node comes back as another build', async () => {
+    const [other] = await start(['v2-dual', { name: 'orders-api', version: '3.0.0', tools: ['echo'] }]);
+    if (!other) throw new Error('peer did not start');
+    const bal = createBalancer(store, {
+      name: 'catalog-era-change',
+      publicUrl: other.url,
+      nodeUrls: [other.url],
+      catalogEvery: 100,
+      ...fast,
+    });
+    await cycle(bal.id);
+    await cycle(bal.id);
+    expect(await toolLists(other)).toBe(1);
+    const port = other.port;
+    await other.stop();
+    const [rebuilt] = await start([
+      'v2-dual',
+      { port, name: 'orders-api', version: '3.1.0', tools: ['echo', 'x'] },
+    ]);
+    await cycle(bal.id);
+    expect(await rebuilt?.received().then((r) => r.filter((x) => x.method === 'tools/list').length)).toBe(1);
+    const types = listEvents(store, { balancerId: bal.id }).items.map((e) => e.type);
+    expect(types).toContain('node.catalog_changed');
+  }, 60_000);
+});
+
+describe('the legacy catalog', () => {
+  it('is listed inside the initialized session, which is then DELETEd', async () => {
+    const [legacy] = await start([
+      'v1-stateful',
+      { name: 'billing-api', version: '1.8.2', tools: ['echo', 'refund'] },
+    ]);
+    if (!legacy) throw new Error('peer did not start');
+    const agent = createProbeAgent({ allowLoopback: true, allowPrivate: true });
+    try {
+      const verdict = await probeNode(
+        { url: legacy.url, allowLegacy: true, catalog: { list: 'always' } },
+        DEFAULT_PROBE_OPTIONS,
+        { dispatcher: agent, egress: { allowLoopback: true, allowPrivate: true } },
+      );
+      expect(verdict.verdict).toBe('legacy');
+      expect(verdict.catalog).toMatchObject({
+        status: 'listed',
+        names: ['echo', 'refund'],
+        ttlMs: null,
+        cacheScope: null,
+        pages: 1,
+      });
+      expect(verdict.catalog?.digest).toMatch(/^cat_[0-9a-f]{16}$/);
+      const seen = (await legacy.received()).map((r) => r.method ?? r.httpMethod);
+      expect(seen).toEqual([
+        'server/discover',
+        'initialize',
+        'notifications/initialized',
+        'tools/list',
+        'DELETE',
+      ]);
+      const open = (await (await fetch(new URL('/sessions', legacy.url))).json()) as { open: number };
+      expect(open.open).toBe(0);
+      const step = verdict.evidence.find((e) => e.step === 'catalog');
+      expect(step).toMatchObject({ method: 'tools/list', protocolVersion: '2025-11-25', outcome: 'result' });
+    } finally {
+      await agent.close();
+    }
+  }, 60_000);
+});
