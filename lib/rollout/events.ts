@@ -47,6 +47,13 @@ export function diffSnapshots(
         downReason: old.reason,
       });
     }
+    // `old` holds the last known era even across an outage, so an upgrade during a restart counts.
+    if (old && old.era !== null && (old.era !== node.era || old.servedEras !== node.servedEras)) {
+      emit('node.era_changed', node.nodeId, {
+        from: { era: old.era, servedEras: old.servedEras },
+        to: { era: node.era, servedEras: node.servedEras },
+      });
+    }
     // A catalog change is a change of the last full listing: carried and failed listings keep the digest.
     const listedBefore = old?.catalog?.digest ? old.catalog : null;
     const after = node.catalog?.digest ? node.catalog : null;
@@ -59,13 +66,6 @@ export function diffSnapshots(
         changed: after.names.filter((n, i) => was.has(n) && was.get(n) !== after.toolDigests[i]),
         from: listedBefore.digest,
         to: after.digest,
-      });
-    }
-    // `old` holds the last known era even across an outage, so an upgrade during a restart counts.
-    if (old && old.era !== null && (old.era !== node.era || old.servedEras !== node.servedEras)) {
-      emit('node.era_changed', node.nodeId, {
-        from: { era: old.era, servedEras: old.servedEras },
-        to: { era: node.era, servedEras: node.servedEras },
       });
     }
   }

@@ -57,8 +57,12 @@ it('a node switched from legacy to modern on the same host:port produces exactly
     ['node.unavailable', node?.id],
     ['node.recovered', node?.id],
     ['node.era_changed', node?.id],
+    // The v2 build's echo tool carries another input schema than the v1 build's.
+    ['node.catalog_changed', node?.id],
     ['gate.opened', null],
   ]);
+  const catalogChange = listEvents(store, { balancerId: b.id, type: 'node.catalog_changed' }).items[0];
+  expect(catalogChange?.data).toMatchObject({ added: [], removed: [], changed: ['echo'] });
   const changed = listEvents(store, { balancerId: b.id, type: 'node.era_changed' }).items[0];
   expect(changed?.data).toEqual({
     from: { era: 'legacy', servedEras: 'legacy-only' },

@@ -139,7 +139,7 @@ describe('probeNode against real SDK peers', () => {
       }
       if (kind === 'v2-modern') {
         // legacy:'reject' answers the audit's initialize before building a server, so only discover is recorded.
-        expect(seen).toEqual([{ era: 'modern' }]);
+        expect(seen).toEqual([{ era: 'modern', method: 'server/discover' }]);
         return;
       }
       const methods = seen.map((r) => r.method ?? r.httpMethod);
