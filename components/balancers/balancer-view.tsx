@@ -16,7 +16,10 @@ import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
 import type { NodeSnapshot, PartitionGroup } from '@/lib/rollout/types';
 import {
   FINGERPRINT_FIELDS,
+  describeCatalogDiff,
   describeContradiction,
+  describeDrift,
+  describeTools,
   differingFields,
   fingerprintValue,
   formatDuration,
@@ -162,11 +165,21 @@ function Headline({ analysis: a, events }: { analysis: StoredAnalysis; events: E
             <Since at={began} />
           </>
         ) : null}
-        <strong>:</strong> nodes behind this balancer give {n} different answers.{' '}
+        <strong>:</strong> clients of this balancer can get <span data-testid="answer-count">{n}</span>{' '}
+        different answers
+        {a.reasons && a.reasons.length > 0 ? ` (${a.reasons.join(', ')})` : ''}.{' '}
         {a.severity === 'era-split'
           ? 'Clients that cached one node’s era meet another node’s contradiction and fail.'
-          : 'Clients agree on the era, but served revisions or versions differ.'}
+          : describeDrift(a.reasons)}
         {a.rolling ? ' Inside the open rollout window this is expected and alerts are held.' : ''}
+        {a.unplacedSamples ? (
+          <span className="muted" data-testid="unplaced-samples">
+            {' '}
+            {a.unplacedSamples === 1 ? '1 sample' : `${a.unplacedSamples} samples`} through the public URL
+            answered with facts from several requests that may have reached different nodes; no node presents
+            that answer, so it is not counted.
+          </span>
+        ) : null}
       </span>
     </div>
   );
@@ -201,6 +214,17 @@ function HazardPanel({ analysis: a }: { analysis: StoredAnalysis | null }) {
                   ? `${h.maxTtlMs} ms (${formatDuration(h.maxTtlMs)})`
                   : `${h.maxTtlMs} ms`}
             </dd>
+            {h.catalogTtlMs !== undefined && h.catalogTtlMs !== null ? (
+              <>
+                <dt>Catalog ttlMs</dt>
+                <dd data-testid="catalog-ttl">
+                  {h.catalogTtlMs >= 1_000
+                    ? `${h.catalogTtlMs} ms (${formatDuration(h.catalogTtlMs)})`
+                    : `${h.catalogTtlMs} ms`}{' '}
+                  <span className="muted">catalogs differ: a cached tools/list may name missing tools</span>
+                </dd>
+              </>
+            ) : null}
             <dt>Public URL samples</dt>
             <dd data-testid="contradiction">{describeContradiction(h)}</dd>
             <dt>What it means</dt>
@@ -304,6 +328,13 @@ function WindowPanel({ balancer: b }: { balancer: BalancerDetail }) {
 function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; nodes: NodeSummary[] }) {
   const diffs = differingFields(a.partition);
   const names = new Map(nodes.map((n) => [n.id, nodeLabel(n)]));
+  // Catalog differences are against the largest group whose catalog was listed (samples carry none).
+  const baseLetter = groupLetter(
+    Math.max(
+      0,
+      a.partition.findIndex((g) => g.toolNames),
+    ),
+  );
   return (
     <section className="panel" aria-labelledby="groups-h" data-testid="partition">
       <div className="panel-head">
@@ -316,7 +347,14 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; n
       </div>
       <div className="panel-body">
         {a.partition.map((g, i) => (
-          <GroupCard key={g.key} group={g} letter={groupLetter(i)} diffs={diffs} names={names} />
+          <GroupCard
+            key={g.key}
+            group={g}
+            letter={groupLetter(i)}
+            baseLetter={baseLetter}
+            diffs={diffs}
+            names={names}
+          />
         ))}
         {a.degraded.length > 0 ? (
           <div className="group" data-testid="group-unavailable">
@@ -350,10 +388,11 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; n
 function GroupCard(props: {
   group: PartitionGroup;
   letter: string;
+  baseLetter: string;
   diffs: Set<FingerprintField>;
   names: Map<string, string>;
 }) {
-  const { group: g, letter, diffs, names } = props;
+  const { group: g, letter, baseLetter, diffs, names } = props;
   const shown = g.nodeIds.slice(0, 30);
   return (
     <div className="group" data-testid="partition-group">
@@ -365,6 +404,16 @@ function GroupCard(props: {
         {FINGERPRINT_FIELDS.map((f) => (
           <FieldRow key={f} field={f} value={fieldText(g, f)} differs={diffs.has(f)} />
         ))}
+        <dt>Tools</dt>
+        <dd data-testid="group-tools">{describeTools(g)}</dd>
+        {describeCatalogDiff(g) ? (
+          <>
+            <dt>Against group {baseLetter}</dt>
+            <dd data-testid="catalog-diff">
+              <span className="diff">{describeCatalogDiff(g)}</span>
+            </dd>
+          </>
+        ) : null}
       </dl>
       <div className="group-nodes">
         {shown.map((id, i) => (

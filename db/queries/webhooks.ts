@@ -25,7 +25,11 @@ import {
 import { encodeCursor } from './balancers';
 
 /** Alerts expected while a declared rollout runs: held until the window closes (dropped) or overruns (sent). */
-export const HELD_DURING_ROLLOUT: readonly string[] = ['balancer.diverged', 'node.era_changed'];
+export const HELD_DURING_ROLLOUT: readonly string[] = [
+  'balancer.diverged',
+  'node.era_changed',
+  'node.catalog_changed',
+];
 
 export function toWebhookEndpoint(row: WebhookEndpointRow, now: number = Date.now()): WebhookEndpoint {
   return {

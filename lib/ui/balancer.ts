@@ -38,6 +38,36 @@ export function differingFields(
   return out;
 }
 
+/** "3 tools: echo, search, suggest"; a group whose catalog was never listed says so. */
+export function describeTools(g: Pick<PartitionGroup, 'toolNames'>): string {
+  const names = g.toolNames;
+  if (!names) return 'not listed';
+  if (names.length === 0) return 'no tools';
+  return `${names.length} tool${names.length === 1 ? '' : 's'}: ${names.join(', ')}`;
+}
+
+/** "+suggest −lookup ~search" against the largest group; null when the catalogs agree or are unknown. */
+export function describeCatalogDiff(g: Pick<PartitionGroup, 'catalogDiff'>): string | null {
+  const d = g.catalogDiff;
+  if (!d) return null;
+  const parts = [
+    ...d.adds.map((n) => `adds ${n}`),
+    ...d.lacks.map((n) => `lacks ${n}`),
+    ...d.changed.map((n) => `changes ${n}`),
+  ];
+  return parts.length > 0 ? parts.join(', ') : 'same names, other descriptions or schemas';
+}
+
+/** The headline's explanation of a drift: what differs, in the analysis' words. */
+export function describeDrift(reasons: readonly string[] | undefined): string {
+  const r = reasons ?? [];
+  if (r.length === 1 && r[0] === 'catalog differs') {
+    return 'Clients agree on the era, but the tool catalog differs: a client that cached one node’s tools/list may call a tool another node lacks.';
+  }
+  if (r.length === 0) return 'Clients agree on the era, but served revisions or versions differ.';
+  return `Clients agree on the era, but ${r.join(', ')}.`;
+}
+
 /** "2 of 4 samples (50 %) contradicted the first"; a plain note with fewer than two samples. */
 export function describeContradiction(h: CacheHazard): string {
   if (h.contradictingShare === null) {
