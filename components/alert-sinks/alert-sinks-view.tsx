@@ -66,7 +66,10 @@ function CreateAlertSink() {
     onSuccess: () => {
       setName('');
       setUrls('');
+      setAuthType('none');
+      setUsername('');
       setCredential('');
+      setResendS('60');
       setTypes([]);
       return client.invalidateQueries({ queryKey: queryKeys.alertSinks });
     },

@@ -218,6 +218,30 @@ describe('alert sink routes', () => {
     },
   );
 
+  it.each<[string, Record<string, unknown>, number, string]>([
+    ['an empty URL list', { urls: [] }, 422, '/urls'],
+    ['a metadata URL', { urls: ['http://169.254.169.254'] }, 422, '/urls/0'],
+    ['a bearer without a token', { auth: { type: 'bearer' } }, 422, '/auth/token'],
+    ['a resend interval over an hour', { resendIntervalMs: 3_600_001 }, 422, '/resendIntervalMs'],
+  ])('a PATCH with %s is refused and changes nothing', async (_what, body, status, pointer) => {
+    const create = await handler(collection(), 'POST');
+    const name = `patch-${pointer.replace(/\W/g, '')}-${status}`;
+    const created = await create(
+      request('/x', { method: 'POST', body: { name, urls: ['https://keep.example.test'] } }),
+    );
+    const sink = (await created.json()) as { id: string };
+    const get = await handler(item(), 'GET');
+    const before = await (await get(request('/x'), params({ id: sink.id }))).text();
+    const patch = await handler(item(), 'PATCH');
+    const res = await patch(request('/x', { method: 'PATCH', body }), params({ id: sink.id }));
+    expect(res.status).toBe(status);
+    const problem = (await res.json()) as { errors?: Array<{ pointer: string }> };
+    expect(problem.errors?.map((e) => e.pointer)).toContain(pointer);
+    expect(await (await get(request('/x'), params({ id: sink.id }))).text()).toBe(before);
+    const del = await handler(item(), 'DELETE');
+    await del(request('/x', { method: 'DELETE' }), params({ id: sink.id }));
+  });
+
   it('refuses a duplicate name (409) and a request without a token (401), storing nothing', async () => {
     const create = await handler(collection(), 'POST');
     const first = await create(
