@@ -281,6 +281,16 @@ export function syncSinkAlerts(
   desired: readonly DesiredAlert[],
   now: number,
 ): SinkSync {
+  // The common case, nothing firing and nothing known, needs no write lock at all.
+  if (desired.length === 0) {
+    const any = store.db
+      .select({ fp: sinkAlerts.fingerprint })
+      .from(sinkAlerts)
+      .where(eq(sinkAlerts.endpointId, sink.id))
+      .limit(1)
+      .get();
+    if (!any) return { changed: false, firing: 0, pushQueued: false };
+  }
   return writeTransaction(store, (tx) => {
     const known = tx.select().from(sinkAlerts).where(eq(sinkAlerts.endpointId, sink.id)).all();
     const byFp = new Map(known.map((k) => [k.fingerprint, k]));
@@ -311,6 +321,10 @@ export function syncSinkAlerts(
       }
       const revived = row.endsAt !== null;
       if (revived) changed = true;
+      const same =
+        JSON.stringify(row.annotations) === JSON.stringify(d.annotations) &&
+        row.generatorUrl === d.generatorUrl;
+      if (same && !revived) continue;
       tx.update(sinkAlerts)
         .set({ ...fields, ...(revived ? { startsAt: now, endsAt: null } : {}) })
         .where(and(eq(sinkAlerts.endpointId, sink.id), eq(sinkAlerts.fingerprint, d.fingerprint)))
