@@ -51,7 +51,17 @@ function describeGroup(g: PartitionGroup, labels: Record<string, string>): strin
     who.push(`${plural(g.nodeIds.length, 'node', 'nodes')} (${listIds(names, 5)})`);
   }
   if (g.sampleCount > 0) who.push(plural(g.sampleCount, 'sample', 'samples'));
-  return `${describeFingerprint(g.fingerprint)} on ${who.join(' and ') || 'nothing'}`;
+  const tools = g.toolNames ? `, ${plural(g.toolNames.length, 'tool', 'tools')}` : '';
+  const diff = g.catalogDiff;
+  const vs = diff
+    ? [
+        diff.adds.length > 0 ? `adds ${listIds(diff.adds, 5)}` : '',
+        diff.lacks.length > 0 ? `lacks ${listIds(diff.lacks, 5)}` : '',
+        diff.changed.length > 0 ? `changes ${listIds(diff.changed, 5)}` : '',
+      ].filter(Boolean)
+    : [];
+  const catalog = vs.length > 0 ? ` [${vs.join(', ')}]` : '';
+  return `${describeFingerprint(g.fingerprint)}${tools}${catalog} on ${who.join(' and ') || 'nothing'}`;
 }
 
 /** The partition in words: each fingerprint group, then the unavailable nodes with their reasons. */
@@ -73,7 +83,7 @@ function summaryOf(name: AlertName, subject: AlertSubject): string {
     case 'ErawatchNonUniform':
       return a.severity === 'era-split'
         ? `Balancer ${b} is non-uniform (era-split): its nodes lead clients to different MCP eras`
-        : `Balancer ${b} is non-uniform (drift): its nodes differ in served revisions, versions or server identity`;
+        : `Balancer ${b} is non-uniform (drift): ${a.reasons && a.reasons.length > 0 ? a.reasons.join(', ') : 'its nodes differ in served revisions, versions or server identity'}`;
     case 'ErawatchBalancerUnavailable':
       return `Balancer ${b} is unavailable: no node or sample answered this cycle`;
     case 'ErawatchAuthGated': {

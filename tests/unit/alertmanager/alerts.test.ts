@@ -188,6 +188,30 @@ describe('describePartition', () => {
   });
 });
 
+describe('catalog drift', () => {
+  it('says what differs and which tools each group adds or lacks', () => {
+    const withTools = (g: PartitionGroup, toolNames: string[], diff: PartitionGroup['catalogDiff']) => ({
+      ...g,
+      toolNames,
+      catalogDiff: diff,
+    });
+    const a = analysis({
+      state: 'non-uniform',
+      severity: 'drift',
+      reasons: ['catalog differs'],
+      partition: [
+        withTools(group(modern, ['n1']), ['echo', 'search'], null),
+        withTools(group(modern, ['n2']), ['echo'], { adds: [], lacks: ['search'], changed: [] }),
+      ],
+    });
+    const [alert] = raise(a);
+    expect(alert?.annotations.summary).toBe('Balancer shop is non-uniform (drift): catalog differs');
+    expect(alert?.annotations.partition).toBe(
+      'modern 2026-07-28 (modern-only, shop 2.0.0), 2 tools on 1 node (http://10.0.0.1/mcp); modern 2026-07-28 (modern-only, shop 2.0.0), 1 tool [lacks search] on 1 node (http://10.0.0.2/mcp)',
+    );
+  });
+});
+
 describe('sinkWants', () => {
   const alert = { alertname: 'ErawatchRolloutStuck' as const, balancerId: 'bal_1' };
   it.each<[string, { eventTypes: string[]; balancerIds: string[] }, boolean]>([
