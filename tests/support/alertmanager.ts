@@ -2,9 +2,9 @@
 // and storage dir, clustering off, for tests that need the real receiver. Stop it by its PID in afterAll.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, PollAborted, pollUntil } from './wait';
 
 export const ALERTMANAGER_BIN = process.env.ERAWATCH_ALERTMANAGER_BIN ?? '/usr/bin/prometheus-alertmanager';
 
@@ -41,18 +41,6 @@ export interface RunningAlertmanager {
   /** What the process printed, for failure messages. */
   log(): string;
   stop(): Promise<void>;
-}
-
-async function freePort(host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, host, () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 function exited(child: ChildProcess): boolean {
@@ -103,22 +91,17 @@ async function startOnce(host: string, config: string): Promise<RunningAlertmana
     }
     fs.rmSync(dir, { recursive: true, force: true });
   };
-  // Ready once /-/ready answers 200; bounded, and a process that exits early is reported with its log.
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    if (exited(child)) {
-      await stop();
-      throw new Error(`alertmanager exited before it was ready:\n${output}`);
-    }
-    const ready = await fetch(`${url}/-/ready`)
-      .then((r) => r.status === 200)
-      .catch(() => false);
-    if (ready) break;
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`alertmanager not ready within 20 s:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  // Ready once /-/ready answers 200; bounded (generous for a loaded box), and a process that exits early is reported with its log.
+  try {
+    await pollUntil('alertmanager to be ready', 60_000, async () => {
+      if (exited(child)) throw new PollAborted(`alertmanager exited before it was ready:\n${output}`);
+      const res = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2_000) });
+      await res.body?.cancel();
+      return res.status === 200;
+    });
+  } catch (err) {
+    await stop();
+    throw err instanceof PollAborted ? err : new Error(`${String(err)}:\n${output}`);
   }
   return {
     url,
@@ -151,27 +134,4 @@ export async function startAlertmanager(
     }
   }
   throw last instanceof Error ? last : new Error(String(last));
-}
-
-/** Asks `check` again every 100 ms until it returns a value, failing after `ms` with the last answer seen. */
-export async function pollUntil<T>(
-  what: string,
-  ms: number,
-  check: () => Promise<T | null | undefined | false>,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown = null;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-      last = value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${String(last)})`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
 }

@@ -2,9 +2,9 @@
 // config and TSDB directory, stopped by PID; promtool runs; and a bounded poll of Prometheus's query API.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort, PollAborted, pollUntil } from './wait';
 
 export const PROMETHEUS_BIN = '/usr/bin/prometheus';
 export const PROMTOOL_BIN = '/usr/bin/promtool';
@@ -24,17 +24,6 @@ export function runPromtool(args: string[], stdin?: string, cwd?: string): Promt
   });
   if (run.error) throw run.error;
   return { code: run.status ?? 1, output: `${run.stdout}${run.stderr}` };
-}
-
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, host, () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export interface RunningPrometheus {
@@ -121,16 +110,21 @@ export async function startPrometheus(
   };
 
   try {
-    await pollUntil('prometheus to be ready', 30_000, async () => {
-      if (gone) throw new Error(`prometheus exited:\n${tail}`);
-      try {
-        const res = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2_000) });
-        await res.body?.cancel();
-        return res.status === 200;
-      } catch {
-        return false;
-      }
-    });
+    await pollUntil(
+      'prometheus to be ready',
+      60_000,
+      async () => {
+        if (gone) throw new PollAborted(`prometheus exited:\n${tail}`);
+        try {
+          const res = await fetch(`${url}/-/ready`, { signal: AbortSignal.timeout(2_000) });
+          await res.body?.cancel();
+          return res.status === 200;
+        } catch {
+          return false;
+        }
+      },
+      { everyMs: 250 },
+    );
   } catch (err) {
     await stop();
     throw err;
@@ -153,22 +147,4 @@ export async function startPrometheus(
     },
     stop,
   };
-}
-
-/**
- * Asks `check` every 250 ms until it returns a truthy value, for at most `ms`; a bounded wait on an answer,
- * never a fixed sleep. Rejects with `what` when the time is up.
- */
-export async function pollUntil<T>(
-  what: string,
-  ms: number,
-  check: () => Promise<T | null | undefined | false>,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }

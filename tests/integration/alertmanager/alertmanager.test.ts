@@ -10,12 +10,8 @@ import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { createEgressAgent } from '@/lib/net/egress';
 import { createSender } from '@/lib/webhooks/send';
 import { defaultDeliveryDeps, startDeliveryWorker, type DeliveryWorker } from '@/lib/webhooks/worker';
-import {
-  pollUntil,
-  startAlertmanager,
-  type GettableAlert,
-  type RunningAlertmanager,
-} from '../../support/alertmanager';
+import { startAlertmanager, type GettableAlert, type RunningAlertmanager } from '../../support/alertmanager';
+import { pollUntil } from '../../support/wait';
 import { tempStore } from '../poller/support';
 
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';

@@ -14,7 +14,8 @@ import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import type { PostableAlert } from '@/lib/schemas/alert-sink';
 import { createSender } from '@/lib/webhooks/send';
 import { runDeliveryPass, type DeliveryDeps } from '@/lib/webhooks/worker';
-import { pollUntil, startAlertmanager, type RunningAlertmanager } from '../../support/alertmanager';
+import { startAlertmanager, type RunningAlertmanager } from '../../support/alertmanager';
+import { pollUntil } from '../../support/wait';
 import { tempStore } from '../poller/support';
 
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';

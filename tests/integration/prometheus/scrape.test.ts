@@ -6,13 +6,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
-import {
-  freePort,
-  pollUntil,
-  runPromtool,
-  startPrometheus,
-  type RunningPrometheus,
-} from '@/tests/support/prometheus';
+import { runPromtool, startPrometheus, type RunningPrometheus } from '@/tests/support/prometheus';
+import { freePort, pollUntil } from '@/tests/support/wait';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const ADMIN = 'scrape-admin-secret-0123456789abcdef';
