@@ -6,10 +6,15 @@ import { appendFileSync } from 'node:fs';
 /**
  * @param {{start(): Promise<void>, send(m: unknown, o?: unknown): Promise<void>, close(): Promise<void>,
  *   onmessage?: (m: unknown, e?: unknown) => void, onclose?: () => void, onerror?: (e: Error) => void}} inner
- * @param {{recordPath?: string, holdFirstMs?: number, holdMethods?: Record<string, number>}} opts
+ * @param {{recordPath?: string, holdFirstMs?: number, holdMethods?: Record<string, number>,
+ *   holdUntilRequests?: number}} opts
+ * holdUntilRequests: everything is held until that many requests arrived, then passed on in order; a
+ * client that retries only after a deadline thus sees the first answers late on any machine, no timer.
  */
 export function wrapTransport(inner, opts) {
   let firstAt = null;
+  let requests = 0;
+  let held = opts.holdUntilRequests ? [] : null;
   const outer = {
     onmessage: undefined,
     onclose: undefined,
@@ -32,6 +37,15 @@ export function wrapTransport(inner, opts) {
         opts.recordPath,
         JSON.stringify({ method, id: message?.id ?? null, pid: process.pid }) + '\n',
       );
+    if (held !== null) {
+      if (message?.id !== undefined && message?.id !== null) requests += 1;
+      held.push([message, extra]);
+      if (requests < opts.holdUntilRequests) return;
+      const release = held;
+      held = null;
+      for (const [m, e] of release) outer.onmessage?.(m, e);
+      return;
+    }
     const now = Date.now();
     if (firstAt === null) firstAt = now;
     // A slow start holds everything that arrives before the first request's deadline, in order.

@@ -1,9 +1,11 @@
 // A hand-written stdio MCP server that answers its first `server/discover` late and `initialize` at once:
 // the slow-starting modern server of "When an old server is really old", as the probe meets it on a pipe.
-// node late-discover-stdio.mjs [--discover-delay-ms N] [--hold-discover-until METHOD] [--warm-file FILE]
-//   [--late-answer result|32022|32601] [--name N] [--tools a,b] [--record FILE]
+// node late-discover-stdio.mjs [--discover-delay-ms N] [--hold-discover-until METHOD]
+//   [--answer-discover-after METHOD] [--warm-file FILE] [--late-answer result|32022|32601] [--name N]
+//   [--tools a,b] [--record FILE]
 // --discover-delay-ms answers the first discover N ms after it arrived; --hold-discover-until answers it just
-// before the answer to the first METHOD request (an answer that comes only after the client moved on);
+// before the answer to the first METHOD request (an answer that comes only after the client moved on), and
+// --answer-discover-after just after it: late by construction, however slow the machine, with no timer.
 // --warm-file: when FILE exists the start is warm and nothing is held; the first launch creates it.
 // --late-answer: what the first discover gets (a DiscoverResult, -32022 listing 2026-07-28, or -32601).
 // Every message received is recorded with --record; at the end of stdin it records `<eof>`, so a reader
@@ -16,6 +18,7 @@ const { values } = parseArgs({
   options: {
     'discover-delay-ms': { type: 'string', default: '0' },
     'hold-discover-until': { type: 'string' },
+    'answer-discover-after': { type: 'string' },
     'warm-file': { type: 'string' },
     'late-answer': { type: 'string', default: 'result' },
     name: { type: 'string', default: 'erawatch-peer-late-discover' },
@@ -29,6 +32,7 @@ const warm = values['warm-file'] ? existsSync(values['warm-file']) : false;
 if (values['warm-file'] && !warm) writeFileSync(values['warm-file'], String(process.pid));
 const delayMs = warm ? 0 : Number(values['discover-delay-ms']);
 const holdUntil = warm ? undefined : values['hold-discover-until'];
+const answerAfter = warm ? undefined : values['answer-discover-after'];
 const serverInfo = { name: values.name, version: values.version };
 const tools = String(values.tools)
   .split(',')
@@ -91,19 +95,25 @@ lines.on('line', (line) => {
   const method = typeof message?.method === 'string' ? message.method : null;
   const id = message?.id ?? null;
   record(method, id);
-  if (heldDiscover && method === holdUntil) {
-    write(heldDiscover);
-    heldDiscover = null;
-  }
-  if (id === null) return;
+  if (heldDiscover && method === holdUntil) releaseDiscover();
+  if (id !== null) answer(message, method, id);
+  if (heldDiscover && method === answerAfter) releaseDiscover();
+});
+
+function releaseDiscover() {
+  write(heldDiscover);
+  heldDiscover = null;
+}
+
+function answer(message, method, id) {
   if (method === 'server/discover') {
     const first = !discoverSeen;
     discoverSeen = true;
     const requested = message.params?._meta?.['io.modelcontextprotocol/protocolVersion'] ?? 'unknown';
-    const answer = first ? firstDiscoverAnswer(id, requested) : discoverResult(id);
-    if (first && holdUntil) heldDiscover = answer;
-    else if (first && delayMs > 0) setTimeout(() => write(answer), delayMs);
-    else write(answer);
+    const reply = first ? firstDiscoverAnswer(id, requested) : discoverResult(id);
+    if (first && (holdUntil || answerAfter)) heldDiscover = reply;
+    else if (first && delayMs > 0) setTimeout(() => write(reply), delayMs);
+    else write(reply);
   } else if (method === 'initialize') {
     write({
       jsonrpc: '2.0',
@@ -119,7 +129,8 @@ lines.on('line', (line) => {
   } else {
     write({ jsonrpc: '2.0', id, error: { code: -32601, message: 'Method not found' } });
   }
-});
+}
+
 lines.on('close', () => {
   record('<eof>', null);
   process.exit(0);

@@ -1,7 +1,8 @@
 // A real v2 SDK MCP server (@modelcontextprotocol/server 2.4.0) over stdio, as an agent host launches it.
 // node v2-stdio.mjs [--name N] [--version V] [--tools echo,search] [--legacy serve|reject]
-//   [--slow-first-ms N] [--chatter] [--record FILE]
+//   [--slow-first-ms N] [--hold-until-requests N] [--chatter] [--record FILE]
 // --slow-first-ms holds every request until N ms after the first one arrived (a server slow to start);
+// --hold-until-requests holds everything until the Nth request arrived (slow until the client retried);
 // --chatter logs each message to stderr; --record appends every received method to FILE.
 import { parseArgs } from 'node:util';
 import { McpServer } from '@modelcontextprotocol/server';
@@ -16,6 +17,7 @@ const { values } = parseArgs({
     tools: { type: 'string', default: 'echo' },
     legacy: { type: 'string', default: 'serve' },
     'slow-first-ms': { type: 'string', default: '0' },
+    'hold-until-requests': { type: 'string', default: '0' },
     chatter: { type: 'boolean', default: false },
     record: { type: 'string' },
   },
@@ -31,6 +33,7 @@ const inner = new StdioServerTransport();
 const transport = wrapTransport(inner, {
   recordPath: values.record,
   holdFirstMs: Number(values['slow-first-ms']),
+  holdUntilRequests: Number(values['hold-until-requests']),
 });
 if (values.chatter) {
   const send = transport.send;

@@ -40,15 +40,21 @@ async function check(file: string, servers: unknown[], cache?: EraCache) {
 const initializes = (methods: Array<string | null>) => methods.filter((m) => m === 'initialize').length;
 
 describe('a late DiscoverResult', () => {
-  it('an allowlisted server answering discover 400 ms late with timeoutMs 200 joins as modern; notifications/initialized is never sent', async () => {
+  it('an allowlisted server answering discover after the initialize, timeoutMs 200, joins as modern; notifications/initialized is never sent', async () => {
     const record = recordFile('late.jsonl');
     const report = await check('late.yaml', [
-      stdioServer('slow', 'late-discover-stdio', ['--discover-delay-ms', '400', '--record', record], {
-        allowLegacy: true,
-        timeoutMs: 200,
-        legacyProbeTimeoutMs: 10_000,
-        retry: { attempts: 1 },
-      }),
+      // Answered only after the initialize: late past its deadline on any machine, with no timer race.
+      stdioServer(
+        'slow',
+        'late-discover-stdio',
+        ['--answer-discover-after', 'initialize', '--record', record],
+        {
+          allowLegacy: true,
+          timeoutMs: 200,
+          legacyProbeTimeoutMs: 10_000,
+          retry: { attempts: 1 },
+        },
+      ),
     ]);
     expect(report.servers[0]).toMatchObject({
       available: true,

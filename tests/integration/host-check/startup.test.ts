@@ -18,13 +18,17 @@ afterEach(async () => {
 
 type ServerSpec = Record<string, unknown>;
 
+// Deadlines a loaded machine always meets, Node and SDK start-up included; a server that must miss one is
+// held by the peer itself (until a retry, or far past the deadline), so no timer race decides a verdict.
+const WIDE = { timeoutMs: 30_000, legacyProbeTimeoutMs: 30_000 };
+
 function stdioServer(
   name: string,
   script: Parameters<typeof peerScript>[0],
   args: string[],
   extra: ServerSpec = {},
 ) {
-  return { name, command: process.execPath, args: [peerScript(script), ...args], ...extra };
+  return { name, command: process.execPath, args: [peerScript(script), ...args], ...WIDE, ...extra };
 }
 
 async function hostFile(name: string, body: Record<string, unknown>) {
@@ -67,9 +71,10 @@ describe('the three servers of the document', () => {
         stdioServer(
           'slow',
           'v2-stdio',
-          ['--name', 'slow', '--tools', 'summarize', '--slow-first-ms', '1500', '--record', rec.slow],
+          // Slow until the host retried: the first discover is answered only once the second arrived.
+          ['--name', 'slow', '--tools', 'summarize', '--hold-until-requests', '2', '--record', rec.slow],
           {
-            timeoutMs: 400,
+            timeoutMs: 2_000,
             retry: { attempts: 8, delayMs: 200, backoff: 1.5, maxDelayMs: 1000 },
           },
         ),
@@ -198,7 +203,8 @@ describe('follow-ups of the document', () => {
     const session = await openSession('fu2.yaml', {
       collisionPolicy: 'prefix',
       servers: [
-        stdioServer('archive', 'v1-stdio', ['--init-delay-ms', '20000', '--record', record], {
+        // The initialize is held ten minutes: far past its deadline, which kills the process.
+        stdioServer('archive', 'v1-stdio', ['--init-delay-ms', '600000', '--record', record], {
           allowLegacy: true,
           legacyProbeTimeoutMs: 500,
           retry: { attempts: 1 },

@@ -30,7 +30,7 @@ function runProbeCli(args: string[]): Promise<{ code: number; stdout: string; st
 }
 
 describe('a DiscoverResult after the discover deadline', () => {
-  it('erawatch probe --stdio --allow-legacy --timeout-ms 200: a discover answered 400 ms late ends modern, without notifications/initialized', async () => {
+  it('erawatch probe --stdio --allow-legacy --timeout-ms 200: a discover answered after the initialize ends modern, without notifications/initialized', async () => {
     const record = tmp.file('cli.jsonl');
     const { code, stdout } = await runProbeCli([
       '--stdio',
@@ -44,8 +44,9 @@ describe('a DiscoverResult after the discover deadline', () => {
       '--',
       process.execPath,
       peerScript('late-discover-stdio'),
-      '--discover-delay-ms',
-      '400',
+      // The discover is answered only after the initialize: late past its deadline on any machine.
+      '--answer-discover-after',
+      'initialize',
       '--name',
       'slow-current',
       '--record',
@@ -79,7 +80,7 @@ describe('a DiscoverResult after the discover deadline', () => {
     const record = tmp.file('direct.jsonl');
     const t = StdioTransport.launch({
       command: process.execPath,
-      args: [peerScript('late-discover-stdio'), '--discover-delay-ms', '400', '--record', record],
+      args: [peerScript('late-discover-stdio'), '--answer-discover-after', 'initialize', '--record', record],
     });
     open.push(t);
     const v = await probeNode(
@@ -133,8 +134,8 @@ describe('a DiscoverResult after the discover deadline', () => {
       command: process.execPath,
       args: [
         peerScript('late-discover-stdio'),
-        '--discover-delay-ms',
-        '400',
+        '--answer-discover-after',
+        'initialize',
         '--late-answer',
         '32022',
         '--record',
@@ -173,8 +174,8 @@ describe('a DiscoverResult after the discover deadline', () => {
       command: process.execPath,
       args: [
         peerScript('late-discover-stdio'),
-        '--discover-delay-ms',
-        '400',
+        '--answer-discover-after',
+        'initialize',
         '--late-answer',
         '32601',
         '--record',

@@ -22,7 +22,9 @@ function launch(script: Parameters<typeof peerScript>[0], args: string[], opts: 
   return t;
 }
 
-const options: ProbeOptions = { ...DEFAULT_PROBE_OPTIONS, timeoutMs: 3_000, legacyProbeTimeoutMs: 3_000 };
+// Deadlines a loaded machine always meets, Node start-up included: a test that wants a timeout sets its own
+// against a peer that never answers.
+const options: ProbeOptions = { ...DEFAULT_PROBE_OPTIONS, timeoutMs: 30_000, legacyProbeTimeoutMs: 30_000 };
 
 afterEach(async () => {
   await Promise.all(open.splice(0).map((t) => t.close()));
@@ -69,7 +71,7 @@ describe('stdio probe against real SDK servers', () => {
     const t = launch('v1-stdio', []);
     const listed = await t.request(
       { jsonrpc: '2.0', id: 'list-first', method: 'tools/list', params: {} },
-      { timeoutMs: 3_000, maxBodyBytes: 1 << 20 },
+      { timeoutMs: 30_000, maxBodyBytes: 1 << 20 },
     );
     // An ambiguous success: it says nothing about the era. server/discover draws the boundary.
     expect(listed.outcome).toBe('result');
@@ -192,7 +194,8 @@ describe('stdio probe against broken programs', () => {
 describe('stdio transport framing', () => {
   let t: StdioTransport;
   beforeAll(() => {
-    t = launch('v2-stdio', ['--slow-first-ms', '600']);
+    // The first request is answered only once a second one arrived, i.e. after its deadline fired.
+    t = launch('v2-stdio', ['--hold-until-requests', '2']);
   });
 
   it('ignores the late answer to a timed-out request and settles the next one by its own id', async () => {
@@ -208,7 +211,7 @@ describe('stdio transport framing', () => {
     expect(first.outcome).toBe('timeout');
     const second = await t.request(
       { jsonrpc: '2.0', id: 'b', method: 'server/discover', params: { _meta: meta } },
-      { ...send, timeoutMs: 5_000 },
+      { ...send, timeoutMs: 30_000 },
     );
     expect(second.outcome).toBe('result');
     expect(second.message?.id).toBe('b');
