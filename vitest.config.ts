@@ -6,8 +6,10 @@ export default defineConfig({
   test: {
     include: ['tests/unit/**/*.test.ts', 'tests/integration/**/*.test.ts'],
     environment: 'node',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Bounds for a hung test, not expectations: on a loaded 2-core machine a fleet of SDK processes alone
+    // can take a minute to start. Tests wait for events within them.
+    testTimeout: 120_000,
+    hookTimeout: 180_000,
     pool: 'forks',
   },
 });

@@ -18,6 +18,11 @@ export interface PeerOptions {
   version?: string;
   /** Tool names the peer registers (not for `everything`); `echo` by default. */
   tools?: string[];
+  /**
+   * How long the process may take to listen (60 s by default): loading the SDK takes a second alone, and
+   * many seconds when a whole fleet starts at once on a busy 2-core machine.
+   */
+  startTimeoutMs?: number;
 }
 
 export interface RunningPeer {
@@ -62,7 +67,7 @@ function commandFor(kind: PeerKind, opts: PeerOptions): { args: string[]; env: R
   }
 }
 
-/** Starts one peer and resolves once it listens; rejects (and kills the child) if it does not within 15 s. */
+/** Starts one peer and resolves once it listens; rejects (and kills the child) if it does not in time. */
 export async function startPeer(kind: PeerKind, opts: PeerOptions = {}): Promise<RunningPeer> {
   const host = opts.host ?? '127.0.0.1';
   const { args, env } = commandFor(kind, opts);
@@ -70,7 +75,7 @@ export async function startPeer(kind: PeerKind, opts: PeerOptions = {}): Promise
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const port = await waitForPort(child, 15_000).catch((err: unknown) => {
+  const port = await waitForPort(child, opts.startTimeoutMs ?? 60_000).catch((err: unknown) => {
     child.kill('SIGKILL');
     throw err;
   });

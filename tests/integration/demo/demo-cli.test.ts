@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const bin = fileURLToPath(new URL('../../../bin/erawatch.mjs', import.meta.url));
 
 function runDemo(args: string[]) {
-  const r = spawnSync(process.execPath, [bin, 'demo', ...args], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [bin, 'demo', ...args], { encoding: 'utf8', timeout: 120_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
