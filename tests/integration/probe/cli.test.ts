@@ -10,7 +10,7 @@ const BIN = path.resolve(__dirname, '../../../bin/erawatch.mjs');
 
 function runCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [BIN, 'probe', ...args], { timeout: 25_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BIN, 'probe', ...args], { timeout: 100_000 }, (err, stdout, stderr) => {
       const code = err && typeof err.code === 'number' ? err.code : err ? -1 : 0;
       resolve({ code, stdout, stderr });
     });
@@ -135,6 +135,10 @@ describe('erawatch probe --stdio', () => {
     tmp.remove();
   });
 
+  // The default deadlines include the launched server's start-up, which a loaded machine can stretch past
+  // 5 s; every stdio case here expects an answer, so deadlines a loaded machine always meets.
+  const WIDE = ['--timeout-ms', '30000', '--legacy-timeout-ms', '30000'];
+
   const pidsOf = (record: string) => {
     const seen = readRecord(tmp.file(record));
     pids.push(...seen.map((r) => r.pid).filter((p) => Number.isInteger(p) && p > 0));
@@ -145,6 +149,7 @@ describe('erawatch probe --stdio', () => {
     const { code, stdout } = await runCli([
       '--stdio',
       '--json',
+      ...WIDE,
       ...stdio('v2-stdio', 'v2.jsonl', ['--name', 'cur']),
     ]);
     expect(code).toBe(0);
@@ -177,7 +182,7 @@ describe('erawatch probe --stdio', () => {
   });
 
   it('a v1 server is unavailable (exit 1) unless --allow-legacy, then legacy (exit 0)', async () => {
-    const strict = await runCli(['--stdio', '--json', ...stdio('v1-stdio', 'v1-strict.jsonl')]);
+    const strict = await runCli(['--stdio', '--json', ...WIDE, ...stdio('v1-stdio', 'v1-strict.jsonl')]);
     expect(strict.code).toBe(1);
     expect(JSON.parse(strict.stdout)).toMatchObject({
       verdict: 'unavailable',
@@ -188,6 +193,7 @@ describe('erawatch probe --stdio', () => {
       '--stdio',
       '--allow-legacy',
       '--json',
+      ...WIDE,
       ...stdio('v1-stdio', 'v1-allow.jsonl'),
     ]);
     expect(allowed.code).toBe(0);
@@ -204,6 +210,7 @@ describe('erawatch probe --stdio', () => {
     const { code, stdout } = await runCli([
       '--stdio',
       '--allow-legacy',
+      ...WIDE,
       ...stdio('fault-stdio', 'garbage.jsonl', ['--fault', 'garbage']),
     ]);
     expect(code).toBe(1);

@@ -22,7 +22,7 @@ afterAll(() => {
 
 function runProbeCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [cliEntry, 'probe', ...args], { timeout: 25_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [cliEntry, 'probe', ...args], { timeout: 100_000 }, (err, stdout, stderr) => {
       const code = err && typeof err.code === 'number' ? err.code : err ? -1 : 0;
       resolve({ code, stdout, stderr });
     });
