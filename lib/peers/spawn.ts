@@ -105,7 +105,7 @@ export async function startPeer(kind: PeerKind, opts: PeerOptions = {}): Promise
   };
 }
 
-function waitForPort(child: ChildProcess, timeoutMs: number): Promise<number> {
+export function waitForPort(child: ChildProcess, timeoutMs: number): Promise<number> {
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';

@@ -236,8 +236,12 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     r.contentType = headerString(headers['content-type']);
     r.sessionId = headerString(headers['mcp-session-id']);
     if (this.attribution) r.servedBy = headerString(headers[this.attribution]);
-    const redirectOrAuth =
-      (statusCode >= 300 && statusCode < 400) || statusCode === 401 || statusCode === 403;
+    const auth = statusCode === 401 || statusCode === 403;
+    if (auth) {
+      const challenge = headers['www-authenticate'];
+      r.challenge = Array.isArray(challenge) ? challenge.join(', ') : (challenge ?? null);
+    }
+    const redirectOrAuth = (statusCode >= 300 && statusCode < 400) || auth;
     if (this.expectedId === null || redirectOrAuth) return;
     const decoder = decoderFor(headerString(headers['content-encoding'])?.toLowerCase() ?? null);
     if (decoder === 'unsupported') {

@@ -28,6 +28,8 @@ import {
 } from './classify';
 import { listCatalog, settledKeyOf } from './catalog';
 import { HttpTransport, outcomeOfError } from './http-transport';
+import type { OAuthTokenCache } from './oauth';
+import { ProbeAuth } from './probe-auth';
 import type { Exchange, JsonRpcRequest, ProbeTransport, SendOptions } from './transport';
 import { unavailableVerdict } from './types';
 import type {
@@ -49,6 +51,8 @@ export interface ProbeDeps {
   lookup?: LookupFn;
   /** A ready transport (e.g. stdio, later); when set, URL resolution and the egress check are the caller's. */
   transport?: ProbeTransport;
+  /** OAuth tokens by credential; defaults to the process-wide cache. */
+  tokens?: OAuthTokenCache;
 }
 
 export const DEFAULT_EGRESS: EgressPolicy = { allowLoopback: false, allowPrivate: true };
@@ -120,8 +124,12 @@ export async function probeNode(
   };
   const v = state.verdict;
   try {
-    const transport = deps.transport ?? (await openHttpTransport(target, options, deps, state, now));
-    if (transport) await runProbe(transport, target, options, state);
+    if (deps.transport) {
+      await runProbe(deps.transport, target, options, state, null);
+    } else {
+      const open = await openHttpTransport(target, options, deps, state, now);
+      if (open) await probeHttp(open, target, options, deps, state, now, started);
+    }
   } catch (err) {
     // Only a defect of ours lands here; the verdict still fails closed.
     v.verdict = 'unavailable';
@@ -187,13 +195,15 @@ function parseTargetUrl(raw: string): ParsedTarget {
   return parsed;
 }
 
+type OpenHttp = { dispatcher: Dispatcher; open: (headers: Record<string, string>) => ProbeTransport };
+
 async function openHttpTransport(
   target: ProbeTarget,
   options: ProbeOptions,
   deps: ProbeDeps,
   state: ProbeState,
   now: () => number,
-): Promise<ProbeTransport | null> {
+): Promise<OpenHttp | null> {
   const policy = deps.egress ?? DEFAULT_EGRESS;
   const parsed = parseTargetUrl(target.url);
   if ('problem' in parsed) return refuseProbe(state, options, 'egress_refused', parsed.problem);
@@ -218,14 +228,49 @@ async function openHttpTransport(
     }
   }
   state.verdict.address = address;
-  return new HttpTransport({
-    url,
-    dispatcher: deps.dispatcher ?? sharedProbeAgent(policy),
-    address,
-    headers: target.headers,
-    attributionHeader: target.attributionHeader,
-    now,
-  });
+  const dispatcher = deps.dispatcher ?? sharedProbeAgent(policy);
+  return {
+    dispatcher,
+    open: (headers) =>
+      new HttpTransport({
+        url,
+        dispatcher,
+        address,
+        headers,
+        attributionHeader: target.attributionHeader,
+        now,
+      }),
+  };
+}
+
+/** An HTTP probe: the credential first (OAuth token), then the era probe with the auth hooks. */
+async function probeHttp(
+  http: OpenHttp,
+  target: ProbeTarget,
+  options: ProbeOptions,
+  deps: ProbeDeps,
+  state: ProbeState,
+  now: () => number,
+  started: number,
+): Promise<void> {
+  const auth = new ProbeAuth(
+    target,
+    options,
+    { dispatcher: http.dispatcher, now, tokens: deps.tokens },
+    started,
+  );
+  const prepared = await auth.prepare();
+  if (!prepared.ok) {
+    state.verdict.reason = prepared.reason;
+  } else {
+    await runProbe(http.open(prepared.headers), target, options, state, { auth, reopen: http.open });
+  }
+  if (auth.evidence) state.verdict.auth = auth.evidence;
+}
+
+interface AuthHooks {
+  auth: ProbeAuth;
+  reopen: (headers: Record<string, string>) => ProbeTransport;
 }
 
 function discoverRequest(version: string, options: ProbeOptions): JsonRpcRequest {
@@ -281,11 +326,13 @@ function appendDetail(step: EvidenceStep, text: string): void {
 }
 
 async function runProbe(
-  transport: ProbeTransport,
+  initial: ProbeTransport,
   target: ProbeTarget,
   options: ProbeOptions,
   state: ProbeState,
+  hooks: AuthHooks | null,
 ): Promise<void> {
+  let transport = initial;
   const v = state.verdict;
   const asked = options.modernVersions[0] ?? '';
   const send: SendOptions = {
@@ -294,10 +341,28 @@ async function runProbe(
     methodHeader: true,
   };
   const request = discoverRequest(asked, options);
-  const ex = await transport.request(request, { ...send, protocolVersionHeader: asked });
-  recordStep(state, 'discover', request, asked, ex);
+  let ex = await transport.request(request, { ...send, protocolVersionHeader: asked });
+  let step = recordStep(state, 'discover', request, asked, ex);
   v.servedBy = ex.servedBy;
   if (ex.address) v.address = ex.address;
+
+  if (ex.outcome === 'auth_required' && hooks) {
+    const headers = await hooks.auth.refresh(ex.httpStatus);
+    if (headers) {
+      transport = hooks.reopen(headers);
+      const again = discoverRequest(asked, options);
+      ex = await transport.request(again, { ...send, protocolVersionHeader: asked });
+      step = recordStep(state, 'discover-reauth', again, asked, ex);
+      v.servedBy = ex.servedBy;
+    }
+  }
+  if (ex.outcome === 'auth_required') {
+    // Auth status is never era evidence: no initialize follows a refusal, allowlisted or not.
+    v.verdict = 'unavailable';
+    v.reason = hooks ? await hooks.auth.refused(ex) : 'auth_required';
+    if (!ex.challenge) appendDetail(step, 'no challenge');
+    return;
+  }
 
   const first = classifyDiscover(ex.outcome, ex.message);
   if (first.kind !== 'ambiguous') {

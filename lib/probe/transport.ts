@@ -50,6 +50,8 @@ export interface Exchange {
   delivered?: boolean;
   /** Body bytes read (after decompression), when the transport counts them. */
   bytes?: number;
+  /** The WWW-Authenticate header of a 401/403 (several joined with ", "), when there was one. */
+  challenge?: string | null;
 }
 
 export interface ProbeTransport {

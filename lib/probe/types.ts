@@ -10,6 +10,7 @@ export type ServedEra = (typeof SERVED_ERAS)[number];
 export const PROBE_STEPS = [
   'discover',
   'discover-retry',
+  'discover-reauth',
   'initialize',
   'discover-late',
   'audit',
@@ -148,6 +149,89 @@ export interface Verdict {
   servedBy: string | null;
   /** The tool catalog; absent or null when not listed (catalog off, cadence, or no settled verdict). */
   catalog?: ToolCatalog | null;
+  /** Set when the node refused us (401/403) or a credential was involved; absent for an open node. */
+  auth?: AuthEvidence;
+}
+
+/** The parsed WWW-Authenticate challenge of a 401/403 (RFC 9110, RFC 6750, RFC 9728 `resource_metadata`). */
+export interface AuthChallengeEvidence {
+  scheme: string;
+  resourceMetadata: string | null;
+  scope: string | null;
+  error: string | null;
+  errorDescription: string | null;
+  realm: string | null;
+  /** Schemes of the other challenges in the header, if any. */
+  otherSchemes: string[];
+}
+
+export const METADATA_SOURCES = ['challenge', 'path', 'root'] as const;
+export type MetadataSource = (typeof METADATA_SOURCES)[number];
+
+/** One bounded GET of an RFC 9728 protected-resource metadata document. */
+export interface MetadataAttempt {
+  source: MetadataSource;
+  url: string;
+  httpStatus: number | null;
+  /** `found`, `not_found` (no usable document), `invalid` (not PRM JSON), or the transport outcome. */
+  outcome: string;
+  detail?: string;
+}
+
+/** The protected-resource metadata that was found, and whether it may be trusted. */
+export interface ProtectedResourceEvidence {
+  url: string;
+  source: MetadataSource;
+  resource: string | null;
+  /** `resource` equals the URL probed (fragment and one trailing slash ignored). */
+  resourceMatches: boolean;
+  /** False when `resource` mismatches: its authorization servers are then not used. */
+  trusted: boolean;
+  authorizationServers: string[];
+  scopesSupported: string[];
+}
+
+export const CREDENTIAL_KINDS = ['none', 'header', 'oauth'] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+export interface TokenEvidence {
+  /** The token endpoint used (or tried), when known. */
+  tokenEndpoint: string | null;
+  /** Where the endpoint came from: configured, or discovered via protected-resource then RFC 8414 metadata. */
+  endpointSource: 'configured' | 'discovered' | null;
+  /** A cached token was rejected with a 401 and a new one obtained (once). */
+  refreshed: boolean;
+  /** The authorization server's `error` (or our own code) when no token could be had. */
+  error: string | null;
+  detail?: string;
+}
+
+export interface AuthEvidence {
+  /** What the probe presented: nothing, a static credential header, or an OAuth access token. */
+  credential: CredentialKind;
+  /** The refusal's status (401/403), null when the node let us in. */
+  httpStatus: number | null;
+  challenge: AuthChallengeEvidence | null;
+  /** "no challenge" when a refusal carried no usable WWW-Authenticate header. */
+  detail?: string;
+  metadataAttempts: MetadataAttempt[];
+  metadata: ProtectedResourceEvidence | null;
+  token: TokenEvidence | null;
+}
+
+/** OAuth 2.1 client credentials for a target, the secret already resolved. */
+export interface OAuthClientCredentials {
+  clientId: string;
+  clientSecret: string;
+  tokenUrl?: string;
+  scope: string;
+  /** RFC 8707 resource indicator; defaults to the public URL. */
+  resource?: string;
+}
+
+/** Reasons that mean "refused at the door", not "down": the node's era could not be asked. */
+export function isAuthGatedReason(reason: string): boolean {
+  return reason === 'auth_required' || reason === 'auth_failed' || reason.startsWith('oauth_token_failed');
 }
 
 export interface ProbeTarget {
@@ -162,6 +246,10 @@ export interface ProbeTarget {
   attributionHeader?: string;
   /** List the tool catalog after a settled verdict; omitted: never. */
   catalog?: CatalogRequest;
+  /** The balancer's public URL: the default OAuth resource, and a `resource` that metadata may name. */
+  publicUrl?: string;
+  /** OAuth client credentials: a bearer token is obtained (and cached) before discover. */
+  oauth?: OAuthClientCredentials;
 }
 
 export interface ProbeOptions {

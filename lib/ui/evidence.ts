@@ -4,6 +4,7 @@ import type { EvidenceStep, LegacyCheckName, Outcome, ProbeStep, Verdict } from 
 export const STEP_TEXT: Record<ProbeStep, string> = {
   discover: 'server/discover at the newest modern revision',
   'discover-retry': 'server/discover retried at a revision from -32022 data.supported',
+  'discover-reauth': 'server/discover again with a new token, after a 401 on the cached one',
   initialize: 'one bounded legacy initialize (allowLegacy)',
   'discover-late': 'the answer to server/discover after its deadline (stdio keeps the request open)',
   audit: 'legacy audit initialize (served set only)',
@@ -67,6 +68,10 @@ const REASON_TEXT: Record<string, string> = {
     'A modern error with no mutually supported revision (or a legacy-only list): unavailable, and initialize was never sent.',
   legacy_positive_evidence:
     'discover was ambiguous; the one bounded initialize passed all five positive-evidence checks.',
+  auth_required:
+    'The node refused the probe (401/403) and no credential was sent: auth-gated, not down. Auth status is never era evidence, so no initialize followed.',
+  auth_failed:
+    'The node refused the credential that was sent (401/403): auth-gated, not down. Auth status is never era evidence, so no initialize followed.',
   ambiguous_not_allowlisted:
     'discover gave no era (timeout, close, -32601, …) and this target does not allow legacy: fail closed.',
 };
@@ -75,6 +80,10 @@ const REASON_TEXT: Record<string, string> = {
 export function describeReason(v: Pick<Verdict, 'verdict' | 'reason'>): string {
   const known = REASON_TEXT[v.reason];
   if (known) return known;
+  const token = /^oauth_token_failed: (.+)$/.exec(v.reason);
+  if (token?.[1]) {
+    return `No access token could be obtained from the authorization server (${token[1]}): auth-gated, the node was not asked.`;
+  }
   const failed = /^legacy_check_failed:(.+)$/.exec(v.reason);
   if (failed?.[1]) {
     const check = LEGACY_CHECK_TEXT[failed[1] as LegacyCheckName] ?? failed[1];
