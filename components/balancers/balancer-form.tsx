@@ -271,6 +271,89 @@ export function BalancerForm({ mode, initial, id }: Props) {
           />
         </Field>
       </div>
+      <Check
+        field="authEnabled"
+        checked={values.authEnabled}
+        onChange={(c) => set('authEnabled', c)}
+        error={errors.fields.authEnabled}
+      >
+        OAuth client credentials: get a bearer token for every probe (cached until shortly before it expires)
+      </Check>
+      {values.authEnabled ? (
+        <>
+          <div className="field-row">
+            <Field
+              field="authClientId"
+              label="Client ID"
+              error={errors.fields.authClientId}
+              help="The OAuth client's id."
+            >
+              <input
+                type="text"
+                autoComplete="off"
+                value={values.authClientId}
+                onChange={(e) => set('authClientId', e.target.value)}
+                {...fieldProps('authClientId')}
+              />
+            </Field>
+            <Field
+              field="authClientSecret"
+              label="Client secret"
+              error={errors.fields.authClientSecret}
+              help="'env:NAME' reads it from the environment at probe time. A literal secret is never shown again."
+            >
+              <input
+                type="password"
+                autoComplete="off"
+                value={values.authClientSecret}
+                onChange={(e) => set('authClientSecret', e.target.value)}
+                {...fieldProps('authClientSecret')}
+              />
+            </Field>
+          </div>
+          <div className="field-row">
+            <Field
+              field="authScope"
+              label="Scope"
+              error={errors.fields.authScope}
+              help="Space-separated, e.g. mcp:read."
+            >
+              <input
+                type="text"
+                value={values.authScope}
+                onChange={(e) => set('authScope', e.target.value)}
+                {...fieldProps('authScope')}
+              />
+            </Field>
+            <Field
+              field="authTokenUrl"
+              label="Token URL"
+              error={errors.fields.authTokenUrl}
+              help="Optional: found from the protected-resource metadata, then RFC 8414."
+            >
+              <input
+                type="url"
+                value={values.authTokenUrl}
+                onChange={(e) => set('authTokenUrl', e.target.value)}
+                {...fieldProps('authTokenUrl')}
+              />
+            </Field>
+            <Field
+              field="authResource"
+              label="Resource"
+              error={errors.fields.authResource}
+              help="Optional RFC 8707 resource indicator; default: the public URL."
+            >
+              <input
+                type="url"
+                value={values.authResource}
+                onChange={(e) => set('authResource', e.target.value)}
+                {...fieldProps('authResource')}
+              />
+            </Field>
+          </div>
+        </>
+      ) : null}
       <div className="form-actions">
         <button type="submit" className="btn btn-primary" disabled={save.isPending}>
           {save.isPending ? 'Saving…' : mode === 'create' ? 'Register balancer' : 'Save changes'}

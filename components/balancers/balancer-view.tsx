@@ -27,7 +27,8 @@ import {
   type FingerprintField,
 } from '@/lib/ui/balancer';
 import { withNodeNames } from '@/lib/ui/events';
-import { presentGate, presentStatus } from '@/lib/ui/presentation';
+import { presentGate, presentStatus, type Presentation } from '@/lib/ui/presentation';
+import { isAuthGatedReason } from '@/lib/probe/types';
 import { BalancerActions, WindowControls } from './balancer-actions';
 import { nodeLabel } from '@/lib/ui/node-label';
 import { NodeMatrix } from './node-matrix';
@@ -356,32 +357,49 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; n
             names={names}
           />
         ))}
-        {a.degraded.length > 0 ? (
-          <div className="group" data-testid="group-unavailable">
-            <div className="group-head">
-              <Badge
-                p={{
-                  label: 'Unavailable',
-                  icon: 'unavailable',
-                  tone: 'bad',
-                  hint: 'not part of the partition',
-                }}
-              />
-              <span className="muted">reported beside the partition, never as divergence</span>
-            </div>
-            <div className="group-nodes">
-              {a.degraded.map((d) => (
-                <div key={d.nodeId}>
-                  <Link href={`/nodes/${encodeURIComponent(d.nodeId)}`}>{names.get(d.nodeId) ?? d.url}</Link>:{' '}
-                  <code>{d.reason}</code>
-                  {d.anomaly ? <span className="muted"> · anomaly: {d.anomaly}</span> : null}
-                </div>
-              ))}
-            </div>
-          </div>
-        ) : null}
+        <UnavailableGroup
+          nodes={a.degraded.filter((d) => !isAuthGatedReason(d.reason))}
+          names={names}
+          testId="group-unavailable"
+          p={{ label: 'Unavailable', icon: 'unavailable', tone: 'bad', hint: 'not part of the partition' }}
+          note="reported beside the partition, never as divergence"
+        />
+        <UnavailableGroup
+          nodes={a.degraded.filter((d) => isAuthGatedReason(d.reason))}
+          names={names}
+          testId="group-auth-gated"
+          p={{ label: 'Auth-gated', icon: 'lock', tone: 'warn', hint: 'refused with 401/403: not down' }}
+          note="refused at the door: not down, and their era cannot be judged without a working credential"
+        />
       </div>
     </section>
+  );
+}
+
+function UnavailableGroup(props: {
+  nodes: StoredAnalysis['degraded'];
+  names: Map<string, string>;
+  testId: string;
+  p: Presentation;
+  note: string;
+}) {
+  if (props.nodes.length === 0) return null;
+  return (
+    <div className="group" data-testid={props.testId}>
+      <div className="group-head">
+        <Badge p={props.p} />
+        <span className="muted">{props.note}</span>
+      </div>
+      <div className="group-nodes">
+        {props.nodes.map((d) => (
+          <div key={d.nodeId}>
+            <Link href={`/nodes/${encodeURIComponent(d.nodeId)}`}>{props.names.get(d.nodeId) ?? d.url}</Link>:{' '}
+            <code>{d.reason}</code>
+            {d.anomaly ? <span className="muted"> · anomaly: {d.anomaly}</span> : null}
+          </div>
+        ))}
+      </div>
+    </div>
   );
 }
 

@@ -9,7 +9,7 @@ import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import { revisionColumns } from '@/lib/ui/balancer';
 import { nodeLabel } from '@/lib/ui/node-label';
-import { presentEra } from '@/lib/ui/presentation';
+import { presentEra, presentVerdict } from '@/lib/ui/presentation';
 
 const ROW_HEIGHT = 36;
 
@@ -129,7 +129,7 @@ export function NodeMatrix({
                   <span role="cell">
                     {v ? (
                       <Badge
-                        p={presentEra(v.verdict)}
+                        p={presentVerdict(v)}
                         text={
                           v.negotiatedVersion
                             ? `${presentEra(v.verdict).label} ${v.negotiatedVersion}`

@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { nodeLabel } from '@/lib/ui/node-label';
+import { AuthEvidencePanel } from '@/components/nodes/auth-evidence';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { LatencyChart } from '@/components/ui/latency-chart';
@@ -13,7 +14,7 @@ import type { EvidenceStep, Verdict } from '@/lib/probe/types';
 import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
 import { formatDuration } from '@/lib/ui/balancer';
 import { describeOutcome, describeReason, LEGACY_CHECK_TEXT, STEP_TEXT } from '@/lib/ui/evidence';
-import { isEra, presentCheck, presentEra, type Presentation } from '@/lib/ui/presentation';
+import { isEra, presentCheck, presentEra, presentVerdict, type Presentation } from '@/lib/ui/presentation';
 
 function stamp(at: number): string {
   return new Date(at).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
@@ -92,7 +93,7 @@ export function VerdictPanel({ v, probes, failures }: { v: Verdict; probes: numb
         <dl className="kv">
           <dt>Client verdict</dt>
           <dd>
-            <Badge p={presentEra(v.verdict)} /> <code>{v.reason}</code>
+            <Badge p={presentVerdict(v)} /> <code>{v.reason}</code>
           </dd>
           <dt>Negotiated</dt>
           <dd>{v.negotiatedVersion ?? '—'}</dd>
@@ -221,6 +222,7 @@ export function Evidence({ v }: { v: Verdict }) {
             </li>
           ))}
         </ol>
+        {v.auth ? <AuthEvidencePanel auth={v.auth} /> : null}
       </div>
     </section>
   );
@@ -231,7 +233,7 @@ export function VerdictHead({ verdict: v, testId }: { verdict: Verdict | null; t
   return v ? (
     <>
       <Badge
-        p={presentEra(v.verdict)}
+        p={presentVerdict(v)}
         text={v.negotiatedVersion ? `${presentEra(v.verdict).label} ${v.negotiatedVersion}` : undefined}
         testId={testId}
       />

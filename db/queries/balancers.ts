@@ -57,6 +57,7 @@ function toBalancer(row: BalancerRow): Balancer {
     attributionHeader: row.attributionHeader,
     catalog: row.catalog,
     catalogEvery: row.catalogEvery,
+    auth: row.auth ?? null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -166,7 +167,7 @@ export function listBalancers(
 }
 
 /** A list-page item: the settings without node URLs, headers or legacy versions (the full view has them). */
-export interface BalancerPageItem extends Omit<Balancer, 'nodeUrls' | 'headers' | 'legacyVersions'> {
+export interface BalancerPageItem extends Omit<Balancer, 'nodeUrls' | 'headers' | 'legacyVersions' | 'auth'> {
   nodeUrlCount: number;
   summary: BalancerSummary | null;
 }

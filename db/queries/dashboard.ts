@@ -8,7 +8,7 @@ import { listNodes } from '@/db/queries/nodes';
 import { getOpenWindow } from '@/db/queries/rollouts';
 import { balancerStates, balancers, events, nodes } from '@/db/schema';
 import type { BalancerDetail, NodeSummary, StoredAnalysis } from '@/lib/query/types';
-import { redactHeaders } from '@/lib/schemas/balancer-view';
+import { redactAuth, redactHeaders } from '@/lib/schemas/balancer-view';
 import { sortFleet, toFleetRow, type FleetRow } from '@/lib/ui/fleet';
 import { nodeLabel } from '@/lib/ui/node-label';
 
@@ -62,6 +62,7 @@ export function readBalancerDetail(store: Store, id: string): BalancerDetail {
   return {
     ...b,
     headers: redactHeaders(b.headers),
+    auth: redactAuth(b.auth),
     analysis: asAnalysis(state?.analysis),
     window: getOpenWindow(store, id),
   };

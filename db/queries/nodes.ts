@@ -1,6 +1,6 @@
 import { asc, desc, eq } from 'drizzle-orm';
 import { NotFoundError, ValidationError } from '@/lib/errors';
-import type { Verdict } from '@/lib/probe/types';
+import { availabilityOf, type Availability, type Verdict } from '@/lib/probe/types';
 import type { Store } from '../index';
 import { formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '../histogram';
 import { firstKeyOfHour, HOUR_MS, hourOf, rollupKey, splitRollupKey } from '../rollup-key';
@@ -20,6 +20,8 @@ export interface NodeState {
   fingerprintKey: string;
   clientEra: string;
   reason: string;
+  /** `auth-gated` (401/403, no token) is shown apart from down. */
+  availability: Availability;
   probedAt: number;
   durationMs: number;
   fingerprintSince: number;
@@ -45,7 +47,11 @@ function toState(s: NodeStateRow | null): NodeState | null {
   if (!s) return null;
   const { nodeId: _n, verdictDigest: _d, ...rest } = s;
   // The stored JSON may be from an earlier probe with the same answer; the timing columns are the latest.
-  return { ...rest, verdict: { ...rest.verdict, probedAt: s.probedAt, durationMs: s.durationMs } };
+  return {
+    ...rest,
+    availability: availabilityOf(rest.verdict),
+    verdict: { ...rest.verdict, probedAt: s.probedAt, durationMs: s.durationMs },
+  };
 }
 
 /** Every node of a balancer (listed, DNS and sample-attributed), with its current state; NotFound if no balancer. */

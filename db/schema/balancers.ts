@@ -1,4 +1,5 @@
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import type { OAuthClientCredentialsInput } from '@/lib/schemas/balancer';
 
 /** One registered balancer: every field of the registration contract, stored as given. */
 export const balancers = sqliteTable('balancers', {
@@ -19,6 +20,8 @@ export const balancers = sqliteTable('balancers', {
   attributionHeader: text('attribution_header'),
   catalog: integer('catalog', { mode: 'boolean' }).notNull().default(true),
   catalogEvery: integer('catalog_every').notNull().default(5),
+  /** OAuth client credentials; a literal clientSecret is stored as given, `env:NAME` stays a reference. */
+  auth: text('auth', { mode: 'json' }).$type<OAuthClientCredentialsInput>(),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });

@@ -1,9 +1,9 @@
 // Shapes stored rows into API responses: redacts secrets, drops internal columns.
 import type { Balancer, BalancerListItem } from '@/db/queries/balancers';
-import { redactHeaders } from '@/lib/schemas/balancer-view';
+import { redactAuth, redactHeaders } from '@/lib/schemas/balancer-view';
 
 export function balancerView(b: Balancer | BalancerListItem) {
-  return { ...b, headers: redactHeaders(b.headers) };
+  return { ...b, headers: redactHeaders(b.headers), auth: redactAuth(b.auth) };
 }
 
 /** The list-page shape: the settings without the node URL list, headers and legacy revision set. */

@@ -1,5 +1,5 @@
-// Writes the current registrations as a config file. Literal probe header values and webhook secrets are
-// secrets: by default they become ${ENV} references (named in a comment) instead of being written out.
+// Writes the current registrations as a config file. Literal probe header values, OAuth client secrets and
+// webhook secrets are secrets: by default they become ${ENV} references (named in a comment) instead.
 import { stringify } from 'yaml';
 import type { Store } from '@/db/index';
 import { getAlertSinkRow, listAlertSinks } from '@/db/queries/alert-sinks';
@@ -44,7 +44,13 @@ export function exportConfig(store: Store, opts: ExportOptions): { yaml: string;
         return [k, `\${${name}}`];
       }),
     );
-    return { ...settings, headers };
+    let auth = settings.auth;
+    if (auth && !opts.includeSecrets && !auth.clientSecret.startsWith('env:')) {
+      const name = envName('ERAWATCH', b.name, 'OAUTH_CLIENT_SECRET');
+      envNeeded.push(name);
+      auth = { ...auth, clientSecret: `\${${name}}` };
+    }
+    return { ...settings, headers, auth };
   });
   const webhooks = listWebhooks(store).map((w) => ({
     name: w.name,

@@ -5,7 +5,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
-import { DEFAULT_LEGACY_VERSIONS, DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';
+import { resolveOAuth } from '@/lib/poller/targets';
+import {
+  DEFAULT_LEGACY_VERSIONS,
+  DEFAULT_MODERN_VERSIONS,
+  type OAuthClientCredentials,
+} from '@/lib/probe/types';
+import { OAuthClientCredentialsInput } from '@/lib/schemas/balancer';
 
 export const COLLISION_POLICIES = ['prefix', 'reject'] as const;
 export type CollisionPolicy = (typeof COLLISION_POLICIES)[number];
@@ -57,6 +63,7 @@ const ServerEntry = z
         z.string().refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks'),
       )
       .optional(),
+    auth: OAuthClientCredentialsInput.optional(),
     allowLegacy: z.boolean('must be true or false').default(false),
     timeoutMs: millis(50, 600_000).default(5_000),
     legacyProbeTimeoutMs: millis(50, 600_000).default(3_000),
@@ -77,8 +84,18 @@ const ServerEntry = z
           ctx.addIssue({ code: 'custom', path: [key], message: 'applies only to a stdio command' });
       }
     }
-    if (s.command !== undefined && s.headers !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['headers'], message: 'applies only to an HTTP url' });
+    for (const key of ['headers', 'auth'] as const) {
+      if (s.command !== undefined && s[key] !== undefined) {
+        ctx.addIssue({ code: 'custom', path: [key], message: 'applies only to an HTTP url' });
+      }
+    }
+    const missing = s.auth ? resolveOAuth(s.auth, process.env).missing : null;
+    if (missing) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['auth', 'clientSecret'],
+        message: `environment variable ${missing} is not set`,
+      });
     }
   });
 
@@ -131,6 +148,8 @@ export interface HttpServerConfig extends ServerCommon {
   kind: 'http';
   url: string;
   headers: Record<string, string>;
+  /** OAuth client credentials, the secret resolved from the environment. */
+  oauth: OAuthClientCredentials | null;
 }
 export type HostServerConfig = StdioServerConfig | HttpServerConfig;
 
@@ -198,7 +217,10 @@ function resolveServer(s: ParsedServer, dir: string): HostServerConfig {
     legacyProbeTimeoutMs: s.legacyProbeTimeoutMs,
     retry: s.retry,
   };
-  if (s.url !== undefined) return { ...common, kind: 'http', url: s.url, headers: s.headers ?? {} };
+  if (s.url !== undefined) {
+    const { oauth } = resolveOAuth(s.auth ?? null, process.env);
+    return { ...common, kind: 'http', url: s.url, headers: s.headers ?? {}, oauth };
+  }
   return {
     ...common,
     kind: 'stdio',

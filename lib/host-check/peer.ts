@@ -4,6 +4,7 @@ import { isPlainObject, rpcErrorOf, checkLegacyInitialize, classifyDiscover } fr
 import { httpPeerKey, stdioPeerKey, type EraEntry, type PeerIncarnation } from '@/lib/probe/era-cache';
 import { HttpTransport } from '@/lib/probe/http-transport';
 import { probeNode } from '@/lib/probe/probe';
+import { ProbeAuth } from '@/lib/probe/probe-auth';
 import { sharedProbeAgent } from '@/lib/probe/agent';
 import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';
 import type { Exchange, JsonRpcId, JsonRpcRequest, ProbeTransport, SendOptions } from '@/lib/probe/transport';
@@ -11,6 +12,7 @@ import {
   DEFAULT_PROBE_OPTIONS,
   type Outcome,
   type ProbeOptions,
+  type ProbeTarget,
   type RpcErrorInfo,
   type Verdict,
 } from '@/lib/probe/types';
@@ -276,12 +278,13 @@ export class HttpHostPeer implements HostPeer {
     return [];
   }
 
+  private target(): ProbeTarget {
+    const { url, headers, allowLegacy, oauth } = this.config;
+    return { url, headers, allowLegacy, ...(oauth ? { oauth } : {}) };
+  }
+
   probe(options: ProbeOptions): Promise<Verdict> {
-    return probeNode(
-      { url: this.config.url, headers: this.config.headers, allowLegacy: this.config.allowLegacy },
-      options,
-      { egress: HOST_EGRESS },
-    );
+    return probeNode(this.target(), options, { egress: HOST_EGRESS });
   }
 
   async listTools(entry: EraEntry, options: ProbeOptions): Promise<ListOutcome> {
@@ -297,11 +300,20 @@ export class HttpHostPeer implements HostPeer {
         detail: err instanceof Error ? err.message : String(err),
       };
     }
+    const dispatcher = sharedProbeAgent(HOST_EGRESS);
+    // The probe just obtained the token, so this is a cache hit (or the same failure).
+    const auth = await new ProbeAuth(
+      this.target(),
+      options,
+      { dispatcher, now: Date.now },
+      Date.now(),
+    ).prepare();
+    if (!auth.ok) return { ok: false, outcome: 'auth_required', rpcError: null, detail: auth.reason };
     const transport = new HttpTransport({
       url,
-      dispatcher: sharedProbeAgent(HOST_EGRESS),
+      dispatcher,
       address,
-      headers: this.config.headers,
+      headers: auth.headers,
       now: Date.now,
     });
     const send: SendOptions = { timeoutMs: options.timeoutMs, maxBodyBytes: options.maxBodyBytes };

@@ -2,7 +2,7 @@
 // of its public URL. Pure: the resolved addresses and the environment are parameters.
 import type { NodeOrigin } from '@/db/schema';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
-import type { ProbeOptions, ProbeTarget } from '@/lib/probe/types';
+import type { OAuthClientCredentials, ProbeOptions, ProbeTarget } from '@/lib/probe/types';
 import { DEFAULT_PROBE_OPTIONS } from '@/lib/probe/types';
 
 export interface PlannedNode {
@@ -46,6 +46,27 @@ export function resolveHeaders(
   return { headers: out, missing };
 }
 
+/** The OAuth credential with its secret resolved; a missing variable is reported, never sent empty. */
+export function resolveOAuth(
+  auth: BalancerSettings['auth'],
+  env: Record<string, string | undefined>,
+): { oauth: OAuthClientCredentials | null; missing: string | null } {
+  if (!auth) return { oauth: null, missing: null };
+  const { clientSecret: secret } = resolveHeaders({ secret: auth.clientSecret }, env).headers;
+  const ref = /^env:(.+)$/.exec(auth.clientSecret);
+  if (secret === undefined) return { oauth: null, missing: ref?.[1] ?? 'clientSecret' };
+  return {
+    oauth: {
+      clientId: auth.clientId,
+      clientSecret: secret,
+      scope: auth.scope,
+      ...(auth.tokenUrl ? { tokenUrl: auth.tokenUrl } : {}),
+      ...(auth.resource ? { resource: auth.resource } : {}),
+    },
+    missing: null,
+  };
+}
+
 export function probeOptionsFor(b: BalancerSettings): ProbeOptions {
   return {
     ...DEFAULT_PROBE_OPTIONS,
@@ -62,10 +83,13 @@ export function planCycle(
   env: Record<string, string | undefined>,
 ): CyclePlan {
   const { headers, missing } = resolveHeaders(b.headers, env);
+  const { oauth, missing: secretMissing } = resolveOAuth(b.auth, env);
   const base: Omit<ProbeTarget, 'url'> = {
     headers,
     allowLegacy: b.allowLegacy,
     auditLegacy: b.auditLegacy,
+    publicUrl: b.publicUrl,
+    ...(oauth ? { oauth } : {}),
   };
   const nodes: PlannedNode[] = [];
   const seen = new Set<string>();
@@ -97,7 +121,12 @@ export function planCycle(
     nodes,
     samples,
     options: probeOptionsFor(b),
-    headerProblem: missing.length > 0 ? `header_env_missing:${missing.join(',')}` : null,
+    headerProblem:
+      missing.length > 0
+        ? `header_env_missing:${missing.join(',')}`
+        : secretMissing
+          ? `oauth_secret_env_missing:${secretMissing}`
+          : null,
   };
 }
 

@@ -229,6 +229,15 @@ export interface OAuthClientCredentials {
   resource?: string;
 }
 
+/** How a verdict is shown beside its era: an auth-gated node is unavailable, but not down. */
+export const AVAILABILITIES = ['available', 'auth-gated', 'unavailable'] as const;
+export type Availability = (typeof AVAILABILITIES)[number];
+
+export function availabilityOf(v: Pick<Verdict, 'verdict' | 'reason'>): Availability {
+  if (v.verdict !== 'unavailable') return 'available';
+  return isAuthGatedReason(v.reason) ? 'auth-gated' : 'unavailable';
+}
+
 /** Reasons that mean "refused at the door", not "down": the node's era could not be asked. */
 export function isAuthGatedReason(reason: string): boolean {
   return reason === 'auth_required' || reason === 'auth_failed' || reason.startsWith('oauth_token_failed');

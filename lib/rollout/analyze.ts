@@ -1,7 +1,7 @@
 // One balancer, one cycle: partition by fingerprint, flag divergence, degradation and flapping, measure
 // the cache hazard, evaluate gates and window progress, and produce the snapshot the next cycle diffs.
 import { EraCache } from '@/lib/probe/era-cache';
-import type { ToolCatalog, Verdict } from '@/lib/probe/types';
+import { isAuthGatedReason, type ToolCatalog, type Verdict } from '@/lib/probe/types';
 import { annotateCatalogs, catalogTtlOf, divergenceReasons } from './catalog';
 import { keyedFingerprintOf } from './fingerprint';
 import { evaluateGate } from './gate';
@@ -191,14 +191,19 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
       url: n.obs.verdict.url,
       reason: n.obs.verdict.reason,
       anomaly: n.obs.verdict.anomaly,
+      authGated: isAuthGatedReason(n.obs.verdict.reason),
     }))
     .sort((a, b) => byText(a.nodeId, b.nodeId));
   const unavailableSamples = unavailableSampleObs.map((s) => ({
     nodeId: s.obs.nodeId,
     url: s.obs.verdict.url,
     reason: s.obs.verdict.reason,
+    authGated: isAuthGatedReason(s.obs.verdict.reason),
   }));
   const isDegraded = degraded.length > 0 || unavailableSamples.length > 0;
+  // Auth-gated is shown apart from down: every unavailable answer was a refusal at the door.
+  const allGated =
+    isDegraded && degraded.every((d) => d.authGated) && unavailableSamples.every((s) => s.authGated);
 
   const flapping = findFlapping(input.nodes, at, flapThreshold, flapWindowMs);
   const cacheHazard = measureCacheHazard(
@@ -231,7 +236,8 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
     rolling,
     'era-split': severity === 'era-split',
     drift: severity === 'drift',
-    down,
+    down: down && !allGated,
+    'auth-gated': allGated,
     flapping: flapping.length > 0,
     degraded: isDegraded,
     uniform: state === 'uniform',

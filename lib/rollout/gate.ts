@@ -1,4 +1,5 @@
 // The gate: "ready to advertise revision X" only when the fleet is uniform before it is advertised.
+import { isAuthGatedReason } from '@/lib/probe/types';
 import { normalizeRevisions } from './fingerprint';
 import { listIds, formatRevisionSet, plural } from './text';
 import type { NodeObservation } from './types';
@@ -20,12 +21,22 @@ export function evaluateGate(
   if (nodes.length === 0) return { ready: false, reasons: ['no nodes to check'] };
 
   const reasons: string[] = [];
-  const unavailable = nodes
-    .filter((n) => n.verdict.verdict === 'unavailable')
+  const down = nodes.filter((n) => n.verdict.verdict === 'unavailable');
+  const unavailable = down
+    .filter((n) => !isAuthGatedReason(n.verdict.reason))
     .map((n) => `${n.nodeId} (${n.verdict.reason})`)
     .sort();
   if (unavailable.length > 0) {
     reasons.push(`${plural(unavailable.length, 'node', 'nodes')} unavailable: ${listIds(unavailable)}`);
+  }
+  const gated = down
+    .filter((n) => isAuthGatedReason(n.verdict.reason))
+    .map((n) => `${n.nodeId} (${n.verdict.reason})`)
+    .sort();
+  if (gated.length > 0) {
+    reasons.push(
+      `cannot judge ${plural(gated.length, 'auth-gated node', 'auth-gated nodes')} (refused at the door, era unknown): ${listIds(gated)}`,
+    );
   }
 
   const bySet = new Map<string, { set: string[]; nodeIds: string[] }>();

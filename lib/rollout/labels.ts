@@ -37,6 +37,12 @@ export const DISPLAY_STATUS_TEXT: Record<DisplayStatus, StatusText> = {
     description: 'Every node and sample probed this cycle was unavailable.',
     tone: 'critical',
   },
+  'auth-gated': {
+    label: 'Auth-gated',
+    description:
+      'Every unavailable node refused the probe at the door (401/403, or no token): not down, but its era cannot be judged without a working credential.',
+    tone: 'warning',
+  },
   flapping: {
     label: 'Flapping',
     description: 'A node keeps changing its answer: restarts, or a node URL that is really another balancer.',
@@ -57,6 +63,7 @@ export const DISPLAY_STATUS_LABELS: Record<DisplayStatus, string> = {
   'era-split': DISPLAY_STATUS_TEXT['era-split'].label,
   drift: DISPLAY_STATUS_TEXT.drift.label,
   down: DISPLAY_STATUS_TEXT.down.label,
+  'auth-gated': DISPLAY_STATUS_TEXT['auth-gated'].label,
   flapping: DISPLAY_STATUS_TEXT.flapping.label,
   degraded: DISPLAY_STATUS_TEXT.degraded.label,
   uniform: DISPLAY_STATUS_TEXT.uniform.label,

@@ -98,12 +98,15 @@ export interface UnavailableNode {
   url: string;
   reason: string;
   anomaly: string | null;
+  /** Refused at the door (401/403 or no token): not down, and its era cannot be judged. Absent in analyses stored before. */
+  authGated?: boolean;
 }
 
 export interface UnavailableSample {
   nodeId: string | null;
   url: string;
   reason: string;
+  authGated?: boolean;
 }
 
 export interface FlappingNode {
@@ -158,6 +161,7 @@ export const DISPLAY_STATUSES = [
   'era-split',
   'drift',
   'down',
+  'auth-gated',
   'flapping',
   'degraded',
   'uniform',

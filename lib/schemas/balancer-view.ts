@@ -1,7 +1,8 @@
 // How the API shows balancers and nodes. Literal header values are secrets and never come back: they are
 // replaced by REDACTED (sending REDACTED back in an update keeps the stored value); `env:NAME` references show.
 import { z } from 'zod';
-import { CLIENT_ERAS } from '@/lib/probe/types';
+import { AVAILABILITIES, CLIENT_ERAS } from '@/lib/probe/types';
+import { OAuthClientCredentialsInput } from './balancer';
 import { Timestamp } from './common';
 
 export const REDACTED = '[redacted]';
@@ -22,6 +23,23 @@ export function restoreRedacted(
   );
 }
 
+type OAuthSettings = OAuthClientCredentialsInput;
+
+/** A literal client secret never comes back; `env:NAME` shows. */
+export function redactAuth(auth: OAuthSettings | null): OAuthSettings | null {
+  if (!auth) return null;
+  return { ...auth, clientSecret: auth.clientSecret.startsWith('env:') ? auth.clientSecret : REDACTED };
+}
+
+/** An update that sends REDACTED as the secret keeps the stored one. */
+export function restoreRedactedAuth(
+  sent: OAuthSettings | null,
+  stored: OAuthSettings | null,
+): OAuthSettings | null {
+  if (!sent || sent.clientSecret !== REDACTED || !stored) return sent;
+  return { ...sent, clientSecret: stored.clientSecret };
+}
+
 export const BalancerView = z
   .object({
     id: z.string(),
@@ -40,6 +58,9 @@ export const BalancerView = z
     attributionHeader: z.string().nullable(),
     catalog: z.boolean(),
     catalogEvery: z.int(),
+    auth: OAuthClientCredentialsInput.nullable().meta({
+      description: `OAuth client credentials; a literal clientSecret is shown as ${REDACTED}`,
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     summary: z
@@ -55,7 +76,12 @@ export const BalancerView = z
   .meta({ id: 'Balancer' });
 
 /** A list page carries no node URL lists (up to 1,000 per balancer) and no headers: the item links to the full view. */
-export const BalancerListItemView = BalancerView.omit({ nodeUrls: true, headers: true, legacyVersions: true })
+export const BalancerListItemView = BalancerView.omit({
+  nodeUrls: true,
+  headers: true,
+  legacyVersions: true,
+  auth: true,
+})
   .extend({ nodeUrlCount: z.int().min(0) })
   .meta({ id: 'BalancerListItem' });
 
@@ -74,6 +100,9 @@ export const NodeView = z
       .object({
         clientEra: z.enum(CLIENT_ERAS),
         reason: z.string(),
+        availability: z
+          .enum(AVAILABILITIES)
+          .meta({ description: 'auth-gated: refused with 401/403 (or no token could be had); not down' }),
         fingerprintKey: z.string(),
         probedAt: Timestamp,
         durationMs: z.int(),

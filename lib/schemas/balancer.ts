@@ -20,6 +20,38 @@ const headerValue = z
   .max(4096)
   .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks');
 
+/** OAuth 2.1 client credentials (RFC 6749 §4.4, RFC 8707 resource indicators) for a balancer's probes. */
+export const OAuthClientCredentialsInput = z
+  .strictObject({
+    type: z.literal('oauth-client-credentials', { error: "must be 'oauth-client-credentials'" }),
+    clientId: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(256, 'must be at most 256 characters')
+      .refine((v) => !/[\x00-\x1f]/.test(v), 'must not contain control characters'),
+    clientSecret: headerValue
+      .min(1, 'is required')
+      .meta({ description: 'the secret, or env:NAME to read it from the environment at probe time' }),
+    tokenUrl: httpUrl
+      .optional()
+      .meta({ description: 'default: discovered from the protected-resource metadata, then RFC 8414' }),
+    scope: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(1024, 'must be at most 1024 characters')
+      .regex(
+        /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
+        'must be space-separated scope tokens',
+      ),
+    resource: httpUrl
+      .optional()
+      .meta({ description: 'RFC 8707 resource indicator; default: the public URL' }),
+  })
+  .meta({ id: 'OAuthClientCredentials' });
+export type OAuthClientCredentialsInput = z.output<typeof OAuthClientCredentialsInput>;
+
 export const BalancerName = z
   .string()
   .trim()
@@ -49,6 +81,7 @@ const balancerFields = {
   catalog: z.boolean().default(true),
   /** List tools every Nth cycle, and whenever a node's verdict (era, version, server) changes. */
   catalogEvery: z.int().min(1).max(1_000).default(5),
+  auth: OAuthClientCredentialsInput.nullable().default(null),
 };
 
 function deadlineBelowInterval(b: { timeoutMs: number; legacyProbeTimeoutMs: number; intervalMs: number }) {

@@ -22,6 +22,13 @@ export interface BalancerFormValues {
   attributionHeader: string;
   catalog: boolean;
   catalogEvery: string;
+  /** OAuth client credentials: on, and its settings (the secret shown as [redacted] when stored literally). */
+  authEnabled: boolean;
+  authClientId: string;
+  authClientSecret: string;
+  authTokenUrl: string;
+  authScope: string;
+  authResource: string;
 }
 
 export const FORM_FIELDS = [
@@ -40,6 +47,12 @@ export const FORM_FIELDS = [
   'attributionHeader',
   'catalog',
   'catalogEvery',
+  'authEnabled',
+  'authClientId',
+  'authClientSecret',
+  'authTokenUrl',
+  'authScope',
+  'authResource',
 ] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
 
@@ -59,6 +72,12 @@ export const EMPTY_FORM: BalancerFormValues = {
   attributionHeader: '',
   catalog: true,
   catalogEvery: '',
+  authEnabled: false,
+  authClientId: '',
+  authClientSecret: '',
+  authTokenUrl: '',
+  authScope: '',
+  authResource: '',
 };
 
 export function formFromBalancer(b: Balancer): BalancerFormValues {
@@ -80,6 +99,12 @@ export function formFromBalancer(b: Balancer): BalancerFormValues {
     attributionHeader: b.attributionHeader ?? '',
     catalog: b.catalog,
     catalogEvery: String(b.catalogEvery),
+    authEnabled: b.auth !== null,
+    authClientId: b.auth?.clientId ?? '',
+    authClientSecret: b.auth?.clientSecret ?? '',
+    authTokenUrl: b.auth?.tokenUrl ?? '',
+    authScope: b.auth?.scope ?? '',
+    authResource: b.auth?.resource ?? '',
   };
 }
 
@@ -127,6 +152,16 @@ export function bodyFromForm(v: BalancerFormValues): Record<string, unknown> {
   }
   body.headers = headers;
   body.attributionHeader = v.attributionHeader.trim() === '' ? null : v.attributionHeader.trim();
+  body.auth = v.authEnabled
+    ? {
+        type: 'oauth-client-credentials',
+        clientId: v.authClientId.trim(),
+        clientSecret: v.authClientSecret.trim(),
+        scope: v.authScope.trim(),
+        ...(v.authTokenUrl.trim() ? { tokenUrl: v.authTokenUrl.trim() } : {}),
+        ...(v.authResource.trim() ? { resource: v.authResource.trim() } : {}),
+      }
+    : null;
   return body;
 }
 
@@ -148,7 +183,10 @@ export function placeErrors(problem: ApiProblem): PlacedErrors {
   };
   for (const f of problem.fields) {
     const [, head = '', index] = f.pointer.split('/');
-    if ((FORM_FIELDS as readonly string[]).includes(head)) {
+    if (head === 'auth') {
+      const sub = index ? `auth${index.charAt(0).toUpperCase()}${index.slice(1)}` : 'authEnabled';
+      add((FORM_FIELDS as readonly string[]).includes(sub) ? (sub as FormField) : 'authEnabled', f.message);
+    } else if ((FORM_FIELDS as readonly string[]).includes(head)) {
       const field = head as FormField;
       const where =
         index !== undefined && (field === 'nodeUrls' || field === 'legacyVersions')

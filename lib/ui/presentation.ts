@@ -1,6 +1,7 @@
 // How each state, era and gate is shown: always an icon and a text label, colour only as a third cue.
 // Pure data, shared by components, tests and the benchmark.
 import { DISPLAY_STATUS_TEXT, type StatusText } from '@/lib/rollout/labels';
+import { isAuthGatedReason } from '@/lib/probe/types';
 import { DISPLAY_STATUSES } from '@/lib/rollout/types';
 
 export const ICON_NAMES = [
@@ -44,6 +45,7 @@ const STATUS_ICON: Record<FleetStatus, IconName> = {
   'era-split': 'split',
   drift: 'drift',
   down: 'unavailable',
+  'auth-gated': 'lock',
   flapping: 'flap',
   degraded: 'degraded',
   uniform: 'check',
@@ -106,6 +108,18 @@ const ERA: Record<Era, Presentation> = {
 
 export function presentEra(era: Era): Presentation {
   return ERA[era];
+}
+
+const AUTH_GATED: Presentation = {
+  label: 'Auth-gated',
+  icon: 'lock',
+  tone: 'warn',
+  hint: 'Refused at the door (401/403, or no token): not down, but its era cannot be judged.',
+};
+
+/** A verdict's badge: its era, except that an auth-gated node is shown apart from an unavailable one. */
+export function presentVerdict(v: { verdict: Era; reason: string }): Presentation {
+  return isAuthGatedReason(v.reason) && v.verdict === 'unavailable' ? AUTH_GATED : ERA[v.verdict];
 }
 
 export function presentGate(ready: boolean | null): Presentation {

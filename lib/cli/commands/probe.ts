@@ -7,6 +7,8 @@ import {
   closeSharedProbeAgents,
   DEFAULT_PROBE_OPTIONS,
   probeNode,
+  type AuthEvidence,
+  type OAuthClientCredentials,
   type ProbeTarget,
   type Verdict,
 } from '@/lib/probe';
@@ -14,6 +16,7 @@ import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';
 
 const USAGE = `usage: erawatch probe <url> [--allow-legacy] [--audit-legacy] [--timeout-ms N] [--legacy-timeout-ms N] [--header 'Name: value']... [--json]
+         [--oauth-client-id ID --oauth-client-secret-env NAME --oauth-scope SCOPE [--oauth-token-url URL] [--oauth-resource URL]]
        erawatch probe --stdio [--allow-legacy] [--audit-legacy] [--timeout-ms N] [--legacy-timeout-ms N] [--json] -- <command> [args...]
   --stdio launches <command> without a shell (inheriting this environment and directory), probes it over
   stdin/stdout and ends it; the verdict's url is stdio:<command line>.`;
@@ -70,7 +73,10 @@ function parseHeaders(raw: string[]): Record<string, string> {
 }
 
 /** Parses argv into a probe command; throws UsageError with a one-line message on bad usage. */
-export function parseProbeArgs(argv: string[]): ProbeCommand {
+export function parseProbeArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = process.env,
+): ProbeCommand {
   // Everything after `--` is the stdio command line, untouched (its own flags are not ours).
   const split = argv.indexOf('--');
   const flags = split >= 0 ? argv.slice(0, split) : argv;
@@ -89,6 +95,11 @@ export function parseProbeArgs(argv: string[]): ProbeCommand {
         header: { type: 'string', multiple: true },
         json: { type: 'boolean' },
         stdio: { type: 'boolean' },
+        'oauth-client-id': { type: 'string' },
+        'oauth-client-secret-env': { type: 'string' },
+        'oauth-token-url': { type: 'string' },
+        'oauth-scope': { type: 'string' },
+        'oauth-resource': { type: 'string' },
       },
     });
   } catch (err) {
@@ -108,6 +119,8 @@ export function parseProbeArgs(argv: string[]): ProbeCommand {
     if (positionals.length > 0)
       throw new UsageError(`--stdio takes no <url>; put the command after --, got '${positionals[0]}'`);
     if (values.header) throw new UsageError('--header applies to HTTP targets, not --stdio');
+    const oauthFlag = OAUTH_FLAGS.find((f) => values[f] !== undefined);
+    if (oauthFlag) throw new UsageError(`--${oauthFlag} applies to HTTP targets, not --stdio`);
     const [command, ...args] = commandLine;
     if (!command) throw new UsageError('--stdio needs a command after --, e.g. -- node server.mjs');
     if (commandLine.some((a) => a.includes('\0')))
@@ -139,7 +152,51 @@ export function parseProbeArgs(argv: string[]): ProbeCommand {
     auditLegacy: values['audit-legacy'] ?? false,
   };
   if (Object.keys(headers).length > 0) target.headers = headers;
+  const oauth = parseOAuth(values, env);
+  if (oauth) {
+    if (Object.keys(headers).some((h) => h.toLowerCase() === 'authorization'))
+      throw new UsageError('--header Authorization and --oauth-* are exclusive: the token is the credential');
+    target.oauth = oauth;
+  }
   return { target, ...timeouts };
+}
+
+const OAUTH_FLAGS = [
+  'oauth-client-id',
+  'oauth-client-secret-env',
+  'oauth-token-url',
+  'oauth-scope',
+  'oauth-resource',
+] as const;
+
+/** The OAuth flags as a credential; the secret is read from the named variable, never from argv. */
+function parseOAuth(
+  values: Partial<Record<(typeof OAUTH_FLAGS)[number], string>>,
+  env: Record<string, string | undefined>,
+): OAuthClientCredentials | null {
+  if (!OAUTH_FLAGS.some((f) => values[f] !== undefined)) return null;
+  const clientId = values['oauth-client-id'];
+  const secretEnv = values['oauth-client-secret-env'];
+  const scope = values['oauth-scope'];
+  if (!clientId) throw new UsageError('--oauth-* needs --oauth-client-id');
+  if (!secretEnv) throw new UsageError('--oauth-* needs --oauth-client-secret-env NAME');
+  if (!scope) throw new UsageError('--oauth-* needs --oauth-scope');
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretEnv))
+    throw new UsageError(`--oauth-client-secret-env takes a variable name, got '${secretEnv}'`);
+  const clientSecret = env[secretEnv];
+  if (!clientSecret) throw new UsageError(`--oauth-client-secret-env: ${secretEnv} is not set`);
+  const oauth: OAuthClientCredentials = { clientId, clientSecret, scope };
+  for (const [flag, key] of [
+    ['oauth-token-url', 'tokenUrl'],
+    ['oauth-resource', 'resource'],
+  ] as const) {
+    const value = values[flag];
+    if (value === undefined) continue;
+    const problem = checkUrl(value);
+    if (problem) throw new UsageError(`--${flag}: ${problem}`);
+    oauth[key] = value;
+  }
+  return oauth;
 }
 
 /** The `--json` document: exactly the fields the CLI contract names. */
@@ -162,7 +219,9 @@ export function verdictToJson(v: Verdict): Record<string, unknown> {
       outcome: e.outcome,
       rpcError: e.rpcError ? { code: e.rpcError.code, message: e.rpcError.message } : null,
       elapsedMs: e.elapsedMs,
+      ...(e.detail ? { detail: e.detail } : {}),
     })),
+    ...(v.auth ? { auth: v.auth } : {}),
   };
 }
 
@@ -176,6 +235,7 @@ export function formatVerdict(v: Verdict): string {
   if (v.cache) lines.push(`  cache: ttlMs ${v.cache.ttlMs}, scope ${v.cache.cacheScope}`);
   if (v.anomaly) lines.push(`  anomaly: ${v.anomaly}`);
   lines.push(`  initialize sent: ${v.initializeSent ? 'yes' : 'no'}`);
+  if (v.auth) lines.push(...formatAuth(v.auth));
   for (const e of v.evidence) {
     const status = e.httpStatus === null ? '-' : String(e.httpStatus);
     const rpc = e.rpcError ? ` ${e.rpcError.code} ${e.rpcError.message}` : '';
@@ -185,6 +245,37 @@ export function formatVerdict(v: Verdict): string {
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+function formatAuth(a: AuthEvidence): string[] {
+  const out: string[] = [];
+  if (a.httpStatus !== null) {
+    const c = a.challenge;
+    out.push(
+      `  auth: HTTP ${a.httpStatus}, credential ${a.credential}, challenge ${
+        c
+          ? [c.scheme, c.error && `error=${c.error}`, c.scope && `scope="${c.scope}"`]
+              .filter(Boolean)
+              .join(' ')
+          : (a.detail ?? 'none')
+      }`,
+    );
+  }
+  for (const m of a.metadataAttempts)
+    out.push(`  metadata ${m.source}: ${m.url} -> ${m.httpStatus ?? '-'} ${m.outcome}`);
+  if (a.metadata) {
+    const m = a.metadata;
+    out.push(
+      `  protected resource: ${m.resource ?? '-'} (${m.resourceMatches ? 'matches' : 'MISMATCH, not trusted'}); authorization servers: ${m.authorizationServers.join(', ') || '-'}; scopes: ${m.scopesSupported.join(' ') || '-'}`,
+    );
+  }
+  if (a.token) {
+    const t = a.token;
+    out.push(
+      `  token: ${t.error ? `failed: ${t.error}` : 'obtained'}${t.refreshed ? ', refreshed after a 401' : ''}${t.tokenEndpoint ? ` from ${t.tokenEndpoint} (${t.endpointSource ?? '?'})` : ''}`,
+    );
+  }
+  return out;
 }
 
 export async function run(argv: string[]): Promise<number> {

@@ -3,7 +3,7 @@ import { listNodes } from '@/db/queries/nodes';
 import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
 import { balancerView } from '@/lib/api/views';
 import { UpdateBalancerInput } from '@/lib/schemas/balancer';
-import { restoreRedacted } from '@/lib/schemas/balancer-view';
+import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-view';
 
 export const dynamic = 'force-dynamic';
 
@@ -19,6 +19,7 @@ export const PATCH = withApi<{ id: string }>('write', async ({ req, store, param
   // Only the keys sent are applied (the store ignores defaults the schema filled in).
   const sent = { ...(body as Record<string, unknown>) };
   if (patch.headers) sent.headers = restoreRedacted(patch.headers, current.headers);
+  if (patch.auth) sent.auth = restoreRedactedAuth(patch.auth, current.auth);
   return json(balancerView(updateBalancer(store, params.id, sent, now)));
 });
 
