@@ -27,8 +27,8 @@ export interface RunningAuthorizationServer {
 export interface OAuthPeerOptions {
   issuer: string;
   scope?: string;
-  /** Publish metadata for this resource instead of the server's own URL (a mismatch). */
-  metadataResource?: string;
+  /** Publish metadata for the resource at this path of the same origin instead of /mcp (a mismatch). */
+  metadataResourcePath?: string;
   /** Refuse with a bare 401 and no WWW-Authenticate header. */
   noChallenge?: boolean;
   host?: string;
@@ -92,7 +92,7 @@ export async function startOAuthPeer(opts: OAuthPeerOptions): Promise<RunningOAu
   const host = opts.host ?? '127.0.0.1';
   const args = ['--port', '0', '--host', host, '--issuer', opts.issuer];
   if (opts.scope) args.push('--scope', opts.scope);
-  if (opts.metadataResource) args.push('--metadata-resource', opts.metadataResource);
+  if (opts.metadataResourcePath) args.push('--metadata-resource-path', opts.metadataResourcePath);
   if (opts.noChallenge) args.push('--no-challenge');
   if (opts.name) args.push('--name', opts.name);
   const { child, port } = await startChild('v2-http-oauth.mjs', args);

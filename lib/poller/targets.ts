@@ -52,7 +52,7 @@ export function resolveOAuth(
   env: Record<string, string | undefined>,
 ): { oauth: OAuthClientCredentials | null; missing: string | null } {
   if (!auth) return { oauth: null, missing: null };
-  const { clientSecret: secret } = resolveHeaders({ secret: auth.clientSecret }, env).headers;
+  const { secret } = resolveHeaders({ secret: auth.clientSecret }, env).headers;
   const ref = /^env:(.+)$/.exec(auth.clientSecret);
   if (secret === undefined) return { oauth: null, missing: ref?.[1] ?? 'clientSecret' };
   return {

@@ -1,7 +1,7 @@
 // A real v2 SDK MCP server behind OAuth: it verifies the bearer JWT against the authorization server's JWKS
 // with jose, and publishes its RFC 9728 protected-resource metadata with the SDK's helpers.
 // node v2-http-oauth.mjs --port 0 --issuer URL [--host 127.0.0.1] [--scope mcp:read]
-//   [--metadata-resource URL]   publish metadata for another resource (a mismatch)
+//   [--metadata-resource-path P] publish metadata for another resource on this origin (a mismatch)
 //   [--no-challenge]            refuse with a bare 401 and no WWW-Authenticate
 // Prints one JSON line {"port":N} on stdout once listening.
 import { createServer } from 'node:http';
@@ -25,7 +25,7 @@ const { values } = parseArgs({
     host: { type: 'string', default: '127.0.0.1' },
     issuer: { type: 'string', default: '' },
     scope: { type: 'string', default: 'mcp:read' },
-    'metadata-resource': { type: 'string', default: '' },
+    'metadata-resource-path': { type: 'string', default: '' },
     'no-challenge': { type: 'boolean', default: false },
     name: { type: 'string', default: 'erawatch-peer-v2-oauth' },
     version: { type: 'string', default: '2.4.0' },
@@ -58,7 +58,9 @@ server.listen(Number(values.port), values.host, () => {
   const port = typeof address === 'object' && address ? address.port : 0;
   const host = values.host.includes(':') ? `[${values.host}]` : values.host;
   const resourceUrl = new URL(`http://${host}:${port}/mcp`);
-  const published = values['metadata-resource'] ? new URL(values['metadata-resource']) : resourceUrl;
+  const published = values['metadata-resource-path']
+    ? new URL(values['metadata-resource-path'], resourceUrl)
+    : resourceUrl;
   const metadataOptions = {
     oauthMetadata: asMetadata,
     resourceServerUrl: published,

@@ -57,6 +57,7 @@ describe('planCycle', () => {
       headers: { 'X-Key': 'k' },
       allowLegacy: true,
       auditLegacy: false,
+      publicUrl: 'https://api.example.com/mcp',
     });
     // Attribution belongs to samples through the balancer only.
     expect(plan.nodes[0]?.target.attributionHeader).toBeUndefined();

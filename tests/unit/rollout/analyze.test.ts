@@ -165,15 +165,34 @@ describe('analyzeCycle: state, severity and degradation', () => {
       }),
     );
     expect(a.degraded).toEqual([
-      { nodeId: 'n1', url: 'http://127.0.0.1/n1', reason: 'auth_required', anomaly: null },
+      { nodeId: 'n1', url: 'http://127.0.0.1/n1', reason: 'auth_required', anomaly: null, authGated: true },
       {
         nodeId: 'n2',
         url: 'http://127.0.0.1/n2',
         reason: 'modern_incompatible',
         anomaly: 'data.supported lists only legacy',
+        authGated: false,
       },
     ]);
     expect(a.counts).toEqual({ nodes: 3, availableNodes: 1, samples: 0, availableSamples: 0 });
+  });
+
+  it.each([
+    [
+      'every node refused at the door is auth-gated, not down',
+      ['auth_required', 'auth_failed'],
+      'auth-gated',
+    ],
+    ['a gated node beside agreeing ones is auth-gated', ['auth_required', null], 'auth-gated'],
+    ['one down node among gated ones makes it down', ['auth_required', 'timeout'], 'down'],
+    ['nothing gated and nothing answering is down', ['timeout', 'refused'], 'down'],
+  ])('%s', (_name, reasons, status) => {
+    const a = analyzeCycle(
+      cycleInput({
+        nodes: reasons.map((r, i) => node(`n${i}`, r === null ? modernVerdict() : unavailableVerdict(r))),
+      }),
+    );
+    expect(a.displayStatus).toBe(status);
   });
 
   it('reports unavailable samples beside, as degradation', () => {
@@ -188,7 +207,9 @@ describe('analyzeCycle: state, severity and degradation', () => {
     );
     expect(a.state).toBe('uniform');
     expect(a.degraded).toEqual([]);
-    expect(a.unavailableSamples).toEqual([{ nodeId: null, url: 'http://lb/mcp', reason: 'reset' }]);
+    expect(a.unavailableSamples).toEqual([
+      { nodeId: null, url: 'http://lb/mcp', reason: 'reset', authGated: false },
+    ]);
     expect(a.isDegraded).toBe(true);
     expect(a.displayStatus).toBe('degraded');
   });

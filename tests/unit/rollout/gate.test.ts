@@ -40,6 +40,21 @@ describe('evaluateGate', () => {
       reasons: [],
     },
     {
+      name: 'an auth-gated node is named apart from the down ones: its era cannot be judged',
+      nodes: [
+        node('a', modernVerdict()),
+        node('b', unavailableVerdict('auth_required')),
+        node('c', unavailableVerdict('timeout')),
+        node('d', unavailableVerdict('oauth_token_failed: invalid_client')),
+      ],
+      revision: MODERN,
+      ready: false,
+      reasons: [
+        '1 node unavailable: c (timeout)',
+        'cannot judge 2 auth-gated nodes (refused at the door, era unknown): b (auth_required), d (oauth_token_failed: invalid_client)',
+      ],
+    },
+    {
       name: 'no nodes is never ready',
       nodes: [],
       revision: MODERN,

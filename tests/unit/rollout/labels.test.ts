@@ -49,6 +49,7 @@ describe('pickDisplayStatus', () => {
       'era-split',
       'drift',
       'down',
+      'auth-gated',
       'flapping',
       'degraded',
       'uniform',

@@ -26,6 +26,7 @@ describe('bodyFromForm', () => {
       legacyVersions: ['2025-11-25', '2025-06-18'],
       headers: { Authorization: 'env:TOKEN', 'X-A': 'b:c' },
       attributionHeader: 'x-served-by',
+      auth: null,
     });
   });
 
@@ -33,6 +34,30 @@ describe('bodyFromForm', () => {
     const body = bodyFromForm({ ...EMPTY_FORM, catalog: false, catalogEvery: '3' });
     expect(body).toMatchObject({ catalog: false, catalogEvery: 3 });
     expect(bodyFromForm(EMPTY_FORM)).not.toHaveProperty('catalogEvery');
+  });
+
+  it('sends OAuth client credentials only when switched on, leaving empty optional URLs out', () => {
+    const on = {
+      ...EMPTY_FORM,
+      authClientId: ' erawatch ',
+      authClientSecret: 'env:MCP_SECRET',
+      authScope: 'mcp:read',
+    };
+    expect(bodyFromForm(on).auth).toBeNull();
+    expect(bodyFromForm({ ...on, authEnabled: true }).auth).toEqual({
+      type: 'oauth-client-credentials',
+      clientId: 'erawatch',
+      clientSecret: 'env:MCP_SECRET',
+      scope: 'mcp:read',
+    });
+    expect(
+      bodyFromForm({
+        ...on,
+        authEnabled: true,
+        authTokenUrl: 'https://as/token',
+        authResource: 'https://r/mcp',
+      }).auth,
+    ).toMatchObject({ tokenUrl: 'https://as/token', resource: 'https://r/mcp' });
   });
 
   it('passes text that is not a number through, so the API can name the field', () => {
@@ -66,6 +91,17 @@ describe('placeErrors', () => {
     [
       problem(422, { title: 'x', errors: [{ pointer: '/headers/X~1Y', detail: 'bad' }] }),
       { headers: 'X/Y: bad' },
+      [],
+    ],
+    [
+      problem(422, {
+        title: 'x',
+        errors: [
+          { pointer: '/auth/clientSecret', detail: 'is required' },
+          { pointer: '/auth/type', detail: "must be 'oauth-client-credentials'" },
+        ],
+      }),
+      { authClientSecret: 'is required', authEnabled: "must be 'oauth-client-credentials'" },
       [],
     ],
     [
