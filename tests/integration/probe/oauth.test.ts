@@ -39,7 +39,7 @@ beforeAll(async () => {
       clientId: 'erawatch',
       clientSecret: SECRET,
       scope: 'mcp:read',
-      ttlSeconds: 2,
+      ttlSeconds: 5,
     }),
   ]);
   [peer, shortPeer, mismatched, bare] = await Promise.all([
