@@ -29,7 +29,7 @@ export const OAuthClientCredentialsInput = z
       .trim()
       .min(1, 'is required')
       .max(256, 'must be at most 256 characters')
-      .refine((v) => !/[\x00-\x1f]/.test(v), 'must not contain control characters'),
+      .regex(/^[\x20-\x7e]+$/, 'must be printable ASCII'),
     clientSecret: headerValue
       .min(1, 'is required')
       .meta({ description: 'the secret, or env:NAME to read it from the environment at probe time' }),
