@@ -35,7 +35,7 @@ export function evaluateGate(
     .sort();
   if (gated.length > 0) {
     reasons.push(
-      `cannot judge ${plural(gated.length, 'auth-gated node', 'auth-gated nodes')} (refused at the door, era unknown): ${listIds(gated)}`,
+      `cannot judge ${plural(gated.length, 'auth-gated node', 'auth-gated nodes')}: ${listIds(gated)}`,
     );
   }
 
@@ -75,13 +75,9 @@ export function evaluateGate(
 export const GATE_STATES = ['open', 'closed', 'cannot_judge'] as const;
 export type GateState = (typeof GATE_STATES)[number];
 
-/** Reasons that say a node refused us, not what it serves: an auth-gated node is never era evidence. */
-const AUTH_GATED_REASONS = new Set(['auth_required', 'auth_failed']);
-
+/** A node that refused us (401/403, or no token could be had) says nothing of what it serves. */
 export function isAuthGated(node: NodeObservation): boolean {
-  return (
-    node.verdict.verdict === 'unavailable' && AUTH_GATED_REASONS.has(node.verdict.reason.split(':')[0] ?? '')
-  );
+  return node.verdict.verdict === 'unavailable' && isAuthGatedReason(node.verdict.reason);
 }
 
 /**

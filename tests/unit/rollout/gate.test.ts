@@ -51,7 +51,7 @@ describe('evaluateGate', () => {
       ready: false,
       reasons: [
         '1 node unavailable: c (timeout)',
-        'cannot judge 2 auth-gated nodes (refused at the door, era unknown): b (auth_required), d (oauth_token_failed: invalid_client)',
+        'cannot judge 2 auth-gated nodes: b (auth_required), d (oauth_token_failed: invalid_client)',
       ],
     },
     {
