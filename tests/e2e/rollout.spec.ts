@@ -30,6 +30,7 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   const [a, b] = peers;
   if (!a || !b) throw new Error('peers did not start');
   const name = `rollout-${Date.now().toString(36)}`;
+  test.setTimeout(300_000);
 
   await page.goto(`${app.url}/`);
   await expect(page.getByTestId('fleet-empty')).toBeVisible();
@@ -40,9 +41,10 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   await page.getByLabel('Name', { exact: true }).fill(name);
   await page.getByLabel('Public URL', { exact: true }).fill(a.url);
   await page.getByLabel('Node URLs').fill(`${a.url}\n${b.url}`);
-  await page.getByLabel('Interval (ms)').fill('2000');
-  await page.getByLabel('Timeout (ms)', { exact: true }).fill('500');
-  await page.getByLabel('Legacy timeout (ms)').fill('500');
+  // Deadlines a loaded machine meets: a node that misses one shows unavailable and adds events to the timeline.
+  await page.getByLabel('Interval (ms)').fill('10000');
+  await page.getByLabel('Timeout (ms)', { exact: true }).fill('3000');
+  await page.getByLabel('Legacy timeout (ms)').fill('3000');
   await page.getByLabel('Samples / cycle').fill('2');
   await page.getByLabel(/Allow legacy/).check();
   await page.getByRole('button', { name: 'Register balancer' }).click();
@@ -68,8 +70,8 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   const legacy = await startPeer('v1-stateful', { port, name: 'fleet-node', version: '1.0.0' });
   peers.push(legacy);
 
-  // One probe interval (2 s) plus a refresh (1 s) plus slack for the outage cycle in between.
-  await expect(page.getByTestId('balancer-status')).toHaveText('Era split', { timeout: 30_000 });
+  // The outage cycle, then one more interval (10 s each), plus a refresh.
+  await expect(page.getByTestId('balancer-status')).toHaveText('Era split', { timeout: 60_000 });
   await expect(page.getByTestId('nonuniform-notice')).toContainText('Non-uniform (era-split)');
   await expect(page.getByTestId('partition-group')).toHaveCount(2);
   await expect(page.locator(`[data-testid="node-row"][data-node-url="${legacy.url}"]`)).toContainText(
@@ -92,12 +94,12 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   await page.getByLabel('Deadline in hours').fill('2');
   await page.getByRole('button', { name: 'Open window' }).click();
   await expect(page.getByTestId('window-progress')).toHaveText('1 of 2 nodes on 2026-07-28', {
-    timeout: 30_000,
+    timeout: 60_000,
   });
   await expect(page.getByTestId('balancer-status')).toHaveText('Rolling out');
   await page.screenshot({ path: screenshotPath('balancer-rolling'), fullPage: true });
   await page.getByRole('button', { name: 'Close rollout window' }).click();
-  await expect(page.getByTestId('balancer-status')).toHaveText('Era split', { timeout: 30_000 });
+  await expect(page.getByTestId('balancer-status')).toHaveText('Era split', { timeout: 60_000 });
   await expect(page.getByRole('button', { name: 'Open rollout window…' })).toBeVisible();
 
   // The fleet lists it as non-uniform.

@@ -31,15 +31,17 @@ function alive(pid: number): boolean {
 }
 
 test.beforeAll(async () => {
+  // Each probe launches the server, so its deadline covers Node and SDK start-up: wide enough for a loaded
+  // machine. The first probes are spread over one interval, which the waits for the verdicts allow for.
   const entry = (name: string, script: string, allowLegacy: boolean) => `  - name: ${name}
     command: ${JSON.stringify(process.execPath)}
     args: [${JSON.stringify(path.join(servers, script))}, --name, ${name}, --record, ${JSON.stringify(record(name))}]
     env:
       PEER_TOKEN: "\${E2E_PEER_TOKEN}"
     allowLegacy: ${allowLegacy}
-    intervalMs: 3000
-    timeoutMs: 1000
-    legacyProbeTimeoutMs: 900
+    intervalMs: 31000
+    timeoutMs: 10000
+    legacyProbeTimeoutMs: 10000
 `;
   const config = path.join(dir, 'erawatch.config.yaml');
   fs.writeFileSync(
@@ -68,6 +70,7 @@ test('stdio servers: v2 modern, allowlisted v1 legacy, evidence step by step, re
   page,
 }) => {
   if (!app) throw new Error('app did not start');
+  test.setTimeout(240_000);
   await page.goto(`${app.url}/`);
   await page.getByRole('link', { name: 'stdio servers' }).click();
   await expect(page).toHaveURL(/\/stdio$/);
@@ -76,8 +79,8 @@ test('stdio servers: v2 modern, allowlisted v1 legacy, evidence step by step, re
   const current = page.locator('[data-testid="stdio-row"][data-name="current-stdio"]');
   const archive = page.locator('[data-testid="stdio-row"][data-name="archive-stdio"]');
   // The poller's probes land without a reload.
-  await expect(current.getByTestId('stdio-verdict')).toHaveText('Modern 2026-07-28', { timeout: 60_000 });
-  await expect(archive.getByTestId('stdio-verdict')).toHaveText('Legacy 2025-11-25', { timeout: 60_000 });
+  await expect(current.getByTestId('stdio-verdict')).toHaveText('Modern 2026-07-28', { timeout: 100_000 });
+  await expect(archive.getByTestId('stdio-verdict')).toHaveText('Legacy 2025-11-25', { timeout: 100_000 });
   await expect(current).toContainText('discover_result');
   await expect(archive).toContainText('legacy_positive_evidence');
   await expect(current).toContainText('PEER_TOKEN=…');
