@@ -85,6 +85,9 @@ test('an Alertmanager sink added in the UI receives the era-split alert and logs
     { timeout: 30_000 },
   );
   await expect(sink).toContainText('1 firing');
+  // The success ends the failure run the unset credential started: the sink is healthy again.
+  await expect(sink.getByText('Enabled', { exact: true })).toBeVisible();
+  await expect(sink.getByText('Failing', { exact: true })).toHaveCount(0);
   const inAm = await am.alerts(['balancer="payments-mcp"']);
   expect(inAm.map((x) => x.labels.alertname)).toEqual(['ErawatchNonUniform']);
   await page.screenshot({ path: screenshotPath('alert-sinks'), fullPage: true });
