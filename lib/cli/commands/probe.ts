@@ -15,9 +15,9 @@ import {
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';
 
-const USAGE = `usage: erawatch probe <url> [--allow-legacy] [--audit-legacy] [--timeout-ms N] [--legacy-timeout-ms N] [--header 'Name: value']... [--json]
+const USAGE = `usage: erawatch probe <url> [--allow-legacy] [--audit-legacy] [--catalog] [--timeout-ms N] [--legacy-timeout-ms N] [--header 'Name: value']... [--json]
          [--oauth-client-id ID --oauth-client-secret-env NAME --oauth-scope SCOPE [--oauth-token-url URL] [--oauth-resource URL]]
-       erawatch probe --stdio [--allow-legacy] [--audit-legacy] [--timeout-ms N] [--legacy-timeout-ms N] [--json] -- <command> [args...]
+       erawatch probe --stdio [--allow-legacy] [--audit-legacy] [--catalog] [--timeout-ms N] [--legacy-timeout-ms N] [--json] -- <command> [args...]
   --stdio launches <command> without a shell (inheriting this environment and directory), probes it over
   stdin/stdout and ends it; the verdict's url is stdio:<command line>.`;
 const MAX_TIMEOUT_MS = 600_000;
@@ -90,6 +90,7 @@ export function parseProbeArgs(
       options: {
         'allow-legacy': { type: 'boolean' },
         'audit-legacy': { type: 'boolean' },
+        catalog: { type: 'boolean' },
         'timeout-ms': { type: 'string' },
         'legacy-timeout-ms': { type: 'string' },
         header: { type: 'string', multiple: true },
@@ -131,6 +132,7 @@ export function parseProbeArgs(
         url: `stdio:${describeCommand(stdio)}`,
         allowLegacy: values['allow-legacy'] ?? false,
         auditLegacy: values['audit-legacy'] ?? false,
+        ...(values.catalog ? { catalog: { list: 'always' as const } } : {}),
       },
       stdio,
       ...timeouts,
@@ -152,6 +154,7 @@ export function parseProbeArgs(
     auditLegacy: values['audit-legacy'] ?? false,
   };
   if (Object.keys(headers).length > 0) target.headers = headers;
+  if (values.catalog) target.catalog = { list: 'always' };
   const oauth = parseOAuth(values, env);
   if (oauth) {
     if (Object.keys(headers).some((h) => h.toLowerCase() === 'authorization'))
@@ -222,6 +225,7 @@ export function verdictToJson(v: Verdict): Record<string, unknown> {
       ...(e.detail ? { detail: e.detail } : {}),
     })),
     ...(v.auth ? { auth: v.auth } : {}),
+    ...(v.catalog ? { catalog: v.catalog } : {}),
   };
 }
 
@@ -235,6 +239,14 @@ export function formatVerdict(v: Verdict): string {
   if (v.cache) lines.push(`  cache: ttlMs ${v.cache.ttlMs}, scope ${v.cache.cacheScope}`);
   if (v.anomaly) lines.push(`  anomaly: ${v.anomaly}`);
   lines.push(`  initialize sent: ${v.initializeSent ? 'yes' : 'no'}`);
+  if (v.catalog) {
+    const c = v.catalog;
+    lines.push(
+      c.digest
+        ? `  tools: ${c.names.length > 0 ? c.names.join(', ') : 'none'} (${c.digest}, ttlMs ${c.ttlMs ?? '-'})`
+        : `  tools: not listed (${c.reason ?? c.status})`,
+    );
+  }
   if (v.auth) lines.push(...formatAuth(v.auth));
   for (const e of v.evidence) {
     const status = e.httpStatus === null ? '-' : String(e.httpStatus);

@@ -73,6 +73,21 @@ describe('erawatch probe', () => {
     expect(evidence.map((e) => e.step)).toEqual(['discover', 'audit', 'audit', 'audit', 'audit']);
   });
 
+  it('--catalog lists the tools after the verdict and puts the catalog in the JSON', async () => {
+    const { code, stdout } = await runCli([dual.url, '--json', '--catalog']);
+    expect(code).toBe(0);
+    const out = JSON.parse(stdout) as {
+      catalog?: Record<string, unknown>;
+      evidence: Array<{ step: string }>;
+    };
+    expect(out.catalog).toMatchObject({ status: 'listed', names: ['echo'], ttlMs: 0, cacheScope: 'private' });
+    expect(out.evidence.map((e) => e.step)).toEqual(['discover', 'catalog']);
+    const text = await runCli([dual.url, '--catalog']);
+    expect(text.stdout).toMatch(/^ {2}tools: echo \(cat_[0-9a-f]{16}, ttlMs 0\)$/m);
+    const without = JSON.parse((await runCli([dual.url, '--json'])).stdout) as Record<string, unknown>;
+    expect(without).not.toHaveProperty('catalog');
+  });
+
   it('exits 1 for unavailable and 0 once the operator allows legacy', async () => {
     const refused = await runCli([legacy.url, '--json']);
     expect(refused.code).toBe(1);
