@@ -45,10 +45,55 @@ function safeDirOf(url: string, sub: string): string | undefined {
   }
 }
 
-/** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, and migrates. */
+/** The store cannot be opened for writing: names the file and the cause in one line, for start-up refusals. */
+export class StoreOpenError extends Error {
+  override name = 'StoreOpenError';
+  constructor(
+    readonly file: string,
+    readonly causeText: string,
+  ) {
+    super(`cannot use the database at ${file}: ${causeText}`);
+  }
+}
+
+function canWrite(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function describeOpenFailure(file: string, err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  const message = e.message ?? String(err);
+  const dir = path.dirname(file);
+  if (e.code === 'EACCES' || e.code === 'EPERM') return `permission denied creating ${dir} (${e.code})`;
+  if (e.code === 'EROFS') return `${dir} is on a read-only file system (EROFS)`;
+  if (e.code === 'ENOTDIR' || e.code === 'EEXIST') return `a parent of ${dir} is not a directory (${e.code})`;
+  const sqliteCode = typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? e.code : null;
+  if (sqliteCode === 'SQLITE_CANTOPEN' || sqliteCode === 'SQLITE_READONLY' || /readonly/.test(message)) {
+    const why = !canWrite(dir)
+      ? `the directory ${dir} is not writable`
+      : fs.existsSync(file) && !canWrite(file)
+        ? 'the file is read-only'
+        : message;
+    return `${why} (${sqliteCode ?? 'SQLITE_READONLY'})`;
+  }
+  return sqliteCode ? `${message} (${sqliteCode})` : message;
+}
+
+/** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, migrates and proves a write works. */
 export function openDb(file: string = dbFileFromEnv()): Store {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-  const sqlite = new Database(file);
+  const shown = file === ':memory:' ? file : path.resolve(file);
+  let sqlite: Database.Database;
+  try {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(shown), { recursive: true });
+    sqlite = new Database(file);
+  } catch (err) {
+    throw new StoreOpenError(shown, describeOpenFailure(shown, err));
+  }
   try {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('journal_mode = WAL');
@@ -58,6 +103,13 @@ export function openDb(file: string = dbFileFromEnv()): Store {
     sqlite.pragma('journal_size_limit = 67108864');
     const db = drizzle(sqlite, { schema });
     applyMigrations(db);
+    // A read-only file opens without complaint and only fails on the first write: fail here instead.
+    sqlite
+      .transaction(() => {
+        sqlite.prepare("INSERT INTO store_heartbeats (holder, at, pad) VALUES ('open', 0, x'')").run();
+        sqlite.prepare("DELETE FROM store_heartbeats WHERE holder = 'open'").run();
+      })
+      .immediate();
     return {
       db,
       sqlite,
@@ -68,6 +120,8 @@ export function openDb(file: string = dbFileFromEnv()): Store {
     };
   } catch (err) {
     sqlite.close();
+    if (err instanceof Error && 'code' in err)
+      throw new StoreOpenError(shown, describeOpenFailure(shown, err));
     throw err;
   }
 }
@@ -84,9 +138,27 @@ function applyMigrations(db: Db): void {
   }
 }
 
+let writeErrors = 0;
+
+/** Store writes that failed in the engine (disk full, read-only, I/O, busy) in this process, for metrics. */
+export function storeWriteErrorCount(): number {
+  return writeErrors;
+}
+
+/** Counts an engine failure of a write (not the typed errors our own code throws inside a transaction). */
+export function noteWriteError(err: unknown): void {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) writeErrors += 1;
+}
+
 /** Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so no upgrade deadlock. */
 export function writeTransaction<T>(store: Store, fn: (tx: Db) => T): T {
-  return store.sqlite.transaction(() => fn(store.db)).immediate();
+  try {
+    return store.sqlite.transaction(() => fn(store.db)).immediate();
+  } catch (err) {
+    noteWriteError(err);
+    throw err;
+  }
 }
 
 const GLOBAL_KEY = Symbol.for('erawatch.store');

@@ -330,3 +330,8 @@ function deleteRollupsOf(store: Store, seqs: number[]): void {
     for (const seq of seqs) del.run(rollupKey(hour, seq));
   }
 }
+
+/** How many balancers are registered (readiness: an empty fleet has no cycles to be late). */
+export function countBalancers(store: Store): number {
+  return (store.sqlite.prepare('SELECT count(*) AS n FROM balancers').get() as { n: number }).n;
+}

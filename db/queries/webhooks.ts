@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNotNull, lte, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
   CreateWebhookInput,
@@ -328,43 +328,49 @@ export interface ClaimedDelivery {
   endpoint: WebhookEndpointRow;
 }
 
+export interface ClaimOptions {
+  /** Deliveries claimed in all. */
+  limit: number;
+  /** Pushes each claimed delivery's next attempt this far out: an attempt lease a crash lets expire. */
+  leaseMs: number;
+  /** Deliveries claimed per endpoint (default: no cap). */
+  perEndpoint?: number;
+  /** Endpoints this worker already has attempts in flight for: skipped, so they do not pile up. */
+  excludeEndpointIds?: readonly string[];
+}
+
 /**
- * Takes up to `limit` due deliveries of enabled endpoints and leases them (next attempt pushed past the attempt
- * deadline), so a second worker skips them and a crash mid-attempt retries them after the lease.
+ * Takes due deliveries of enabled endpoints, oldest first, and leases them (next attempt pushed past the
+ * attempt deadline), so a second worker skips them and a crash mid-attempt retries them after the lease.
  */
-export function claimDueDeliveries(
-  store: Store,
-  now: number,
-  limit: number,
-  leaseMs: number,
-): ClaimedDelivery[] {
+export function claimDueDeliveries(store: Store, now: number, opts: ClaimOptions): ClaimedDelivery[] {
+  const exclude = opts.excludeEndpointIds ?? [];
   return writeTransaction(store, (tx) => {
+    const ids = store.sqlite
+      .prepare(
+        `SELECT id FROM (
+           SELECT d.id AS id, d.next_attempt_at AS due,
+                  row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS nth
+             FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+            WHERE d.status = 'pending' AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?
+              AND e.enabled = 1 AND d.endpoint_id NOT IN (SELECT value FROM json_each(?)))
+          WHERE nth <= ? ORDER BY due, id LIMIT ?`,
+      )
+      .pluck()
+      .all(now, JSON.stringify(exclude), opts.perEndpoint ?? opts.limit, opts.limit) as string[];
+    if (ids.length === 0) return [];
+    tx.update(webhookDeliveries)
+      .set({ nextAttemptAt: now + opts.leaseMs })
+      .where(inArray(webhookDeliveries.id, ids))
+      .run();
     const rows = tx
       .select({ d: webhookDeliveries, e: webhookEndpoints })
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(
-        and(
-          eq(webhookDeliveries.status, 'pending'),
-          isNotNull(webhookDeliveries.nextAttemptAt),
-          lte(webhookDeliveries.nextAttemptAt, now),
-          eq(webhookEndpoints.enabled, true),
-        ),
-      )
-      .orderBy(asc(webhookDeliveries.nextAttemptAt))
-      .limit(limit)
+      .where(inArray(webhookDeliveries.id, ids))
       .all();
-    if (rows.length > 0) {
-      tx.update(webhookDeliveries)
-        .set({ nextAttemptAt: now + leaseMs })
-        .where(
-          inArray(
-            webhookDeliveries.id,
-            rows.map((r) => r.d.id),
-          ),
-        )
-        .run();
-    }
+    const order = new Map(ids.map((id, i) => [id, i]));
+    rows.sort((a, b) => (order.get(a.d.id) ?? 0) - (order.get(b.d.id) ?? 0));
     return rows.map((r) => ({ delivery: r.d, endpoint: r.e }));
   });
 }
@@ -553,11 +559,16 @@ export function redeliver(
   });
 }
 
-/** A `webhook.test` delivery to one endpoint, due now. */
+/**
+ * A `webhook.test` delivery to one endpoint, written already claimed by the caller (its next attempt is
+ * `leaseMs` away), so the caller's inline attempt is the only one: the outbox worker retries it only after a
+ * failed attempt schedules a retry, or after the lease when the caller crashed.
+ */
 export function enqueueTestDelivery(
   store: Store,
   endpointId: string,
   now: number = Date.now(),
+  leaseMs = 30_000,
 ): WebhookDeliveryRow {
   return writeTransaction(store, (tx) => {
     const endpoint = getWebhookRow({ db: tx }, endpointId);
@@ -583,7 +594,7 @@ export function enqueueTestDelivery(
         payload,
         status: 'pending',
         attempts: 0,
-        nextAttemptAt: now,
+        nextAttemptAt: now + leaseMs,
         createdAt: now,
       })
       .returning()

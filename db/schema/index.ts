@@ -12,3 +12,6 @@ export * from './webhooks';
 export * from './rollups';
 export * from './stdio-targets';
 export * from './sink-alerts';
+export * from './heartbeats';
+export * from './metric-series';
+export * from './claims';

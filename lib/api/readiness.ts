@@ -1,6 +1,9 @@
-// /readyz: the database takes a write lock, and the fleet is being polled (or polling is deliberately off)
-// with a recent enough cycle.
+// /readyz: the store takes a real write (a heartbeat row that needs a free page, so a full disk fails it), and
+// some process, this one or another, holds the poll role with a recent enough cycle.
+import os from 'node:os';
 import type { Store } from '@/db/index';
+import { countBalancers } from '@/db/queries/balancers';
+import { writeHeartbeat } from '@/db/queries/heartbeats';
 import { getPollerStatus } from '@/lib/poller';
 
 export interface Readiness {
@@ -12,16 +15,12 @@ export interface Readiness {
 }
 
 export const DEFAULT_MAX_CYCLE_AGE_MS = 5 * 60_000;
+const HEARTBEAT_HOLDER = `${os.hostname()}:${process.pid}`;
 
-function checkDatabase(store: Store): { ok: boolean; detail: string } {
-  try {
-    store.sqlite.prepare('BEGIN IMMEDIATE').run();
-    store.sqlite.prepare('ROLLBACK').run();
-    return { ok: true, detail: 'writable' };
-  } catch (err) {
-    if (store.sqlite.inTransaction) store.sqlite.prepare('ROLLBACK').run();
-    return { ok: false, detail: `not writable: ${err instanceof Error ? err.message : String(err)}` };
-  }
+function checkDatabase(store: Store, now: number): { ok: boolean; detail: string } {
+  const beat = writeHeartbeat(store, HEARTBEAT_HOLDER, now);
+  if (beat.ok) return { ok: true, detail: 'heartbeat written' };
+  return { ok: false, detail: `heartbeat write failed: ${beat.error}${beat.code ? ` (${beat.code})` : ''}` };
 }
 
 export function checkReadiness(
@@ -30,26 +29,32 @@ export function checkReadiness(
   now: number,
   maxCycleAgeMs = DEFAULT_MAX_CYCLE_AGE_MS,
 ): Readiness {
-  const database = checkDatabase(store);
+  const database = checkDatabase(store, now);
   let poller: { ok: boolean; detail: string };
-  if (env.ERAWATCH_POLLER === 'off' && env.ERAWATCH_EXPECT_EXTERNAL_POLLER !== '1') {
-    poller = { ok: true, detail: 'off in this process (ERAWATCH_POLLER=off)' };
+  const status = getPollerStatus(store, now);
+  if (!status.leaseHeld) {
+    poller = {
+      ok: false,
+      detail:
+        env.ERAWATCH_POLLER === 'off'
+          ? 'no poller holds the lease (off in this process: run `erawatch worker`)'
+          : 'no poller holds the lease',
+    };
+  } else if (
+    status.lastCycleAgeMs !== null &&
+    status.lastCycleAgeMs > maxCycleAgeMs &&
+    countBalancers(store) > 0
+  ) {
+    poller = { ok: false, detail: `last cycle ${Math.round(status.lastCycleAgeMs / 1000)} s ago` };
   } else {
-    const status = getPollerStatus(store, now);
-    const balancers = (store.sqlite.prepare('SELECT count(*) AS n FROM balancers').get() as { n: number }).n;
-    if (!status.leaseHeld) poller = { ok: false, detail: 'no poller holds the lease' };
-    else if (balancers > 0 && status.lastCycleAgeMs !== null && status.lastCycleAgeMs > maxCycleAgeMs) {
-      poller = { ok: false, detail: `last cycle ${Math.round(status.lastCycleAgeMs / 1000)} s ago` };
-    } else {
-      const age =
-        status.lastCycleAgeMs === null
-          ? 'no cycle yet'
-          : `last cycle ${Math.round(status.lastCycleAgeMs / 1000)} s ago`;
-      poller = {
-        ok: true,
-        detail: `lease held by ${status.holder?.hostname ?? 'a poller'} (pid ${status.holder?.pid ?? '?'}), ${age}`,
-      };
-    }
+    const age =
+      status.lastCycleAgeMs === null
+        ? 'no cycle yet'
+        : `last cycle ${Math.round(status.lastCycleAgeMs / 1000)} s ago`;
+    poller = {
+      ok: true,
+      detail: `lease held by ${status.holder?.hostname ?? 'a poller'} (pid ${status.holder?.pid ?? '?'}), ${age}`,
+    };
   }
   return { ready: database.ok && poller.ok, checks: { database, poller } };
 }

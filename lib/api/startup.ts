@@ -1,23 +1,35 @@
-// Server-side start-up for the web process (called from instrumentation.ts): refuse an unsafe bind, apply the
-// config file, start the webhook delivery worker.
+// Server-side start-up for the web process (called from instrumentation.ts): refuse an unsafe bind, refuse a
+// store we cannot write (one line naming the path and the cause, exit 1), then run the worker roles here
+// (all by default; ERAWATCH_POLLER=off and ERAWATCH_WEBHOOKS=off leave theirs to an `erawatch worker`).
 import { getStore } from '@/db/index';
 import { currentAuthMode, startupRefusal } from '@/lib/auth/mode';
-import { applyConfigAtStartup } from '@/lib/config/startup';
-import { startDeliveryWorker } from '@/lib/webhooks/worker';
+import { rememberPoller } from '@/lib/poller';
+import { startWorker, webRolesFromEnv, type WorkerHandle } from '@/lib/worker';
 
 const STARTED = Symbol.for('erawatch.api-startup');
-type GlobalWithFlag = typeof globalThis & { [STARTED]?: boolean };
+type GlobalWithFlag = typeof globalThis & { [STARTED]?: WorkerHandle };
 
-export function startServerSide(env: Record<string, string | undefined> = process.env): void {
+export function startServerSide(env: Record<string, string | undefined> = process.env): WorkerHandle {
   const refusal = startupRefusal(currentAuthMode());
   if (refusal) {
     console.error(`erawatch: ${refusal}`);
     process.exit(1);
   }
   const g = globalThis as GlobalWithFlag;
-  if (g[STARTED]) return;
-  g[STARTED] = true;
-  const store = getStore();
-  applyConfigAtStartup(store, env);
-  if (env.ERAWATCH_WEBHOOKS !== 'off') startDeliveryWorker(store);
+  const existing = g[STARTED];
+  if (existing) return existing;
+  let store;
+  try {
+    store = getStore();
+  } catch (err) {
+    if (err instanceof Error && err.name === 'StoreOpenError') {
+      console.error(`erawatch: ${err.message}`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const handle = startWorker({ store, roles: webRolesFromEnv(env), env });
+  if (handle.poller) rememberPoller(handle.poller);
+  g[STARTED] = handle;
+  return handle;
 }

@@ -3,7 +3,8 @@
 const COMMANDS: Record<string, { summary: string; file: string }> = {
   probe: { summary: 'probe one MCP endpoint and print its era verdict', file: 'probe' },
   demo: { summary: 'run the dashboard with an embedded demo fleet', file: 'demo' },
-  poller: { summary: 'run the poller as its own process', file: 'poller' },
+  worker: { summary: 'run background roles (poll, deliver, maintain) as their own process', file: 'worker' },
+  poller: { summary: 'alias of worker (default --roles poll)', file: 'poller' },
   'db-migrate': { summary: 'apply database migrations', file: 'db-migrate' },
   config: { summary: 'config export: write current registrations as YAML', file: 'config' },
   'host-check': { summary: 'check an agent host startup from host.yaml', file: 'host-check' },
@@ -36,5 +37,14 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw err;
   }
-  return mod.run(rest);
+  try {
+    return await mod.run(rest);
+  } catch (err) {
+    // Every command that opens the store refuses the same way: one line with the path and the cause.
+    if (err instanceof Error && err.name === 'StoreOpenError') {
+      process.stderr.write(`erawatch ${name}: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
 }

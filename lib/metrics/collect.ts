@@ -1,44 +1,27 @@
-// Fleet gauges read from the database at scrape time, so /metrics is right whichever process polls.
+// Fleet gauges read from the store at scrape time, so /metrics is right whichever process polls.
 import type { Store } from '@/db/index';
 import { readRolloutGauges } from '@/db/queries/fleet-gauges';
+import { readFleetGaugeData } from '@/db/queries/fleet-metrics';
 import { getMetrics, type Metrics } from './registry';
-
-interface StateRow {
-  name: string;
-  status: string | null;
-  degraded: number | null;
-}
 
 export function refreshFleetGauges(
   store: Store,
   metrics: Metrics = getMetrics(),
   now: number = Date.now(),
 ): void {
-  const states = store.sqlite
-    .prepare(
-      `SELECT b.name AS name, s.status AS status, s.degraded AS degraded
-         FROM balancers b LEFT JOIN balancer_states s ON s.balancer_id = b.id`,
-    )
-    .all() as StateRow[];
+  const data = readFleetGaugeData(store);
   metrics.balancerState.reset();
-  for (const s of states) {
+  for (const s of data.balancers) {
     metrics.balancerState.set({ balancer: s.name, state: s.status ?? 'unknown' }, 1);
     if (s.degraded) metrics.balancerState.set({ balancer: s.name, state: 'degraded' }, 1);
   }
-  const eras = store.sqlite
-    .prepare(
-      `SELECT coalesce(ns.client_era, 'unprobed') AS era, count(*) AS n
-         FROM nodes n LEFT JOIN node_states ns ON ns.node_id = n.id GROUP BY 1`,
-    )
-    .all() as Array<{ era: string; n: number }>;
   metrics.nodesByEra.reset();
   for (const era of ['modern', 'legacy', 'unavailable', 'unprobed']) metrics.nodesByEra.set({ era }, 0);
-  for (const e of eras) metrics.nodesByEra.set({ era: e.era }, e.n);
-  const deliveries = store.sqlite
-    .prepare('SELECT status, count(*) AS n FROM webhook_deliveries GROUP BY status')
-    .all() as Array<{ status: string; n: number }>;
+  for (const e of data.nodesByEra) metrics.nodesByEra.set({ era: e.era }, e.count);
   metrics.webhookDeliveries.reset();
-  for (const d of deliveries) metrics.webhookDeliveries.set({ status: d.status }, d.n);
+  for (const d of data.deliveriesByStatus) metrics.webhookDeliveries.set({ status: d.status }, d.count);
+  const oldest = data.oldestPendingDeliveryAt;
+  metrics.webhookOldestPending.set(oldest === null ? 0 : Math.max(0, (now - oldest) / 1000));
   refreshRolloutGauges(store, metrics, now);
 }
 

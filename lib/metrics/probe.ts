@@ -1,7 +1,7 @@
-// Wraps the poller's probe function so every probe in this process lands in the duration histogram and,
-// when it fails, in the failure counter by reason class.
-import type { ProbeFn } from '@/lib/poller';
-import { recordProbe } from './registry';
+// Wraps a probe function so every probe lands in the stored duration histogram and, when it fails, in the
+// failure counter by reason class.
+import type { ProbeFn } from '@/lib/poller/types';
+import { recordProbe } from './stored';
 
 export function instrumentProbe(probe: ProbeFn, clock: () => number = Date.now): ProbeFn {
   return async (target, options) => {

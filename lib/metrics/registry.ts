@@ -1,20 +1,20 @@
 // Prometheus metrics, one registry per process. Labels are bounded enumerations (era, state, outcome, reason,
 // a configured gate revision) or balancer names (one per configured balancer); never node URLs, header values
 // or secrets. Nodes are only counted, never labelled: their number follows DNS and sampling, not configuration.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+// Probe, cycle and delivery series are kept in the store instead (./stored), so every web process shows them.
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { storeWriteErrorCount } from '@/db/index';
 
 export interface Metrics {
   registry: Registry;
   balancerState: Gauge<'balancer' | 'state'>;
   nodesByEra: Gauge<'era'>;
-  probeDuration: Histogram<'era'>;
-  probeFailures: Counter<'reason'>;
-  webhookAttempts: Counter<'outcome'>;
-  webhookAttemptDuration: Histogram;
   webhookDeliveries: Gauge<'status'>;
   gateOpen: Gauge<'balancer' | 'revision'>;
   windowDeadline: Gauge<'balancer' | 'revision'>;
   lastCycleAge: Gauge;
+  webhookOldestPending: Gauge;
+  storeWriteErrors: Counter;
 }
 
 const NON_CONFORMING_DEFAULTS = [
@@ -32,6 +32,7 @@ function createMetrics(): Metrics {
   // naming rule (`promtool check metrics`) and duplicate the unsuffixed ones.
   collectDefaultMetrics({ register: registry });
   for (const name of NON_CONFORMING_DEFAULTS) registry.removeSingleMetric(name);
+  let writeErrorsSeen = 0;
   return {
     registry,
     balancerState: new Gauge({
@@ -44,31 +45,6 @@ function createMetrics(): Metrics {
       name: 'erawatch_nodes',
       help: 'Nodes by current client era (modern, legacy, unavailable, unprobed)',
       labelNames: ['era'],
-      registers: [registry],
-    }),
-    probeDuration: new Histogram({
-      name: 'erawatch_probe_duration_seconds',
-      help: 'Duration of node probes, by resulting client era',
-      labelNames: ['era'],
-      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-      registers: [registry],
-    }),
-    probeFailures: new Counter({
-      name: 'erawatch_probe_failures_total',
-      help: 'Probes that left a node unavailable, by reason class',
-      labelNames: ['reason'],
-      registers: [registry],
-    }),
-    webhookAttempts: new Counter({
-      name: 'erawatch_webhook_attempts_total',
-      help: 'Webhook delivery attempts by outcome (ok, http_5xx, timeout, gone, ...)',
-      labelNames: ['outcome'],
-      registers: [registry],
-    }),
-    webhookAttemptDuration: new Histogram({
-      name: 'erawatch_webhook_attempt_duration_seconds',
-      help: 'Duration of webhook delivery attempts',
-      buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 15],
       registers: [registry],
     }),
     webhookDeliveries: new Gauge({
@@ -94,6 +70,21 @@ function createMetrics(): Metrics {
       help: 'Seconds since the newest finished balancer cycle, whichever process ran it (absent before the first)',
       registers: [],
     }),
+    webhookOldestPending: new Gauge({
+      name: 'erawatch_webhook_oldest_pending_seconds',
+      help: 'Age of the oldest delivery waiting to be sent (0 when none waits)',
+      registers: [registry],
+    }),
+    storeWriteErrors: new Counter({
+      name: 'erawatch_store_write_errors_total',
+      help: 'Store writes the database refused in this process (disk full, read-only, I/O error, busy)',
+      registers: [registry],
+      collect() {
+        const seen = storeWriteErrorCount();
+        if (seen > writeErrorsSeen) this.inc(seen - writeErrorsSeen);
+        writeErrorsSeen = seen;
+      },
+    }),
   };
 }
 
@@ -103,15 +94,4 @@ export function getMetrics(): Metrics {
   return g[GLOBAL_KEY];
 }
 
-export function recordWebhookAttempt(outcome: string, durationMs: number): void {
-  const m = getMetrics();
-  m.webhookAttempts.inc({ outcome });
-  m.webhookAttemptDuration.observe(durationMs / 1000);
-}
-
-/** Probe observations, for the poller to call per probe (reason trimmed to its class, e.g. `legacy_check_failed`). */
-export function recordProbe(era: string, reason: string, durationMs: number): void {
-  const m = getMetrics();
-  m.probeDuration.observe({ era }, durationMs / 1000);
-  if (era === 'unavailable') m.probeFailures.inc({ reason: reason.split(':')[0] ?? reason });
-}
+export { recordProbe, recordWebhookAttempt, recordCycleFailed } from './stored';

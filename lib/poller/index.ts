@@ -1,6 +1,8 @@
 // The poller's public surface (server-only): start it, run one balancer's cycle now, read its status.
 import { getStore, type Store } from '@/db';
 import { runCycle, runExclusive, defaultLimiter, type CycleDeps, type CycleResult } from './cycle';
+import { newClaimHolder, withSubjectClaim } from './claim';
+import { balancerSubject } from './claim-names';
 import { readLease, type LeaseHolder } from './lease';
 import { createDefaultProbe, resolveAllAddresses } from './probe';
 import { startPollerWith, type PollerHandle, type PollerOptions, type PollerStatus } from './runner';
@@ -24,15 +26,36 @@ export function startPoller(opts: Partial<PollerOptions> = {}): PollerHandle {
   return handle;
 }
 
+/** How long probe-now waits for a cycle of the same balancer running in another process. */
+export const PROBE_NOW_WAIT_MS = 120_000;
+
+/** Makes a poller started elsewhere (the worker's poll role) this process's poller for status and readiness. */
+export function rememberPoller(handle: PollerHandle): void {
+  (globalThis as GlobalWithPoller)[HANDLE_KEY] = handle;
+}
+
 /**
  * Probes every node and sample of one balancer now, analyses and stores the result. Waits for a cycle of
- * the same balancer already running in this process, so no node is probed twice at once.
+ * the same balancer already running here or in any other process (its claim in the store), so no node is
+ * probed twice at once.
  */
-export function runBalancerCycle(
+export async function runBalancerCycle(
   store: Store,
   balancerId: string,
   deps: Partial<CycleDeps> = {},
 ): Promise<CycleResult> {
+  const result = await withSubjectClaim(
+    store,
+    balancerSubject(balancerId),
+    newClaimHolder('probe-now'),
+    () => runLocalCycle(store, balancerId, deps),
+    { waitMs: PROBE_NOW_WAIT_MS },
+  );
+  if (result === null) throw new Error('unreachable: a waiting claim never answers null');
+  return result;
+}
+
+function runLocalCycle(store: Store, balancerId: string, deps: Partial<CycleDeps>): Promise<CycleResult> {
   return runExclusive(balancerId, () =>
     runCycle(store, balancerId, {
       probe: deps.probe ?? createDefaultProbe(process.env),

@@ -1,5 +1,5 @@
-// The poller runner: holds the lease, schedules every balancer on its interval with jitter, runs cycles
-// under one global concurrency cap, prunes by retention, and stops cleanly.
+// The poll role: holds the lease, schedules every balancer on its interval, runs cycles under one global
+// concurrency cap and each balancer's claim in the store, and stops cleanly. Retention is the maintain role's.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Store } from '@/db';
@@ -8,7 +8,10 @@ import { acquireLease, describeHolder, readLease, releaseLease, renewLease, type
 import { startCheckpointer, type Checkpointer } from './checkpointer';
 import { createLimiter } from './limiter';
 import { closeDefaultProbe, createDefaultProbe, resolveAllAddresses } from './probe';
-import { pruneOldData, retentionFromEnv } from './prune';
+import { instrumentProbe } from '@/lib/metrics/probe';
+import { recordCycleFailed, startMetricFlusher, type MetricFlusher } from '@/lib/metrics/stored';
+import { balancerSubject } from './claim-names';
+import { newClaimHolder, withSubjectClaim } from './claim';
 import { createStdioProbe, runStdioCycle, type StdioCycleResult, type StdioProbeFn } from './stdio';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 
@@ -29,8 +32,6 @@ export interface PollerOptions {
   leaseRenewMs?: number;
   /** How often the balancer list is re-read (default 5 s). */
   refreshMs?: number;
-  retentionMs?: number;
-  pruneEveryMs?: number;
   /** How long stop() lets running cycles finish before abandoning them (default 10 s). */
   stopGraceMs?: number;
   holderId?: string;
@@ -74,6 +75,7 @@ export interface PollerHandle {
 }
 
 const LAG_WINDOW = 20_000;
+const CLAIM_RETRY_MS = 250;
 
 interface Scheduled {
   id: string;
@@ -105,7 +107,9 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   const store = opts.store;
   const now = opts.now ?? Date.now;
   const random = opts.random ?? Math.random;
-  const probe = opts.probe ?? createDefaultProbe(process.env);
+  // Every probe lands in the stored probe series, whichever process runs the poll role.
+  const probe = instrumentProbe(opts.probe ?? createDefaultProbe(process.env));
+  const claimHolder = newClaimHolder('poll');
   const stdioProbe = opts.stdioProbe ?? createStdioProbe();
   const resolve = opts.resolve ?? resolveAllAddresses;
   const limiter = createLimiter(opts.concurrency ?? concurrencyFromEnv(env));
@@ -113,8 +117,6 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   const leaseTtlMs = opts.leaseTtlMs ?? 15_000;
   const leaseRenewMs = opts.leaseRenewMs ?? Math.max(100, Math.floor(leaseTtlMs / 3));
   const refreshMs = opts.refreshMs ?? 5_000;
-  const retentionMs = opts.retentionMs ?? retentionFromEnv(env);
-  const pruneEveryMs = opts.pruneEveryMs ?? 3_600_000;
   const stopGraceMs = opts.stopGraceMs ?? 10_000;
   const holderId = opts.holderId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const log = opts.log ?? ((line: string) => process.stdout.write(`[poller] ${line}\n`));
@@ -129,10 +131,10 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   let tickTimer: NodeJS.Timeout | null = null;
   let leaseTimer: NodeJS.Timeout | null = null;
   let lastRefresh = -Infinity;
-  let lastPrune = -Infinity;
   let lastCycleAt: number | null = null;
   let lastError: string | null = null;
   let checkpointer: Checkpointer | null = null;
+  let flusher: MetricFlusher | null = null;
   const counters = { completed: 0, failed: 0, abandoned: 0, probes: 0 };
   const lags = new Float64Array(LAG_WINDOW);
   let lagCount = 0;
@@ -206,6 +208,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         else if (err instanceof Error && err.name === 'NotFoundError') stdioSchedule.delete(entry.id);
         else {
           counters.failed += 1;
+          recordCycleFailed('stdio');
           lastError = err instanceof Error ? err.message : String(err);
           log(`probe of stdio target ${entry.id} failed: ${lastError}`);
         }
@@ -219,19 +222,26 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     const dueAt = entry.dueAt;
     const spread = (random() - 0.5) * jitter * entry.intervalMs;
     entry.dueAt = Math.max(t, dueAt + entry.intervalMs + spread);
-    entry.running = runExclusive(entry.id, () =>
-      runCycle(store, entry.id, {
-        probe,
-        resolve,
-        now,
-        env,
-        limiter,
-        dueAt,
-        onProbeStart: recordLag,
-        signal: abort.signal,
-      }),
+    entry.running = withSubjectClaim(store, balancerSubject(entry.id), claimHolder, () =>
+      runExclusive(entry.id, () =>
+        runCycle(store, entry.id, {
+          probe,
+          resolve,
+          now,
+          env,
+          limiter,
+          dueAt,
+          onProbeStart: recordLag,
+          signal: abort.signal,
+        }),
+      ),
     )
       .then((result) => {
+        if (result === null) {
+          // A probe-now holds the balancer in some process: try again shortly rather than probe beside it.
+          entry.dueAt = Math.min(entry.dueAt, now() + CLAIM_RETRY_MS);
+          return;
+        }
         counters.completed += 1;
         counters.probes += result.probes;
         lastCycleAt = result.at;
@@ -242,6 +252,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         else if (err instanceof Error && err.name === 'NotFoundError') schedule.delete(entry.id);
         else {
           counters.failed += 1;
+          recordCycleFailed('balancer');
           lastError = err instanceof Error ? err.message : String(err);
           log(`cycle of ${entry.id} failed: ${lastError}`);
         }
@@ -257,16 +268,9 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     const t = now();
     try {
       if (t - lastRefresh >= refreshMs) refreshBalancers(t);
-      if (t - lastPrune >= pruneEveryMs) {
-        lastPrune = t;
-        const pruned = pruneOldData(store, t - retentionMs);
-        const total = pruned.rollups + pruned.history + pruned.events;
-        if (total > 0)
-          log(`pruned ${pruned.rollups} rollups, ${pruned.history} history rows, ${pruned.events} events`);
-      }
     } catch (err) {
       lastError = err instanceof Error ? err.message : String(err);
-      log(`housekeeping failed: ${lastError}`);
+      log(`reading the schedule failed: ${lastError}`);
     }
     let next = t + refreshMs;
     for (const entry of schedule.values()) {
@@ -300,6 +304,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
           lastHolderSeen = null;
           state = 'polling';
           checkpointer ??= startCheckpointer(store, 1_000, log);
+          flusher ??= startMetricFlusher(store, 1_000, log);
           log(`holding the poller lease as ${holderId}`);
           tick();
         } else {
@@ -371,6 +376,8 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         }
         await checkpointer?.stop();
         checkpointer = null;
+        flusher?.stop();
+        flusher = null;
         if (!opts.probe) await closeDefaultProbe();
         state = 'stopped';
       })();

@@ -1,9 +1,9 @@
 // The outbox worker: settles held alerts, claims due deliveries, sends each once, and records the outcome with
-// the retry schedule. Time, randomness and HTTP are parameters, so tests run a day of retries in a moment.
+// the retry schedule. Each endpoint is its own lane: one that hangs holds only its own deliveries, never
+// another endpoint's. Time, randomness and HTTP are parameters, so tests run a day of retries in a moment.
 import type { Store } from '@/db/index';
 import {
   claimDueDeliveries,
-  pruneDeliveries,
   recordAttempt,
   settleHeldDeliveries,
   signingSecrets,
@@ -11,15 +11,14 @@ import {
   type ClaimedDelivery,
 } from '@/db/queries/webhooks';
 import { publicUrlFromEnv, pushSinkAlerts, reconcileAlertSinks } from '@/lib/alertmanager/deliver';
-import { recordWebhookAttempt } from '@/lib/metrics/registry';
+import { recordWebhookAttempt } from '@/lib/metrics/stored';
 import { createEgressAgent } from '@/lib/net/egress';
 import { ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, retryDelayMs } from './schedule';
-
-export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;
-const PRUNE_EVERY_MS = 3_600_000;
 import { createSender, type AttemptResult, type SendFn } from './send';
 import { webhookEgressPolicy } from './egress';
 import { signedHeaders } from './signing';
+
+export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;
 
 export interface DeliveryDeps {
   now: () => number;
@@ -27,10 +26,11 @@ export interface DeliveryDeps {
   send: SendFn;
   timeoutMs: number;
   disableAfterMs: number;
-  /** Deliveries claimed per pass, and how many are in flight at once. */
+  /** Deliveries claimed per pass. */
   batchSize: number;
+  /** Attempts in flight at once to one endpoint. */
   concurrency: number;
-  /** Finished deliveries older than this are deleted, so the log stays bounded. */
+  /** Finished deliveries older than this are deleted (by the maintain role), so the log stays bounded. */
   retentionMs: number;
   /** The dashboard's address, linked from Alertmanager alerts (`ERAWATCH_PUBLIC_URL`). */
   publicUrl?: string;
@@ -49,6 +49,11 @@ export function defaultDeliveryDeps(env: Record<string, string | undefined> = pr
     retentionMs: DEFAULT_DELIVERY_RETENTION_MS,
     publicUrl: publicUrlFromEnv(env),
   };
+}
+
+/** The claim on a delivery outlives one attempt's deadline, so only a crashed worker's claim lapses. */
+export function attemptLeaseMs(deps: Pick<DeliveryDeps, 'timeoutMs'>): number {
+  return deps.timeoutMs + 15_000;
 }
 
 /** What happens after one attempt: pure, so the schedule and the disabling rules are unit-testable. */
@@ -84,31 +89,52 @@ export function decideAfterAttempt(
   };
 }
 
+/** Sends one claimed delivery to its endpoint; one function per endpoint kind, all sharing the outbox. */
+export type DeliverFn = (
+  store: Store,
+  claimed: ClaimedDelivery,
+  at: number,
+  deps: DeliveryDeps,
+) => Promise<AttemptResult>;
+
+const deliverWebhook: DeliverFn = (_store, claimed, at, deps) =>
+  deps.send({
+    url: claimed.endpoint.url,
+    headers: signedHeaders(
+      signingSecrets(claimed.endpoint, at),
+      claimed.delivery.id,
+      Math.floor(at / 1000),
+      claimed.delivery.payload,
+    ),
+    body: claimed.delivery.payload,
+    timeoutMs: deps.timeoutMs,
+  });
+
+const deliverToAlertmanager: DeliverFn = async (store, claimed, _at, deps) => {
+  const { endpoint } = claimed;
+  if (!endpoint.alertmanager) {
+    return { outcome: 'config_error', httpStatus: null, error: 'alert sink has no settings', durationMs: 0 };
+  }
+  return pushSinkAlerts(store, { ...endpoint, alertmanager: endpoint.alertmanager }, claimed.delivery.id, deps);
+};
+
+const DELIVERERS: Record<ClaimedDelivery['endpoint']['kind'], DeliverFn> = {
+  webhook: deliverWebhook,
+  alertmanager: deliverToAlertmanager,
+};
+
 async function attemptOne(
   store: Store,
   claimed: ClaimedDelivery,
   deps: DeliveryDeps,
 ): Promise<AttemptResult> {
   const at = deps.now();
-  const { delivery, endpoint } = claimed;
-  const result = endpoint.alertmanager
-    ? await pushSinkAlerts(store, { ...endpoint, alertmanager: endpoint.alertmanager }, delivery.id, deps)
-    : await deps.send({
-        url: endpoint.url,
-        headers: signedHeaders(
-          signingSecrets(endpoint, at),
-          delivery.id,
-          Math.floor(at / 1000),
-          delivery.payload,
-        ),
-        body: delivery.payload,
-        timeoutMs: deps.timeoutMs,
-      });
+  const result = await DELIVERERS[claimed.endpoint.kind](store, claimed, at, deps);
   const decision = decideAfterAttempt(claimed, result, at, deps);
   recordAttempt(
     store,
-    delivery.id,
-    endpoint.id,
+    claimed.delivery.id,
+    claimed.endpoint.id,
     {
       at,
       httpStatus: result.httpStatus,
@@ -129,12 +155,12 @@ export interface PassSummary {
   suppressed: number;
 }
 
-/** One bounded pass over what is due now. */
+/** One bounded pass over what is due now, waiting for every attempt it started (tests and one-shot use). */
 export async function runDeliveryPass(store: Store, deps: DeliveryDeps): Promise<PassSummary> {
   const now = deps.now();
   reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
   const { released, suppressed } = settleHeldDeliveries(store, now);
-  const claimed = claimDueDeliveries(store, now, deps.batchSize, deps.timeoutMs + 15_000);
+  const claimed = claimDueDeliveries(store, now, { limit: deps.batchSize, leaseMs: attemptLeaseMs(deps) });
   let succeeded = 0;
   let next = 0;
   const lanes = Array.from({ length: Math.min(deps.concurrency, claimed.length) }, async () => {
@@ -158,53 +184,129 @@ export async function attemptNow(
   return attemptOne(store, claimed, deps);
 }
 
-export interface DeliveryWorker {
-  stop(): Promise<void>;
+export interface DeliveryWorkerStatus {
+  state: 'running' | 'stopping' | 'stopped';
+  /** Endpoints with attempts in flight now. */
+  endpointsInFlight: number;
+  /** Claim passes run so far, and attempts they started. */
+  passes: number;
+  attempted: number;
+  lastError: string | null;
 }
 
-/** Runs passes every `pollMs` until stopped. A pass that throws is logged and the loop goes on. */
+export interface DeliveryWorker {
+  /** Runs a pass now (e.g. right after this process wrote to the outbox) instead of at the next poll. */
+  wake(): void;
+  stop(): Promise<void>;
+  status(): DeliveryWorkerStatus;
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Claims and starts due deliveries every `pollMs` (and at once when a lane frees up) until stopped. A pass
+ * never waits for the attempts it starts: each endpoint's attempts run in that endpoint's own lane, and an
+ * endpoint with a lane in flight is not claimed again until the lane is done. stop() waits up to
+ * `stopGraceMs` for open attempts.
+ */
 export function startDeliveryWorker(
   store: Store,
   deps: DeliveryDeps = defaultDeliveryDeps(),
   pollMs = 1_000,
+  log: (line: string) => void = (l) => console.error(l),
+  stopGraceMs = 5_000,
 ): DeliveryWorker {
-  let stopped = false;
+  let state: DeliveryWorkerStatus['state'] = 'running';
   let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> = Promise.resolve();
-  let prunedAt = 0;
-  const tick = () => {
-    if (stopped) return;
-    const now = deps.now();
-    if (now - prunedAt >= PRUNE_EVERY_MS) {
-      prunedAt = now;
-      try {
-        pruneDeliveries(store, now - deps.retentionMs);
-      } catch (err) {
-        console.error(
-          'erawatch webhooks: pruning the delivery log failed:',
-          err instanceof Error ? err.message : err,
-        );
-      }
-    }
-    running = runDeliveryPass(store, deps)
-      .catch((err: unknown) =>
-        console.error('erawatch webhooks: delivery pass failed:', err instanceof Error ? err.message : err),
-      )
-      .then((summary) => {
-        if (stopped) return;
-        // A full batch means more is due: go again at once.
-        const more = summary && summary.attempted >= deps.batchSize;
-        timer = setTimeout(tick, more ? 0 : pollMs);
-        timer.unref();
-      });
+  let attempted = 0;
+  let passes = 0;
+  let lastError: string | null = null;
+  const lanes = new Map<string, Promise<void>>();
+
+  const schedule = (delayMs: number) => {
+    if (state !== 'running') return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, delayMs);
+    timer.unref();
   };
-  timer = setTimeout(tick, 0);
-  timer.unref();
+
+  const startLane = (endpointId: string, items: ClaimedDelivery[]) => {
+    const lane = Promise.all(
+      items.map((item) =>
+        attemptOne(store, item, deps).then(
+          () => undefined,
+          (err: unknown) => {
+            lastError = describe(err);
+            log(`erawatch webhooks: recording an attempt failed: ${lastError}`);
+          },
+        ),
+      ),
+    ).then(() => {
+      lanes.delete(endpointId);
+      // The endpoint may have more due: look again now rather than at the next poll.
+      schedule(0);
+    });
+    lanes.set(endpointId, lane);
+  };
+
+  function tick(): void {
+    timer = null;
+    if (state !== 'running') return;
+    const now = deps.now();
+    let claimed: ClaimedDelivery[] = [];
+    try {
+      reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
+      settleHeldDeliveries(store, now);
+      claimed = claimDueDeliveries(store, now, {
+        limit: deps.batchSize,
+        leaseMs: attemptLeaseMs(deps),
+        perEndpoint: deps.concurrency,
+        excludeEndpointIds: [...lanes.keys()],
+      });
+    } catch (err) {
+      lastError = describe(err);
+      log(`erawatch webhooks: delivery pass failed: ${lastError}`);
+    }
+    passes += 1;
+    attempted += claimed.length;
+    const byEndpoint = new Map<string, ClaimedDelivery[]>();
+    for (const c of claimed) {
+      const list = byEndpoint.get(c.endpoint.id) ?? [];
+      list.push(c);
+      byEndpoint.set(c.endpoint.id, list);
+    }
+    for (const [endpointId, items] of byEndpoint) startLane(endpointId, items);
+    // A full batch means more is due: go again at once.
+    schedule(claimed.length >= deps.batchSize ? 0 : pollMs);
+  }
+
+  schedule(0);
+  let stopping: Promise<void> | null = null;
   return {
-    async stop() {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      await running;
+    wake: () => schedule(0),
+    stop() {
+      stopping ??= (async () => {
+        state = 'stopping';
+        if (timer) clearTimeout(timer);
+        timer = null;
+        // Attempts still open after the grace are left to their claim's lease: another worker retries them.
+        let grace: NodeJS.Timeout | undefined;
+        await Promise.race([
+          Promise.allSettled([...lanes.values()]),
+          new Promise<void>((r) => {
+            grace = setTimeout(r, stopGraceMs);
+            grace.unref();
+          }),
+        ]);
+        clearTimeout(grace);
+        state = 'stopped';
+      })();
+      return stopping;
+    },
+    status() {
+      return { state, endpointsInFlight: lanes.size, passes, attempted, lastError };
     },
   };
 }

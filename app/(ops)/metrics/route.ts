@@ -1,6 +1,7 @@
 import { withApi } from '@/lib/api/with-api';
 import { refreshFleetGauges } from '@/lib/metrics/collect';
 import { getMetrics } from '@/lib/metrics/registry';
+import { renderStoredSeries } from '@/lib/metrics/stored';
 
 export const dynamic = 'force-dynamic';
 
@@ -8,7 +9,8 @@ export const dynamic = 'force-dynamic';
 export const GET = withApi('read', async ({ store }) => {
   const metrics = getMetrics();
   refreshFleetGauges(store, metrics);
-  return new Response(await metrics.registry.metrics(), {
+  const body = (await metrics.registry.metrics()) + renderStoredSeries(store);
+  return new Response(body, {
     headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
   });
 });

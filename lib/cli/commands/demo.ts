@@ -139,6 +139,9 @@ export async function run(argv: string[]): Promise<number> {
   try {
     // A port asked for by name that is taken fails now, not after a two-minute build.
     if (args.portGiven) await choosePort(HOST, args.port, true);
+    // So does a database path we cannot write (StoreOpenError: one line naming the path, exit 1).
+    const dbFile = path.resolve(process.env.ERAWATCH_DB?.trim() || DEFAULT_DB);
+    store = openDb(dbFile);
 
     // (a) the production build
     const build = checkBuild(ROOT);
@@ -167,9 +170,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     if (stop.signal.aborted) return 0;
 
-    // (b) the database
-    const dbFile = path.resolve(process.env.ERAWATCH_DB?.trim() || DEFAULT_DB);
-    store = openDb(dbFile);
+    // (b) the database, opened above
     say(`Database: ${dbFile}`);
 
     // (c) the fleet

@@ -120,9 +120,13 @@ describe('next start smoke', () => {
     expect(docs.status).toBe(200);
     expect(docs.text).toContain('Erawatch API v1');
     expect((await api('/healthz')).status).toBe(200);
+    // The web process runs no poller (ERAWATCH_POLLER=off) and none runs elsewhere yet: not ready.
     const ready = await api('/readyz');
-    expect(ready.status).toBe(200);
-    expect(ready.json).toMatchObject({ ready: true });
+    expect(ready.status).toBe(503);
+    expect(ready.json).toMatchObject({
+      ready: false,
+      checks: { database: { ok: true }, poller: { ok: false } },
+    });
     expect((await api('/metrics', { token: ADMIN })).text).toContain('erawatch_nodes');
   });
 

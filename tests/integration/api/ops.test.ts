@@ -100,21 +100,100 @@ describe('operations', () => {
     expect(await res.json()).toEqual({ status: 'ok' });
   });
 
-  it('/readyz is 503 naming the poller when none holds the lease, 200 when polling is deliberately off', async () => {
+  it('/readyz is 503 while no process holds the poll role (ERAWATCH_POLLER=off included), 200 once one does', async () => {
     const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
     const notReady = await ready(request('/readyz'));
     expect(notReady.status).toBe(503);
     expect(await notReady.json()).toMatchObject({
       ready: false,
-      checks: { database: { ok: true }, poller: { ok: false, detail: 'no poller holds the lease' } },
+      checks: {
+        database: { ok: true, detail: 'heartbeat written' },
+        poller: { ok: false, detail: 'no poller holds the lease' },
+      },
     });
     process.env.ERAWATCH_POLLER = 'off';
     try {
       const off = await ready(request('/readyz'));
-      expect(off.status).toBe(200);
-      expect(await off.json()).toMatchObject({ ready: true, checks: { poller: { ok: true } } });
+      expect(off.status).toBe(503);
+      expect(await off.json()).toMatchObject({
+        ready: false,
+        checks: {
+          poller: { ok: false, detail: expect.stringMatching(/no poller holds the lease.*erawatch worker/) },
+        },
+      });
+      // A worker on another host takes the poll role: this web process is ready without polling itself.
+      const { getStore } = await import('@/db/index');
+      const { acquireLease, releaseLease } = await import('@/db/queries/lease');
+      const worker = { holder: 'worker-elsewhere', pid: 4242, hostname: 'worker-host' };
+      expect(acquireLease(getStore(), worker, 60_000, Date.now()).acquired).toBe(true);
+      try {
+        const held = await ready(request('/readyz'));
+        expect(held.status).toBe(200);
+        expect(await held.json()).toMatchObject({
+          ready: true,
+          checks: {
+            poller: { ok: true, detail: expect.stringMatching(/lease held by worker-host \(pid 4242\)/) },
+          },
+        });
+      } finally {
+        releaseLease(getStore(), worker.holder);
+      }
     } finally {
       delete process.env.ERAWATCH_POLLER;
     }
+  });
+
+  it('a full store turns /readyz to 503 (the heartbeat write fails) and back to 200 once it can grow', async () => {
+    const { getStore } = await import('@/db/index');
+    const { acquireLease, releaseLease } = await import('@/db/queries/lease');
+    const store = getStore();
+    const worker = { holder: 'worker-full', pid: 4243, hostname: 'worker-host' };
+    expect(acquireLease(store, worker, 60_000, Date.now()).acquired).toBe(true);
+    const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
+    const metrics = await handler(import('@/app/(ops)/metrics/route'), 'GET');
+    const writeErrors = async () => {
+      const text = await (await metrics(request('/metrics', { token: ADMIN }))).text();
+      return Number(/^erawatch_store_write_errors_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+    };
+    expect((await ready(request('/readyz'))).status).toBe(200);
+    const errorsBefore = await writeErrors();
+    const pages = Number(store.sqlite.pragma('page_count', { simple: true }));
+    // A store that may not grow past its current size: what a full disk looks like to SQLite.
+    store.sqlite.pragma(`max_page_count = ${pages}`);
+    const fill = store.sqlite.prepare(
+      "INSERT INTO store_heartbeats (holder, at, pad) VALUES ('filler', 0, ?)",
+    );
+    try {
+      for (const size of [65_536, 1_024, 64]) {
+        for (let i = 0; i < 10_000; i++) {
+          try {
+            fill.run(Buffer.alloc(size));
+          } catch (err) {
+            expect((err as { code?: string }).code).toBe('SQLITE_FULL');
+            break;
+          }
+        }
+      }
+      const full = await ready(request('/readyz'));
+      expect(full.status).toBe(503);
+      expect(await full.json()).toMatchObject({
+        ready: false,
+        checks: {
+          database: {
+            ok: false,
+            detail: expect.stringMatching(/heartbeat write failed: .*full.*\(SQLITE_FULL\)/),
+          },
+          poller: { ok: true },
+        },
+      });
+      expect(await writeErrors()).toBeGreaterThan(errorsBefore);
+    } finally {
+      store.sqlite.pragma('max_page_count = 1073741823');
+    }
+    const back = await ready(request('/readyz'));
+    expect(back.status).toBe(200);
+    expect(await back.json()).toMatchObject({ ready: true, checks: { database: { ok: true } } });
+    store.sqlite.prepare("DELETE FROM store_heartbeats WHERE holder = 'filler'").run();
+    releaseLease(store, worker.holder);
   });
 });

@@ -107,3 +107,56 @@ it('a holder that disappears without releasing is replaced once its lease expire
   expect(Date.now()).toBeGreaterThanOrEqual(t + 800);
   await c.stop();
 });
+
+it('a holder on this host whose pid is gone is replaced at once, long before its lease expires', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const os = await import('node:os');
+  const { acquireLease: acquireLeaseRow } = await import('@/db/queries/lease');
+  // A pid that existed on this host and has exited: the child ran to completion.
+  const gone = spawnSync(process.execPath, ['-e', '0']);
+  expect(gone.status).toBe(0);
+  const t = Date.now();
+  const ghost = { holder: 'ghost-on-this-host', pid: gone.pid ?? 0, hostname: os.hostname() };
+  expect(acquireLeaseRow(env.store, ghost, 600_000, t).acquired).toBe(true);
+  const d = startPollerWith({
+    store: env.store,
+    probe: realProbe,
+    holderId: 'poller-d',
+    leaseTtlMs: 2_000,
+    leaseRenewMs: 100,
+    log: () => {},
+  });
+  handles.push(d);
+  await waitFor('takeover from the dead holder', 5_000, () => d.status().state === 'polling');
+  const lease = readLease(env.store);
+  expect(lease?.holder).toBe('poller-d');
+  // The ghost's lease ran for ten minutes: taking over inside it means the pid check, not expiry, decided.
+  expect(lease?.acquiredAt ?? Infinity).toBeLessThan(t + 600_000);
+  await d.stop();
+});
+
+it('a holder on another host (or a live pid here) is waited for until its lease expires', async () => {
+  const { acquireLease: acquireLeaseRow } = await import('@/db/queries/lease');
+  const { holderGoneOnThisHost } = await import('@/lib/poller/lease');
+  const t = Date.now();
+  const elsewhere = {
+    holder: 'elsewhere',
+    pid: 999_999,
+    hostname: 'another-host',
+    acquiredAt: t,
+    renewedAt: t,
+    expiresAt: t + 1,
+    lastCycleAt: null,
+  };
+  expect(holderGoneOnThisHost(elsewhere)).toBe(false);
+  expect(
+    holderGoneOnThisHost({ ...elsewhere, hostname: (await import('node:os')).hostname(), pid: process.ppid }),
+  ).toBe(false);
+  expect(
+    acquireLeaseRow(env.store, { holder: 'elsewhere', pid: 999_999, hostname: 'another-host' }, 600_000, t)
+      .acquired,
+  ).toBe(true);
+  const attempt = (await import('@/lib/poller/lease')).acquireLease(env.store, 'poller-e', 2_000, t + 1);
+  expect(attempt.acquired).toBe(false);
+  (await import('@/db/queries/lease')).releaseLease(env.store, 'elsewhere');
+});

@@ -20,9 +20,9 @@ function configText(archiveScript: 'v1-stdio' | 'v2-stdio' = 'v1-stdio'): string
     `  - name: ${name}
     command: ${node}
     args: [${[peerScript(script as 'v2-stdio'), ...extra].map((a) => JSON.stringify(a)).join(', ')}]
-    timeoutMs: 3000
-    legacyProbeTimeoutMs: 3000
-    intervalMs: 10000
+    timeoutMs: 15000
+    legacyProbeTimeoutMs: 15000
+    intervalMs: 60000
 ${more}`;
   return `version: 1
 stdio:
@@ -161,9 +161,9 @@ ${['runner-a', 'runner-b']
     (n) => `  - name: ${n}
     command: ${node}
     args: [${JSON.stringify(peerScript('v2-stdio'))}, --name, ${n}, --record, ${JSON.stringify(file(`${n}.jsonl`))}]
-    intervalMs: 1000
-    timeoutMs: 300
-    legacyProbeTimeoutMs: 300
+    intervalMs: 60000
+    timeoutMs: 15000
+    legacyProbeTimeoutMs: 15000
 `,
   )
   .join('')}`;
@@ -180,18 +180,27 @@ ${['runner-a', 'runner-b']
           active -= 1;
         }
       };
+      // The schedule runs on a clock the test moves: an interval passes when both targets have answered,
+      // never while a slow start-up is still under way. Each probe's own deadline is real time (and generous).
+      let t = Date.now();
       poller = startPollerWith({
         store: store.store,
         stdioProbe: counting,
         concurrency: 1,
         refreshMs: 100,
         leaseRenewMs: 100,
+        now: () => t,
+        random: () => 0,
+        jitter: 0,
         log: () => {},
       });
-      const ids = listStdioTargetRows(store.store).map((t) => t.id);
-      await waitFor('two probes of each stdio target', 20_000, () =>
-        ids.every((id) => (getStdioTarget(store.store, id).state?.probes ?? 0) >= 2),
-      );
+      const ids = listStdioTargetRows(store.store).map((row) => row.id);
+      for (const round of [1, 2]) {
+        await waitFor(`probe ${round} of each stdio target`, 60_000, () =>
+          ids.every((id) => (getStdioTarget(store.store, id).state?.probes ?? 0) >= round),
+        );
+        t += 60_000;
+      }
       expect(poller.status().stdioTargets).toBe(2);
       await poller.stop();
       poller = null;

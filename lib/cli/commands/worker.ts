@@ -1,0 +1,79 @@
+// `erawatch worker [--roles poll,deliver,maintain] [--db FILE] [--concurrency N]`: background roles as their
+// own process. Every role is safe beside others running it (the poll lease, claimed deliveries, claimed
+// maintenance runs). SIGTERM or SIGINT stops every role: the poller finishes (or abandons) its running cycles
+// and releases the lease, the delivery lanes finish their attempts.
+import { dbFileFromEnv, openDb } from '@/db';
+import { rememberPoller } from '@/lib/poller';
+import { parseRoles, ROLES, startWorker, type Role } from '@/lib/worker';
+
+export function usage(command: string, defaultRoles: readonly Role[]): string {
+  return `usage: erawatch ${command} [--roles ${ROLES.join(',')}] [--db FILE] [--concurrency N]
+  --roles        roles to run (default: ${defaultRoles.join(',')})
+  --db           SQLite file (default: $ERAWATCH_DB or ./data/erawatch.db)
+  --concurrency  probes in flight at once for the poll role (default $ERAWATCH_POLLER_CONCURRENCY or 64)
+`;
+}
+
+export async function runWorker(
+  argv: string[],
+  command: string,
+  defaultRoles: readonly Role[],
+): Promise<number> {
+  let file = dbFileFromEnv();
+  let concurrency: number | undefined;
+  let roles: Role[] = [...defaultRoles];
+  const fail = (message: string) => {
+    process.stderr.write(`erawatch ${command}: ${message}\n${usage(command, defaultRoles)}`);
+    return 2;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = argv[i + 1];
+    if (arg === '--help' || arg === '-h') {
+      process.stdout.write(usage(command, defaultRoles));
+      return 0;
+    } else if (arg === '--db' && value) {
+      file = value;
+      i++;
+    } else if (arg === '--roles' && value !== undefined) {
+      try {
+        roles = parseRoles(value);
+      } catch (err) {
+        return fail(err instanceof Error ? err.message : String(err));
+      }
+      i++;
+    } else if (arg === '--concurrency' && value) {
+      concurrency = Number(value);
+      if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 10_000) {
+        return fail(`--concurrency must be an integer from 1 to 10000, got '${value}'`);
+      }
+      i++;
+    } else {
+      return fail(`unknown argument '${arg ?? ''}'`);
+    }
+  }
+  const store = openDb(file);
+  const tag = `[${command}]`;
+  process.stdout.write(`${tag} database ${file}, roles ${roles.join(',')}\n`);
+  const handle = startWorker({
+    store,
+    roles,
+    log: (l) => process.stdout.write(`${l}\n`),
+    poll: concurrency ? { concurrency } : {},
+  });
+  if (handle.poller) rememberPoller(handle.poller);
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  const cycles = roles.includes('poll') ? 'finishing the running cycles and releasing the lease; ' : '';
+  process.stdout.write(`${tag} ${signal}: ${cycles}stopping ${roles.join(', ')}\n`);
+  await handle.stop();
+  store.close();
+  process.stdout.write(`${tag} stopped\n`);
+  return 0;
+}
+
+export function run(argv: string[]): Promise<number> {
+  return runWorker(argv, 'worker', ROLES);
+}

@@ -1,0 +1,166 @@
+// Probe, cycle and delivery series kept in the store: the process that probes or delivers adds its deltas
+// (flushed about once a second), and /metrics on any web process renders the fleet-wide totals.
+import type { Store } from '@/db/index';
+import { addToSeries, listSeries, type SeriesDelta } from '@/db/queries/metric-series';
+
+interface Family {
+  type: 'counter' | 'histogram';
+  help: string;
+  buckets?: readonly number[];
+}
+
+export const PROBE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10] as const;
+export const ATTEMPT_BUCKETS = [0.01, 0.05, 0.1, 0.5, 1, 5, 15] as const;
+
+export const STORED_FAMILIES: Record<string, Family> = {
+  erawatch_probe_duration_seconds: {
+    type: 'histogram',
+    help: 'Duration of node probes, by resulting client era',
+    buckets: PROBE_BUCKETS,
+  },
+  erawatch_probe_failures_total: {
+    type: 'counter',
+    help: 'Probes that left a node unavailable, by reason class',
+  },
+  erawatch_cycles_failed_total: {
+    type: 'counter',
+    help: 'Poll cycles that failed before writing their result, by subject (balancer, stdio)',
+  },
+  erawatch_webhook_attempts_total: {
+    type: 'counter',
+    help: 'Webhook delivery attempts by outcome (ok, http_5xx, timeout, gone, ...)',
+  },
+  erawatch_webhook_attempt_duration_seconds: {
+    type: 'histogram',
+    help: 'Duration of webhook delivery attempts',
+    buckets: ATTEMPT_BUCKETS,
+  },
+};
+
+function escapeLabel(v: string): string {
+  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
+}
+
+function labelText(labels: ReadonlyArray<readonly [string, string]>): string {
+  return labels.map(([k, v]) => `${k}="${escapeLabel(v)}"`).join(',');
+}
+
+const pending = new Map<string, SeriesDelta>();
+
+function add(name: string, labels: string, delta: number): void {
+  const key = `${name}\u0000${labels}`;
+  const entry = pending.get(key);
+  if (entry) entry.delta += delta;
+  else pending.set(key, { name, labels, delta });
+}
+
+function observe(family: string, labels: ReadonlyArray<readonly [string, string]>, seconds: number): void {
+  const buckets = STORED_FAMILIES[family]?.buckets ?? [];
+  for (const le of buckets) {
+    if (seconds <= le) add(`${family}_bucket`, labelText([...labels, ['le', String(le)]]), 1);
+  }
+  add(`${family}_bucket`, labelText([...labels, ['le', '+Inf']]), 1);
+  add(`${family}_sum`, labelText(labels), seconds);
+  add(`${family}_count`, labelText(labels), 1);
+}
+
+/** One probe's outcome (reason trimmed to its class, e.g. `legacy_check_failed`). */
+export function recordProbe(era: string, reason: string, durationMs: number): void {
+  observe('erawatch_probe_duration_seconds', [['era', era]], durationMs / 1000);
+  if (era === 'unavailable')
+    add('erawatch_probe_failures_total', labelText([['reason', reason.split(':')[0] ?? reason]]), 1);
+}
+
+export function recordCycleFailed(subject: 'balancer' | 'stdio'): void {
+  add('erawatch_cycles_failed_total', labelText([['subject', subject]]), 1);
+}
+
+export function recordWebhookAttempt(outcome: string, durationMs: number): void {
+  add('erawatch_webhook_attempts_total', labelText([['outcome', outcome]]), 1);
+  observe('erawatch_webhook_attempt_duration_seconds', [], durationMs / 1000);
+}
+
+/** Writes what this process observed since the last flush; on a failed write the deltas wait for the next. */
+export function flushStoredMetrics(store: Store): void {
+  if (pending.size === 0) return;
+  const deltas = [...pending.values()];
+  pending.clear();
+  try {
+    addToSeries(store, deltas);
+  } catch (err) {
+    for (const d of deltas) add(d.name, d.labels, d.delta);
+    throw err;
+  }
+}
+
+export interface MetricFlusher {
+  stop(): void;
+}
+
+/** Flushes every `everyMs` until stopped, and once more on stop. */
+export function startMetricFlusher(
+  store: Store,
+  everyMs = 1_000,
+  log: (l: string) => void = console.error,
+): MetricFlusher {
+  let failing = false;
+  const flush = () => {
+    try {
+      flushStoredMetrics(store);
+      failing = false;
+    } catch (err) {
+      if (!failing)
+        log(
+          `erawatch metrics: writing probe series failed: ${err instanceof Error ? err.message : String(err)}`,
+        );
+      failing = true;
+    }
+  };
+  const timer = setInterval(flush, everyMs);
+  timer.unref();
+  return {
+    stop() {
+      clearInterval(timer);
+      flush();
+    },
+  };
+}
+
+function series(name: string, labels: string, value: number): string {
+  return labels === '' ? `${name} ${value}` : `${name}{${labels}} ${value}`;
+}
+
+function leOf(labels: string): number {
+  const m = /le="([^"]+)"/.exec(labels);
+  if (!m?.[1]) return Number.NaN;
+  return m[1] === '+Inf' ? Number.POSITIVE_INFINITY : Number(m[1]);
+}
+
+/** The stored families in the Prometheus text format. */
+export function renderStoredSeries(store: Store): string {
+  const rows = listSeries(store, Object.keys(STORED_FAMILIES));
+  const out: string[] = [];
+  for (const [family, meta] of Object.entries(STORED_FAMILIES)) {
+    out.push(`# HELP ${family} ${meta.help}`, `# TYPE ${family} ${meta.type}`);
+    if (meta.type === 'counter') {
+      for (const r of rows) if (r.name === family) out.push(series(family, r.labels, r.value));
+      continue;
+    }
+    const groups = new Map<string, string[]>();
+    for (const r of rows.filter((x) => x.name === `${family}_count`)) {
+      const lines: string[] = [];
+      const buckets = rows
+        .filter((x) => x.name === `${family}_bucket` && x.labels.replace(/,?le="[^"]+"/, '') === r.labels)
+        .sort((a, b) => leOf(a.labels) - leOf(b.labels));
+      for (const b of buckets) lines.push(series(`${family}_bucket`, b.labels, b.value));
+      const sum = rows.find((x) => x.name === `${family}_sum` && x.labels === r.labels);
+      lines.push(
+        series(`${family}_sum`, r.labels, sum?.value ?? 0),
+        series(`${family}_count`, r.labels, r.value),
+      );
+      groups.set(r.labels, lines);
+    }
+    for (const lines of groups.values()) out.push(...lines);
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,64 @@
+// A subject's probes run under its claim in the store, whichever process runs them (a scheduled cycle in the
+// poll-role holder, a probe-now in any web process), so one node is never probed twice at once.
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import type { Store } from '@/db';
+import { claimSubject, releaseSubject } from '@/db/queries/claims';
+import { ConflictError } from '@/lib/errors';
+
+export const CLAIM_TTL_MS = 60_000;
+const RENEW_EVERY_MS = 20_000;
+
+export function newClaimHolder(role: string): string {
+  return `${role}:${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+export interface ClaimOptions {
+  now?: () => number;
+  /** How long to wait for another holder to finish; 0 gives up at once (returns null). */
+  waitMs?: number;
+  /** Pause between two tries while waiting. */
+  retryMs?: number;
+}
+
+/**
+ * Runs `task` while holding the claim on `subjectId` (renewed while it runs, released after). Answers null
+ * when someone else holds it and `waitMs` is 0; throws ConflictError when waiting longer did not free it.
+ */
+export async function withSubjectClaim<T>(
+  store: Store,
+  subjectId: string,
+  holder: string,
+  task: () => Promise<T>,
+  opts: ClaimOptions = {},
+): Promise<T | null> {
+  const now = opts.now ?? Date.now;
+  const waitMs = opts.waitMs ?? 0;
+  const retryMs = opts.retryMs ?? 50;
+  const giveUpAt = now() + waitMs;
+  while (!claimSubject(store, subjectId, holder, CLAIM_TTL_MS, now())) {
+    if (now() >= giveUpAt) {
+      if (waitMs === 0) return null;
+      throw new ConflictError(`a cycle of '${subjectId.replace(/^[a-z]+:/, '')}' is still running elsewhere`);
+    }
+    await new Promise((r) => setTimeout(r, retryMs));
+  }
+  const renew = setInterval(() => {
+    try {
+      claimSubject(store, subjectId, holder, CLAIM_TTL_MS, now());
+    } catch {
+      // A failed renewal leaves the claim to expire on its own; the task itself is not interrupted.
+    }
+  }, RENEW_EVERY_MS);
+  renew.unref();
+  try {
+    return await task();
+  } finally {
+    clearInterval(renew);
+    try {
+      releaseSubject(store, subjectId, holder);
+    } catch {
+      // The claim expires after CLAIM_TTL_MS.
+    }
+  }
+}

@@ -1,0 +1,76 @@
+// The maintain role: applies the config file at start, then prunes history, events and the delivery log by
+// retention. Each run of a job takes a claim in the store for its period, so with several processes running
+// the role, each job runs once per period.
+import type { Store } from '@/db';
+import { claimSubject } from '@/db/queries/claims';
+import { pruneDeliveries } from '@/db/queries/webhooks';
+import { applyConfigAtStartup } from '@/lib/config/startup';
+import { newClaimHolder } from '@/lib/poller/claim';
+import { pruneOldData, retentionFromEnv } from '@/lib/poller/prune';
+import { DEFAULT_DELIVERY_RETENTION_MS } from '@/lib/webhooks/worker';
+
+export interface MaintainOptions {
+  store: Store;
+  env?: Record<string, string | undefined>;
+  now?: () => number;
+  log?: (line: string) => void;
+  /** How often retention runs (default one hour). */
+  everyMs?: number;
+  /** Apply the config file once at start (default true). */
+  applyConfig?: boolean;
+}
+
+export interface MaintainStatus {
+  state: 'running' | 'stopped';
+  runs: number;
+  lastRunAt: number | null;
+  lastError: string | null;
+}
+
+export interface MaintainJob {
+  stop(): Promise<void>;
+  status(): MaintainStatus;
+}
+
+export function startMaintenance(opts: MaintainOptions): MaintainJob {
+  const { store } = opts;
+  const env = opts.env ?? process.env;
+  const now = opts.now ?? Date.now;
+  const log = opts.log ?? ((l: string) => console.error(l));
+  const everyMs = opts.everyMs ?? 3_600_000;
+  const holder = newClaimHolder('maintain');
+  const status: MaintainStatus = { state: 'running', runs: 0, lastRunAt: null, lastError: null };
+
+  if (opts.applyConfig !== false) applyConfigAtStartup(store, env, log);
+
+  const run = () => {
+    const t = now();
+    try {
+      // A fresh holder per run: even this process's own claim from the last run blocks until the period ends.
+      if (!claimSubject(store, 'maintain:retention', `${holder}:${t}`, everyMs, t)) return;
+      const pruned = pruneOldData(store, t - retentionFromEnv(env));
+      const deliveries = pruneDeliveries(store, t - DEFAULT_DELIVERY_RETENTION_MS);
+      const total = pruned.rollups + pruned.history + pruned.events + deliveries;
+      if (total > 0) {
+        log(
+          `[maintain] pruned ${pruned.rollups} rollups, ${pruned.history} history rows, ${pruned.events} events, ${deliveries} deliveries`,
+        );
+      }
+      status.runs += 1;
+      status.lastRunAt = t;
+    } catch (err) {
+      status.lastError = err instanceof Error ? err.message : String(err);
+      log(`[maintain] retention failed: ${status.lastError}`);
+    }
+  };
+  run();
+  const timer = setInterval(run, Math.min(everyMs, 60_000));
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      status.state = 'stopped';
+    },
+    status: () => ({ ...status }),
+  };
+}
