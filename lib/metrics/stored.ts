@@ -24,7 +24,7 @@ export const STORED_FAMILIES: Record<string, Family> = {
   },
   erawatch_cycles_failed_total: {
     type: 'counter',
-    help: 'Poll cycles that failed before writing their result, by subject (balancer, stdio)',
+    help: 'Poll cycles (balancer or stdio target) that failed before writing their result',
   },
   erawatch_webhook_attempts_total: {
     type: 'counter',
@@ -71,8 +71,9 @@ export function recordProbe(era: string, reason: string, durationMs: number): vo
     add('erawatch_probe_failures_total', labelText([['reason', reason.split(':')[0] ?? reason]]), 1);
 }
 
-export function recordCycleFailed(subject: 'balancer' | 'stdio'): void {
-  add('erawatch_cycles_failed_total', labelText([['subject', subject]]), 1);
+/** A balancer's or stdio target's cycle that failed before writing its result. */
+export function recordCycleFailed(): void {
+  add('erawatch_cycles_failed_total', '', 1);
 }
 
 export function recordWebhookAttempt(outcome: string, durationMs: number): void {

@@ -208,7 +208,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         else if (err instanceof Error && err.name === 'NotFoundError') stdioSchedule.delete(entry.id);
         else {
           counters.failed += 1;
-          recordCycleFailed('stdio');
+          recordCycleFailed();
           lastError = err instanceof Error ? err.message : String(err);
           log(`probe of stdio target ${entry.id} failed: ${lastError}`);
         }
@@ -252,7 +252,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         else if (err instanceof Error && err.name === 'NotFoundError') schedule.delete(entry.id);
         else {
           counters.failed += 1;
-          recordCycleFailed('balancer');
+          recordCycleFailed();
           lastError = err instanceof Error ? err.message : String(err);
           log(`cycle of ${entry.id} failed: ${lastError}`);
         }

@@ -115,7 +115,12 @@ const deliverToAlertmanager: DeliverFn = async (store, claimed, _at, deps) => {
   if (!endpoint.alertmanager) {
     return { outcome: 'config_error', httpStatus: null, error: 'alert sink has no settings', durationMs: 0 };
   }
-  return pushSinkAlerts(store, { ...endpoint, alertmanager: endpoint.alertmanager }, claimed.delivery.id, deps);
+  return pushSinkAlerts(
+    store,
+    { ...endpoint, alertmanager: endpoint.alertmanager },
+    claimed.delivery.id,
+    deps,
+  );
 };
 
 const DELIVERERS: Record<ClaimedDelivery['endpoint']['kind'], DeliverFn> = {
