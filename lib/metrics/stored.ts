@@ -54,14 +54,39 @@ function add(name: string, labels: string, delta: number): void {
   else pending.set(key, { name, labels, delta });
 }
 
-function observe(family: string, labels: ReadonlyArray<readonly [string, string]>, seconds: number): void {
-  const buckets = STORED_FAMILIES[family]?.buckets ?? [];
-  for (const le of buckets) {
-    if (seconds <= le) add(`${family}_bucket`, labelText([...labels, ['le', String(le)]]), 1);
+interface HistogramKeys {
+  buckets: Array<{ le: number; labels: string }>;
+  inf: string;
+  plain: string;
+}
+
+// Label texts per (family, label set), built once: the poller observes thousands of probes a second.
+const histogramKeys = new Map<string, HistogramKeys>();
+
+function keysFor(family: string, labels: ReadonlyArray<readonly [string, string]>): HistogramKeys {
+  const plain = labelText(labels);
+  const cacheKey = `${family}\u0000${plain}`;
+  let keys = histogramKeys.get(cacheKey);
+  if (!keys) {
+    keys = {
+      buckets: (STORED_FAMILIES[family]?.buckets ?? []).map((le) => ({
+        le,
+        labels: labelText([...labels, ['le', String(le)]]),
+      })),
+      inf: labelText([...labels, ['le', '+Inf']]),
+      plain,
+    };
+    histogramKeys.set(cacheKey, keys);
   }
-  add(`${family}_bucket`, labelText([...labels, ['le', '+Inf']]), 1);
-  add(`${family}_sum`, labelText(labels), seconds);
-  add(`${family}_count`, labelText(labels), 1);
+  return keys;
+}
+
+function observe(family: string, labels: ReadonlyArray<readonly [string, string]>, seconds: number): void {
+  const keys = keysFor(family, labels);
+  for (const b of keys.buckets) if (seconds <= b.le) add(`${family}_bucket`, b.labels, 1);
+  add(`${family}_bucket`, keys.inf, 1);
+  add(`${family}_sum`, keys.plain, seconds);
+  add(`${family}_count`, keys.plain, 1);
 }
 
 /** One probe's outcome (reason trimmed to its class, e.g. `legacy_check_failed`). */

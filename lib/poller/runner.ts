@@ -1,5 +1,6 @@
-// The poll role: holds the lease, schedules every balancer on its interval, runs cycles under one global
-// concurrency cap and each balancer's claim in the store, and stops cleanly. Retention is the maintain role's.
+// The poll role: holds the lease, schedules every balancer on its interval (spread evenly across it), runs
+// cycles under one global concurrency cap and each balancer's claim in the store, and stops cleanly.
+// Retention is the maintain role's.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Store } from '@/db';
@@ -22,12 +23,9 @@ export interface PollerOptions {
   stdioProbe?: StdioProbeFn;
   resolve?: ResolveFn;
   now?: Clock;
-  random?: () => number;
   env?: Record<string, string | undefined>;
   /** Probes in flight across all balancers (default ERAWATCH_POLLER_CONCURRENCY or 64). */
   concurrency?: number;
-  /** Each cycle's due time moves by up to ±jitter/2 × interval (default 0.1). */
-  jitter?: number;
   leaseTtlMs?: number;
   leaseRenewMs?: number;
   /** How often the balancer list is re-read (default 5 s). */
@@ -80,6 +78,8 @@ const CLAIM_RETRY_MS = 250;
 interface Scheduled {
   id: string;
   intervalMs: number;
+  /** Where in each interval this subject's cycles start (see assignPhases). */
+  phaseMs: number;
   dueAt: number;
   running: Promise<void> | null;
 }
@@ -102,18 +102,54 @@ export function summarizeLag(lags: Float64Array, count: number): LagSummary {
   return { count, p50Ms: at(0.5), p99Ms: at(0.99), maxMs: sorted[n - 1] ?? null };
 }
 
+/**
+ * Even phases: the subjects sharing one interval start at i × interval / n, in id order, so cycles are spread
+ * across the interval instead of bunching up (what random offsets do) and queueing behind each other.
+ */
+export function assignPhases(rows: ReadonlyArray<{ key: string; intervalMs: number }>): Map<string, number> {
+  const byInterval = new Map<number, string[]>();
+  for (const r of rows) {
+    const keys = byInterval.get(r.intervalMs) ?? [];
+    keys.push(r.key);
+    byInterval.set(r.intervalMs, keys);
+  }
+  const phases = new Map<string, number>();
+  for (const [intervalMs, keys] of byInterval) {
+    keys.sort();
+    keys.forEach((key, i) => phases.set(key, Math.floor((i * intervalMs) / keys.length)));
+  }
+  return phases;
+}
+
+/** The first time at or after `t` that falls on `phaseMs` within the interval. */
+export function nextSlot(t: number, intervalMs: number, phaseMs: number): number {
+  const base = Math.floor((t - phaseMs) / intervalMs) * intervalMs + phaseMs;
+  return base >= t ? base : base + intervalMs;
+}
+
+/**
+ * The due time after a cycle that was due at `dueAt` started at `t`: the phase's slot about one interval on.
+ * A cycle started off its phase (a new subject, or phases reassigned) lands on its phase at least half an
+ * interval later; one that overran skips the slots it missed.
+ */
+export function followingDue(
+  entry: Pick<Scheduled, 'intervalMs' | 'phaseMs'>,
+  dueAt: number,
+  t: number,
+): number {
+  return nextSlot(Math.max(t, dueAt) + entry.intervalMs / 2, entry.intervalMs, entry.phaseMs);
+}
+
 export function startPollerWith(opts: PollerOptions): PollerHandle {
   const env = opts.env ?? process.env;
   const store = opts.store;
   const now = opts.now ?? Date.now;
-  const random = opts.random ?? Math.random;
   // Every probe lands in the stored probe series, whichever process runs the poll role.
   const probe = instrumentProbe(opts.probe ?? createDefaultProbe(process.env));
   const claimHolder = newClaimHolder('poll');
   const stdioProbe = opts.stdioProbe ?? createStdioProbe();
   const resolve = opts.resolve ?? resolveAllAddresses;
   const limiter = createLimiter(opts.concurrency ?? concurrencyFromEnv(env));
-  const jitter = opts.jitter ?? 0.1;
   const leaseTtlMs = opts.leaseTtlMs ?? 15_000;
   const leaseRenewMs = opts.leaseRenewMs ?? Math.max(100, Math.floor(leaseTtlMs / 3));
   const refreshMs = opts.refreshMs ?? 5_000;
@@ -146,22 +182,19 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   };
 
   function refreshBalancers(t: number): void {
-    refreshSchedule(
-      schedule,
-      store.sqlite.prepare('SELECT id, interval_ms AS intervalMs FROM balancers').all() as Array<{
-        id: string;
-        intervalMs: number;
-      }>,
-      t,
-    );
-    refreshSchedule(
-      stdioSchedule,
-      store.sqlite.prepare('SELECT id, interval_ms AS intervalMs FROM stdio_targets').all() as Array<{
-        id: string;
-        intervalMs: number;
-      }>,
-      t,
-    );
+    const balancers = store.sqlite
+      .prepare('SELECT id, interval_ms AS intervalMs FROM balancers')
+      .all() as Array<{ id: string; intervalMs: number }>;
+    const stdio = store.sqlite
+      .prepare('SELECT id, interval_ms AS intervalMs FROM stdio_targets')
+      .all() as Array<{ id: string; intervalMs: number }>;
+    // Balancers and stdio targets share the probe cap, so they share one spread.
+    const phases = assignPhases([
+      ...balancers.map((r) => ({ key: `b:${r.id}`, intervalMs: r.intervalMs })),
+      ...stdio.map((r) => ({ key: `s:${r.id}`, intervalMs: r.intervalMs })),
+    ]);
+    refreshSchedule(schedule, balancers, (id) => phases.get(`b:${id}`) ?? 0, t);
+    refreshSchedule(stdioSchedule, stdio, (id) => phases.get(`s:${id}`) ?? 0, t);
     startedPolling = true;
     lastRefresh = t;
   }
@@ -169,17 +202,21 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   function refreshSchedule(
     entries: Map<string, Scheduled>,
     rows: ReadonlyArray<{ id: string; intervalMs: number }>,
+    phaseOf: (id: string) => number,
     t: number,
   ): void {
     const seen = new Set<string>();
     for (const r of rows) {
       seen.add(r.id);
+      const phaseMs = phaseOf(r.id);
       const entry = entries.get(r.id);
-      if (entry) entry.intervalMs = r.intervalMs;
-      else {
-        // At start-up the fleet is spread over one interval; a subject registered later is probed at once.
-        const offset = startedPolling ? 0 : Math.floor(random() * r.intervalMs);
-        entries.set(r.id, { id: r.id, intervalMs: r.intervalMs, dueAt: t + offset, running: null });
+      if (entry) {
+        entry.intervalMs = r.intervalMs;
+        entry.phaseMs = phaseMs;
+      } else {
+        // At start-up each subject waits for its phase; a subject registered later is probed at once.
+        const dueAt = startedPolling ? t : nextSlot(t, r.intervalMs, phaseMs);
+        entries.set(r.id, { id: r.id, intervalMs: r.intervalMs, phaseMs, dueAt, running: null });
       }
     }
     for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id);
@@ -187,8 +224,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
 
   function startStdioCycle(entry: Scheduled, t: number): void {
     const dueAt = entry.dueAt;
-    const spread = (random() - 0.5) * jitter * entry.intervalMs;
-    entry.dueAt = Math.max(t, dueAt + entry.intervalMs + spread);
+    entry.dueAt = followingDue(entry, dueAt, t);
     entry.running = runStdioCycle(store, entry.id, {
       probe: stdioProbe,
       now,
@@ -220,8 +256,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
 
   function startCycle(entry: Scheduled, t: number): void {
     const dueAt = entry.dueAt;
-    const spread = (random() - 0.5) * jitter * entry.intervalMs;
-    entry.dueAt = Math.max(t, dueAt + entry.intervalMs + spread);
+    entry.dueAt = followingDue(entry, dueAt, t);
     entry.running = withSubjectClaim(store, balancerSubject(entry.id), claimHolder, () =>
       runExclusive(entry.id, () =>
         runCycle(store, entry.id, {

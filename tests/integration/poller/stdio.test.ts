@@ -190,16 +190,15 @@ ${['runner-a', 'runner-b']
         refreshMs: 100,
         leaseRenewMs: 100,
         now: () => t,
-        random: () => 0,
-        jitter: 0,
         log: () => {},
       });
       const ids = listStdioTargetRows(store.store).map((row) => row.id);
       for (const round of [1, 2]) {
+        // An interval and a half: every target's next phase slot is then due, wherever its phase lies.
+        t += 90_000;
         await waitFor(`probe ${round} of each stdio target`, 60_000, () =>
           ids.every((id) => (getStdioTarget(store.store, id).state?.probes ?? 0) >= round),
         );
-        t += 60_000;
       }
       expect(poller.status().stdioTargets).toBe(2);
       await poller.stop();

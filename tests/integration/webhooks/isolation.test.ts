@@ -105,8 +105,9 @@ describe('delivery isolation', () => {
     const busyMs = performance.now() - busyStart;
     expect(at('/hang')).toBe(1);
     expect(receiver.hanging).toHaveLength(1);
-    const okLog = listDeliveries(store, ok.id, { limit: 10 }).items;
-    expect(okLog.map((d) => d.status)).toEqual(['succeeded', 'succeeded']);
+    const okStatuses = () => listDeliveries(store, ok.id, { limit: 10 }).items.map((d) => d.status);
+    await until('both healthy attempts recorded', () => okStatuses().every((s) => s === 'succeeded'));
+    expect(okStatuses()).toEqual(['succeeded', 'succeeded']);
     const hangLog = listDeliveries(store, hang.id, { limit: 10 }).items;
     expect(hangLog.map((d) => d.attempts)).toEqual([0, 0]);
     updateWebhook(store, hang.id, { enabled: false });
