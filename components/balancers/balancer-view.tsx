@@ -85,7 +85,9 @@ export function BalancerView({ id }: { id: string }) {
         <GatePanel analysis={a} names={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))} />
         <WindowPanel balancer={b} />
       </div>
-      {a && a.partition.length > 0 ? <FingerprintGroups analysis={a} nodes={nodeList} /> : null}
+      {a && (a.partition.length > 0 || a.degraded.length > 0) ? (
+        <FingerprintGroups analysis={a} nodes={nodeList} />
+      ) : null}
       <section className="panel" aria-labelledby="nodes-h">
         <div className="panel-head">
           <h2 id="nodes-h">Nodes × revisions</h2>
@@ -254,7 +256,14 @@ function GatePanel({ analysis: a, names }: { analysis: StoredAnalysis | null; na
         {gates.map((g) => (
           <div key={g.revision} data-testid="gate">
             <p style={{ margin: '0 0 6px' }}>
-              Ready to advertise <strong>{g.revision}</strong>: <Badge p={presentGate(g.ready)} />
+              Ready to advertise <strong>{g.revision}</strong>:{' '}
+              <Badge
+                p={
+                  !g.ready && g.reasons.length > 0 && g.reasons.every((r) => r.startsWith('cannot judge'))
+                    ? CANNOT_JUDGE
+                    : presentGate(g.ready)
+                }
+              />
             </p>
             {g.reasons.length > 0 ? (
               <ul className="reasons">
@@ -341,9 +350,11 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; n
       <div className="panel-head">
         <h2 id="groups-h">Nodes grouped by fingerprint</h2>
         <span className="muted">
-          {a.partition.length === 1
-            ? 'one fingerprint'
-            : `${a.partition.length} fingerprints; differences highlighted`}
+          {a.partition.length === 0
+            ? 'no node gave an answer'
+            : a.partition.length === 1
+              ? 'one fingerprint'
+              : `${a.partition.length} fingerprints; differences highlighted`}
         </span>
       </div>
       <div className="panel-body">
@@ -375,6 +386,13 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; n
     </section>
   );
 }
+
+const CANNOT_JUDGE: Presentation = {
+  label: 'Cannot judge',
+  icon: 'lock',
+  tone: 'warn',
+  hint: 'Only auth-gated nodes stand in the way: their era is unknown.',
+};
 
 function UnavailableGroup(props: {
   nodes: StoredAnalysis['degraded'];

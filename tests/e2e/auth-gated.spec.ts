@@ -45,6 +45,7 @@ test('auth-gated without credentials, modern with OAuth client credentials from 
     samplesPerCycle: 1,
     intervalMs: 3_000,
     timeoutMs: 1_000,
+    legacyProbeTimeoutMs: 500,
   });
   expect(created.status).toBe(201);
   const { id } = (await created.json()) as { id: string };
@@ -55,6 +56,7 @@ test('auth-gated without credentials, modern with OAuth client credentials from 
   await expect(page.getByTestId('group-auth-gated')).toContainText('auth_required');
   await expect(page.getByTestId('group-unavailable')).toHaveCount(0);
   await expect(page.getByTestId('gate')).toContainText('cannot judge 1 auth-gated node');
+  await expect(page.getByTestId('gate')).toContainText('Cannot judge');
   await page.screenshot({ path: screenshotPath('balancer-auth-gated'), fullPage: true });
 
   await page.getByTestId('node-row').getByRole('link').first().click();
@@ -73,6 +75,7 @@ test('auth-gated without credentials, modern with OAuth client credentials from 
   await page.getByLabel('Node URLs').fill(peer.url);
   await page.getByLabel('Interval (ms)').fill('3000');
   await page.getByLabel('Timeout (ms)', { exact: true }).fill('1000');
+  await page.getByLabel('Legacy timeout (ms)').fill('500');
   await page.getByLabel(/OAuth client credentials/).check();
   await page.getByLabel('Client ID').fill('erawatch');
   await page.getByLabel('Client secret').fill('env:E2E_OAUTH_SECRET');
