@@ -128,7 +128,7 @@ it('kill -9 mid-batch loses no committed transition; a restart resumes and SIGTE
       after.close();
     }
 
-    // The dead holder's lease still stands; the new process waits for it to expire, then resumes.
+    // The dead holder was on this host and its pid is gone: the new process takes the lease over and resumes.
     const second = spawnPoller();
     await waitFor('the restarted poller to hold the lease', 90_000, () => {
       const lease = db.prepare('SELECT pid, last_cycle_at AS lastCycleAt FROM poller_lease').get() as
