@@ -20,6 +20,7 @@ import {
   OpenRolloutInput,
   RolloutWindow,
 } from '@/lib/schemas/rollout';
+import { LoginInput, SessionState } from '@/lib/schemas/session';
 import { StdioTargetDetailView, StdioTargetView } from '@/lib/schemas/stdio-target';
 import { ApiToken, CreatedApiToken, CreateTokenInput } from '@/lib/schemas/token';
 import {
@@ -433,6 +434,50 @@ export const OPERATIONS: Operation[] = [
     access: 'admin',
     response: ApiToken,
     errors: [401, 403, 404, 429],
+  },
+  {
+    method: 'get',
+    path: '/session',
+    summary: 'Who the caller is, and whether the dashboard needs a login',
+    tag: 'session',
+    access: 'public',
+    response: SessionState,
+    errors: [429],
+  },
+  {
+    method: 'post',
+    path: '/session',
+    summary: 'Log in to the dashboard with the admin secret (sets an HttpOnly session cookie)',
+    tag: 'session',
+    access: 'public',
+    body: LoginInput,
+    response: SessionState,
+    errors: [400, 401, 403, 409, 413, 415, 422, 429],
+  },
+  {
+    method: 'delete',
+    path: '/session',
+    summary: 'Log out (clears the session cookie)',
+    tag: 'session',
+    access: 'public',
+    response: SessionState,
+    errors: [429],
+  },
+  {
+    method: 'get',
+    path: '/openapi.json',
+    summary: 'This OpenAPI 3.1 document',
+    tag: 'contracts',
+    access: 'public',
+    errors: [429],
+  },
+  {
+    method: 'get',
+    path: '/config.schema.json',
+    summary: 'The JSON Schema of erawatch.config.yaml, for editors',
+    tag: 'contracts',
+    access: 'public',
+    errors: [429],
   },
 ];
 

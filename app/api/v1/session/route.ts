@@ -1,12 +1,10 @@
-import { z } from 'zod';
 import { HttpProblem } from '@/lib/api/problem';
 import { json, readJson, withApi } from '@/lib/api/with-api';
 import { SESSION_COOKIE, issueSession, sameOrigin, sessionCookie } from '@/lib/auth/session';
 import { secretsEqual } from '@/lib/auth/tokens';
+import { LoginInput } from '@/lib/schemas/session';
 
 export const dynamic = 'force-dynamic';
-
-const LoginInput = z.strictObject({ secret: z.string().min(1, 'is required').max(1000) });
 
 /** Who the caller is: lets the dashboard decide whether to show the login form. */
 export const GET = withApi('public', ({ principal, mode }) =>
