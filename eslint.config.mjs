@@ -25,6 +25,39 @@ export default tseslint.config(
     },
   },
   {
+    // The store returns data: presentation, client queries and the web layer live outside db/ and build on it.
+    files: ['db/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/lib/ui', '@/lib/ui/*', '**/lib/ui', '**/lib/ui/*'],
+              message: 'db/ returns data; shape it for the screens in lib/ui or lib/api/read-model.ts.',
+            },
+            {
+              group: ['@/lib/query', '@/lib/query/*', '**/lib/query', '**/lib/query/*'],
+              message: 'db/ must not depend on the client; take result types from lib/schemas.',
+            },
+            {
+              group: [
+                '@/components',
+                '@/components/*',
+                '**/components',
+                '**/components/*',
+                '@/app',
+                '@/app/*',
+                '**/app/*',
+              ],
+              message: 'db/ must not depend on components or routes.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },

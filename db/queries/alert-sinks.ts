@@ -13,7 +13,7 @@ import {
   type SinkAlert,
   type UpdateAlertSinkInput as UpdateAlertSinkInputType,
 } from '@/lib/schemas/alert-sink';
-import { nodeLabel } from '@/lib/ui/node-label';
+import type { NodeIdentity } from '@/lib/schemas/balancer-view';
 import { writeTransaction, type Store, type Tx } from '../index';
 import { newId } from '../ids';
 import { balancerStates } from '../schema/balancer-states';
@@ -217,11 +217,14 @@ export function listEnabledAlertSinkRows(store: Store): AlertSinkRow[] {
     });
 }
 
+/** A balancer that may raise alerts, with the identity of each of its nodes by id (the caller labels them). */
+export type AlertSubjectRow = Omit<AlertSubject, 'nodeLabels'> & { nodes: Record<string, NodeIdentity> };
+
 /**
  * Balancers whose latest analysis may raise an alert (non-uniform, degraded, down or stuck), with their names
- * and node labels. Healthy uniform balancers raise nothing and are not read.
+ * and nodes. Healthy uniform balancers raise nothing and are not read.
  */
-export function readAlertSubjects(store: Store): AlertSubject[] {
+export function readAlertSubjects(store: Store): AlertSubjectRow[] {
   const rows = store.db
     .select({ id: balancers.id, name: balancers.name, analysis: balancerStates.analysis })
     .from(balancerStates)
@@ -256,10 +259,12 @@ export function readAlertSubjects(store: Store): AlertSubject[] {
     const a = r.analysis as Partial<StoredAnalysis> | null;
     if (!a || !Array.isArray(a.partition) || !Array.isArray(a.degraded) || typeof a.counts !== 'object')
       return [];
-    const nodeLabels = Object.fromEntries(
-      labelRows.filter((n) => n.balancerId === r.id).map((n) => [n.id, nodeLabel(n)]),
+    const identities = Object.fromEntries(
+      labelRows
+        .filter((n) => n.balancerId === r.id)
+        .map(({ id, balancerId: _b, ...identity }) => [id, identity]),
     );
-    return [{ balancerId: r.id, balancerName: r.name, analysis: a as StoredAnalysis, nodeLabels }];
+    return [{ balancerId: r.id, balancerName: r.name, analysis: a as StoredAnalysis, nodes: identities }];
   });
 }
 

@@ -1,5 +1,6 @@
 import type { Statement } from 'better-sqlite3';
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import type { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
   CreateBalancerInput,
@@ -8,30 +9,16 @@ import {
   type CreateBalancerInput as CreateBalancerInputType,
   type UpdateBalancerInput as UpdateBalancerInputType,
 } from '@/lib/schemas/balancer';
+import type { BalancerListItemView, BalancerView } from '@/lib/schemas/balancer-view';
 import { writeTransaction, type Store } from '../index';
 import { newId } from '../ids';
 import { rollupKey, splitRollupKey } from '../rollup-key';
 import { balancers, balancerStates, nodes, type BalancerRow } from '../schema';
 
-export interface Balancer extends BalancerSettings {
-  id: string;
-  createdAt: number;
-  updatedAt: number;
-}
-
-export interface BalancerSummary {
-  /** `uniform`, `non-uniform`, … as the latest analysis put it; null before the first cycle. */
-  status: string;
-  severity: string | null;
-  /** The analysis' single UI status, e.g. `era-split`, `rolling`, `degraded`. */
-  displayStatus: string;
-  degraded: boolean;
-  analyzedAt: number;
-}
-
-export interface BalancerListItem extends Balancer {
-  summary: BalancerSummary | null;
-}
+// The result shapes are the API's (lib/schemas/balancer-view), so the store and the contract cannot drift.
+export type Balancer = Omit<z.output<typeof BalancerView>, 'summary'>;
+export type BalancerSummary = NonNullable<z.output<typeof BalancerView>['summary']>;
+export type BalancerListItem = Balancer & { summary: BalancerSummary | null };
 
 export interface ListBalancersOptions {
   limit?: number;
@@ -167,10 +154,7 @@ export function listBalancers(
 }
 
 /** A list-page item: the settings without node URLs, headers or legacy versions (the full view has them). */
-export interface BalancerPageItem extends Omit<Balancer, 'nodeUrls' | 'headers' | 'legacyVersions' | 'auth'> {
-  nodeUrlCount: number;
-  summary: BalancerSummary | null;
-}
+export type BalancerPageItem = z.output<typeof BalancerListItemView> & { summary: BalancerSummary | null };
 
 interface PageRow {
   id: string;

@@ -1,16 +1,13 @@
-// The dashboard's read model: one query for the whole fleet overview and one for a balancer's
-// headline, both from the analysis the poller stores beside each balancer. The public REST API stays the
-// contract for integrations; this serves exactly what the screens draw, so 1,000 balancers cost one query.
+// The dashboard's reads: one query for the whole fleet and one for a balancer's headline, both from the
+// analysis the poller stores beside each balancer. Data only: the screens' shaping is in lib/api/read-model.ts.
 import { and, asc, eq, inArray, max } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 import { getBalancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { getOpenWindow } from '@/db/queries/rollouts';
 import { balancerStates, balancers, events, nodes } from '@/db/schema';
-import type { BalancerDetail, NodeSummary, StoredAnalysis } from '@/lib/query/types';
-import { redactAuth, redactHeaders } from '@/lib/schemas/balancer-view';
-import { sortFleet, toFleetRow, type FleetRow } from '@/lib/ui/fleet';
-import { nodeLabel } from '@/lib/ui/node-label';
+import { redactAuth, redactHeaders, type NodeIdentity } from '@/lib/schemas/balancer-view';
+import type { BalancerDetail, NodeSummary, StoredAnalysis } from '@/lib/schemas/dashboard';
 
 function asAnalysis(value: unknown): StoredAnalysis | null {
   // Written by our own poller as JSON of StoredAnalysis; anything else (an older shape) is treated as absent.
@@ -21,9 +18,16 @@ function asAnalysis(value: unknown): StoredAnalysis | null {
     : null;
 }
 
-/** Every balancer as an overview row, non-uniform first. */
-export function readFleetRows(store: Store): FleetRow[] {
-  const rows = store.db
+export interface FleetSourceRow {
+  id: string;
+  name: string;
+  publicUrl: string;
+  analysis: StoredAnalysis | null;
+}
+
+/** Every balancer with its latest analysis, by name. */
+export function readFleetSources(store: Store): FleetSourceRow[] {
+  return store.db
     .select({
       id: balancers.id,
       name: balancers.name,
@@ -33,22 +37,20 @@ export function readFleetRows(store: Store): FleetRow[] {
     .from(balancers)
     .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
     .orderBy(asc(balancers.name))
+    .all()
+    .map((r) => ({ ...r, analysis: asAnalysis(r.analysis) }));
+}
+
+/** When each of these balancers last diverged (its latest `balancer.diverged`), by id; absent when never. */
+export function readDivergedSince(store: Store, balancerIds: readonly string[]): Record<string, number> {
+  if (balancerIds.length === 0) return {};
+  const rows = store.db
+    .select({ balancerId: events.balancerId, at: max(events.at) })
+    .from(events)
+    .where(and(eq(events.type, 'balancer.diverged'), inArray(events.balancerId, [...balancerIds])))
+    .groupBy(events.balancerId)
     .all();
-  const fleet = rows.map((r) => toFleetRow({ ...r, analysis: asAnalysis(r.analysis) }));
-  const diverging = fleet.filter((r) => r.nonUniform).map((r) => r.id);
-  if (diverging.length > 0) {
-    const since = new Map(
-      store.db
-        .select({ balancerId: events.balancerId, at: max(events.at) })
-        .from(events)
-        .where(and(eq(events.type, 'balancer.diverged'), inArray(events.balancerId, diverging)))
-        .groupBy(events.balancerId)
-        .all()
-        .map((e) => [e.balancerId, e.at]),
-    );
-    for (const r of fleet) if (r.nonUniform) r.nonUniformSince = since.get(r.id) ?? null;
-  }
-  return sortFleet(fleet);
+  return Object.fromEntries(rows.flatMap((e) => (e.at === null ? [] : [[e.balancerId, e.at]])));
 }
 
 /** One balancer's settings (header secrets redacted), latest analysis and open rollout window; NotFound if none. */
@@ -95,8 +97,8 @@ export function readNodeSummaries(store: Store, balancerId: string): NodeSummary
   }));
 }
 
-/** How operators know each of these nodes (URL, address or attribution), for lists that carry node ids. */
-export function readNodeLabels(store: Store, ids: readonly string[]): Record<string, string> {
+/** The identity of each of these nodes (origin, URL, address, attribution), by id; unknown ids are absent. */
+export function readNodeIdentities(store: Store, ids: readonly string[]): Record<string, NodeIdentity> {
   if (ids.length === 0) return {};
   const rows = store.db
     .select({
@@ -109,5 +111,5 @@ export function readNodeLabels(store: Store, ids: readonly string[]): Record<str
     .from(nodes)
     .where(inArray(nodes.id, [...ids]))
     .all();
-  return Object.fromEntries(rows.map((r) => [r.id, nodeLabel(r)]));
+  return Object.fromEntries(rows.map(({ id, ...identity }) => [id, identity]));
 }

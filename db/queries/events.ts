@@ -1,5 +1,6 @@
 import { and, desc, eq, gte, lt } from 'drizzle-orm';
 import { ValidationError, type FieldIssue } from '@/lib/errors';
+import type { Event } from '@/lib/schemas/event';
 import type { Store, Tx } from '../index';
 import { newId } from '../ids';
 import { EVENT_TYPES, events, type EventRow, type EventType } from '../schema';
@@ -15,15 +16,8 @@ export interface EventDraft {
   data?: Record<string, unknown>;
 }
 
-export interface StoredEvent {
-  id: string;
-  seq: number;
-  balancerId: string;
-  nodeId: string | null;
-  type: EventType;
-  at: number;
-  data: Record<string, unknown>;
-}
+/** An event as the API serves it (lib/schemas/event), with its insertion order. */
+export type StoredEvent = Event & { seq: number };
 
 function toEvent(r: EventRow): StoredEvent {
   return { ...r, type: r.type as EventType };

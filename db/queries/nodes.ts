@@ -1,47 +1,16 @@
 import { asc, desc, eq } from 'drizzle-orm';
 import { NotFoundError, ValidationError } from '@/lib/errors';
-import { availabilityOf, type Availability, type Verdict } from '@/lib/probe/types';
+import { availabilityOf, CLIENT_ERAS } from '@/lib/probe/types';
+import type { z } from 'zod';
+import type { NodeHistoryEntry, NodeState, NodeWithState, RollupEntry } from '@/lib/schemas/balancer-view';
 import type { Store } from '../index';
 import { formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '../histogram';
 import { firstKeyOfHour, HOUR_MS, hourOf, rollupKey, splitRollupKey } from '../rollup-key';
 import { clampLimit } from './balancers';
-import {
-  balancers,
-  nodeHistory,
-  nodes,
-  nodeStates,
-  type NodeHistoryRow,
-  type NodeOrigin,
-  type NodeStateRow,
-} from '../schema';
+import { balancers, nodeHistory, nodes, nodeStates, type NodeStateRow } from '../schema';
 
-export interface NodeState {
-  verdict: Verdict;
-  fingerprintKey: string;
-  clientEra: string;
-  reason: string;
-  /** `auth-gated` (401/403, no token) is shown apart from down. */
-  availability: Availability;
-  probedAt: number;
-  durationMs: number;
-  fingerprintSince: number;
-  probes: number;
-  failures: number;
-  consecutiveFailures: number;
-}
-
-export interface NodeWithState {
-  id: string;
-  balancerId: string;
-  key: string;
-  origin: NodeOrigin;
-  url: string;
-  address: string | null;
-  servedBy: string | null;
-  createdAt: number;
-  lastSeenAt: number;
-  state: NodeState | null;
-}
+// The result shapes are the API's (lib/schemas), so the store and the contract cannot drift apart.
+export type { NodeState, NodeWithState } from '@/lib/schemas/balancer-view';
 
 function toState(s: NodeStateRow | null): NodeState | null {
   if (!s) return null;
@@ -50,6 +19,7 @@ function toState(s: NodeStateRow | null): NodeState | null {
   return {
     ...rest,
     availability: availabilityOf(rest.verdict),
+    clientEra: CLIENT_ERAS.find((e) => e === s.clientEra) ?? rest.verdict.verdict,
     verdict: { ...rest.verdict, probedAt: s.probedAt, durationMs: s.durationMs },
   };
 }
@@ -89,7 +59,7 @@ export function getNodeHistory(
   store: Store,
   nodeId: string,
   opts: { limit?: number } = {},
-): NodeHistoryRow[] {
+): z.output<typeof NodeHistoryEntry>[] {
   const limit = clampLimit(opts.limit, 100, 1000);
   getNode(store, nodeId);
   return store.db
@@ -101,15 +71,10 @@ export function getNodeHistory(
     .all();
 }
 
-export interface Rollup {
-  hourStart: number;
-  probes: number;
-  failures: number;
-  p50Ms: number | null;
-  p95Ms: number | null;
+export type Rollup = z.output<typeof RollupEntry> & {
   /** The sparse histogram ("bucket:count,..."), for callers that merge further. */
   latency: string;
-}
+};
 
 export type RollupQuery = (
   { nodeId: string; balancerId?: undefined } | { balancerId: string; nodeId?: undefined }

@@ -4,9 +4,10 @@ import { checkTarget } from '@/lib/rollout/validate';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '@/lib/errors';
 import { writeTransaction, type Store } from '../index';
 import { newId } from '../ids';
-import { balancers, rolloutWindows, type RolloutWindowRow } from '../schema';
+import type { RolloutWindow } from '@/lib/schemas/rollout';
+import { balancers, rolloutWindows } from '../schema';
 
-export type RolloutWindow = RolloutWindowRow;
+export type { RolloutWindow } from '@/lib/schemas/rollout';
 
 /** Declares a rollout window; one open window per balancer (a second is a ConflictError). */
 export function openRolloutWindow(

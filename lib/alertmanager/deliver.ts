@@ -13,6 +13,7 @@ import {
 import type { AlertSinkAuthInput } from '@/lib/schemas/alert-sink';
 import type { AttemptResult, SendFn } from '@/lib/webhooks/send';
 import { alertsFor, postableAlerts, sinkWants } from './alerts';
+import { nodeLabels } from '@/lib/ui/node-label';
 
 export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:3000';
 
@@ -30,7 +31,9 @@ export function alertsEndpoint(base: string): string {
 export function reconcileAlertSinks(store: Store, now: number, publicUrl: string): number {
   const sinks = listEnabledAlertSinkRows(store);
   if (sinks.length === 0) return 0;
-  const firing = readAlertSubjects(store).flatMap((s) => alertsFor(s, publicUrl));
+  const firing = readAlertSubjects(store).flatMap(({ nodes, ...s }) =>
+    alertsFor({ ...s, nodeLabels: nodeLabels(nodes) }, publicUrl),
+  );
   let queued = 0;
   for (const sink of sinks) {
     const wanted = firing.filter((a) => sinkWants(sink, a));

@@ -33,7 +33,7 @@ export const queryKeys = {
   nodeLabels: (ids: readonly string[]) => ['node-labels', ids] as const,
 };
 
-/** The overview's rows, sorted and summarised on the server (see lib/ui/read-model.ts). */
+/** The overview's rows, sorted and summarised on the server (see lib/api/read-model.ts). */
 export function fleetQuery(fetcher: Fetcher) {
   return queryOptions({
     queryKey: queryKeys.fleet,

@@ -1,7 +1,7 @@
 // How the API shows balancers and nodes. Literal header values are secrets and never come back: they are
 // replaced by REDACTED (sending REDACTED back in an update keeps the stored value); `env:NAME` references show.
 import { z } from 'zod';
-import { AVAILABILITIES, CLIENT_ERAS } from '@/lib/probe/types';
+import { AVAILABILITIES, CLIENT_ERAS, type Verdict } from '@/lib/probe/types';
 import { OAuthClientCredentialsInput } from './balancer';
 import { Timestamp } from './common';
 
@@ -67,6 +67,9 @@ export const BalancerView = z
       .object({
         status: z.string(),
         severity: z.string().nullable(),
+        displayStatus: z
+          .string()
+          .meta({ description: 'the single status the dashboard shows, e.g. era-split' }),
         degraded: z.boolean(),
         analyzedAt: Timestamp,
       })
@@ -121,17 +124,40 @@ export const NodeView = z
 export const NodeHistoryEntry = z
   .object({
     id: z.int(),
+    nodeId: z.string(),
     fingerprintKey: z.string(),
     clientEra: z.string(),
     reason: z.string(),
     negotiatedVersion: z.string().nullable(),
     servedEras: z.string(),
+    isChange: z
+      .boolean()
+      .meta({ description: 'an available fingerprint that differs from the last available one (flapping)' }),
     startedAt: Timestamp,
     endedAt: Timestamp.nullable(),
     probes: z.int().nullable(),
     failures: z.int().nullable(),
   })
   .meta({ id: 'NodeHistoryEntry' });
+
+type NodeViewState = NonNullable<z.output<typeof NodeView>['state']>;
+/** A node's latest state; the schema documents the verdict loosely, the type is the probe's Verdict. */
+export type NodeState = Omit<NodeViewState, 'verdict'> & { verdict: Verdict };
+export type NodeWithState = Omit<z.output<typeof NodeView>, 'state'> & { state: NodeState | null };
+
+/** How operators know a node: what the dashboard and alerts label it by. */
+export type NodeIdentity = Pick<z.output<typeof NodeView>, 'origin' | 'url' | 'servedBy' | 'address'>;
+
+/** One hour of a node's probes, for its latency chart. */
+export const RollupEntry = z
+  .object({
+    hourStart: Timestamp,
+    probes: z.int(),
+    failures: z.int(),
+    p50Ms: z.number().nullable(),
+    p95Ms: z.number().nullable(),
+  })
+  .meta({ id: 'Rollup' });
 
 export const BalancerListQuery = z.object({
   limit: z.coerce

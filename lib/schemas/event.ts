@@ -19,7 +19,7 @@ export const Event = z
     id: z.string(),
     balancerId: z.string(),
     nodeId: z.string().nullable(),
-    type: z.string(),
+    type: z.enum(EVENT_TYPES),
     at: Timestamp,
     data: z.record(z.string(), z.unknown()),
   })

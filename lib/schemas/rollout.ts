@@ -37,12 +37,13 @@ export const RolloutWindow = z
   .object({
     id: z.string(),
     balancerId: z.string(),
-    target: z.record(z.string(), z.string()),
+    target: RolloutTargetSchema,
     deadline: Timestamp,
     openedAt: Timestamp,
     closedAt: Timestamp.nullable(),
   })
   .meta({ id: 'RolloutWindow' });
+export type RolloutWindow = z.output<typeof RolloutWindow>;
 
 const booleanFlag = z
   .enum(['true', 'false'], { error: 'must be true or false' })

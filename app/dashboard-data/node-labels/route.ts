@@ -1,7 +1,7 @@
 // Labels (URL or attribution) for the node ids a list shows, e.g. the event log (auth as for API reads).
 import { z } from 'zod';
 import { json, readQuery, withApi } from '@/lib/api/with-api';
-import { readNodeLabels } from '@/db/queries/dashboard';
+import { readNodeLabels } from '@/lib/api/read-model';
 
 export const dynamic = 'force-dynamic';
 

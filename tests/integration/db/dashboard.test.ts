@@ -9,7 +9,8 @@ import { NotFoundError } from '@/lib/errors';
 import { writeCycle } from '@/lib/poller/write';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
-import { readBalancerDetail, readFleetRows, readNodeLabels, readNodeSummaries } from '@/db/queries/dashboard';
+import { readBalancerDetail, readNodeSummaries } from '@/db/queries/dashboard';
+import { readFleetRows, readNodeLabels } from '@/lib/api/read-model';
 
 let dir: string;
 let store: Store;

@@ -1,0 +1,46 @@
+// What the dashboard's read model (/dashboard-data) serves: exactly what the screens draw. Client-safe.
+import { z } from 'zod';
+import { CLIENT_ERAS, SERVED_ERAS } from '@/lib/probe/types';
+import type { BalancerAnalysis } from '@/lib/rollout/types';
+import { BalancerView, NodeView } from './balancer-view';
+import { RolloutWindow } from './rollout';
+
+/** The latest analysis as stored beside the balancer (the diffing snapshot stays server-side). */
+export const StoredAnalysis = z.custom<Omit<BalancerAnalysis, 'snapshot'>>(
+  (v) => typeof v === 'object' && v !== null,
+);
+export type StoredAnalysis = z.output<typeof StoredAnalysis>;
+
+/** One balancer's settings (secrets redacted), latest analysis and open rollout window. */
+export const BalancerDetailView = BalancerView.omit({ summary: true }).extend({
+  analysis: StoredAnalysis.nullable(),
+  window: RolloutWindow.nullable(),
+});
+export type BalancerDetail = z.output<typeof BalancerDetailView>;
+
+/** The part of a verdict the node matrix draws: no evidence, so 1,000 rows stay small on every refresh. */
+export const VerdictSummary = z.object({
+  verdict: z.enum(CLIENT_ERAS),
+  reason: z.string(),
+  negotiatedVersion: z.string().nullable(),
+  supported: z.array(z.string()),
+  servedEras: z.enum(SERVED_ERAS),
+  durationMs: z.int(),
+});
+export type VerdictSummary = z.output<typeof VerdictSummary>;
+
+export const NodeSummaryView = NodeView.pick({
+  id: true,
+  balancerId: true,
+  origin: true,
+  url: true,
+  address: true,
+  servedBy: true,
+}).extend({
+  state: NodeView.shape.state
+    .unwrap()
+    .pick({ clientEra: true, reason: true, probedAt: true })
+    .extend({ verdict: VerdictSummary })
+    .nullable(),
+});
+export type NodeSummary = z.output<typeof NodeSummaryView>;
