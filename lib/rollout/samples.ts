@@ -25,10 +25,13 @@ const ONE_RESPONSE_MODERN = new Set([
   'modern_error_missing_capability',
 ]);
 
+/** The exchanges a legacy verdict rests on: every discover it sent and the initialize. */
+const LEGACY_VERDICT_STEPS: ReadonlySet<string> = new Set(['discover', 'discover-reauth', 'initialize']);
+
 /** Every exchange the verdict rests on named the same node through the attribution header. */
 function oneAttributedNode(v: Verdict): boolean {
   const names = new Set<string | undefined>(
-    v.evidence.filter((e) => e.step === 'discover' || e.step === 'initialize').map((e) => e.servedBy),
+    v.evidence.filter((e) => LEGACY_VERDICT_STEPS.has(e.step)).map((e) => e.servedBy),
   );
   const [only] = [...names];
   return names.size === 1 && only !== undefined;
