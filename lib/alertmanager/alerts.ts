@@ -1,11 +1,12 @@
 // Which alerts a balancer's latest analysis raises, and how they look to Alertmanager. Pure: the analysis,
 // node labels and the dashboard's base URL are parameters, so every rule is a unit test.
 import { createHash } from 'node:crypto';
-import type { BalancerAnalysis, Fingerprint, PartitionGroup } from '@/lib/rollout/types';
+import type { Fingerprint, PartitionGroup } from '@/lib/rollout/types';
 import { listIds, plural } from '@/lib/rollout/text';
 import { ALERT_NAMES, type AlertName, type PostableAlert } from '@/lib/schemas/alert-sink';
+import type { StoredAnalysis } from '@/lib/schemas/dashboard';
 
-export type StoredAnalysis = Omit<BalancerAnalysis, 'snapshot'>;
+export type { StoredAnalysis };
 
 export interface AlertSubject {
   balancerId: string;

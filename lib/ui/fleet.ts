@@ -1,7 +1,7 @@
 // The fleet overview's rows, counts, ordering and filtering: pure functions over what the API returns.
-import type { BalancerAnalysis } from '@/lib/rollout/types';
-
-type StoredAnalysis = Omit<BalancerAnalysis, 'snapshot'>;
+import type { z } from 'zod';
+import type { BalancerView } from '@/lib/schemas/balancer-view';
+import type { StoredAnalysis } from '@/lib/schemas/dashboard';
 import { isFleetStatus, statusRank, type FleetStatus } from './presentation';
 
 export const GATE_REVISION = '2026-07-28';
@@ -17,13 +17,7 @@ export interface FleetSource {
   id: string;
   name: string;
   publicUrl: string;
-  summary?: {
-    status: string;
-    severity: string | null;
-    displayStatus?: string;
-    degraded: boolean;
-    analyzedAt: number;
-  } | null;
+  summary?: z.output<typeof BalancerView>['summary'];
   analysis?: StoredAnalysis | null;
 }
 
@@ -79,7 +73,7 @@ export function toFleetRow(source: FleetSource): FleetRow {
     };
   }
   const s = source.summary ?? null;
-  const named = s ? (s.displayStatus ?? s.severity ?? s.status) : null;
+  const named = s ? s.displayStatus : null;
   const status: FleetStatus = isFleetStatus(named) ? named : 'pending';
   return {
     id: source.id,

@@ -138,10 +138,16 @@ describe('toFleetRow', () => {
     });
   });
 
-  it('falls back to the summary severity when no analysis is served', () => {
+  it("falls back to the summary's display status when no analysis is served", () => {
     const r = toFleetRow({
       ...base,
-      summary: { status: 'non-uniform', severity: 'drift', degraded: true, analyzedAt: 7 },
+      summary: {
+        status: 'non-uniform',
+        severity: 'drift',
+        displayStatus: 'drift',
+        degraded: true,
+        analyzedAt: 7,
+      },
     });
     expect(r).toMatchObject({ status: 'drift', nonUniform: true, degraded: true, lastProbeAt: 7 });
   });
