@@ -25,6 +25,31 @@ export default tseslint.config(
     },
   },
   {
+    // The store has one door: only db/ sees the driver, drizzle and the tables.
+    files: ['app/**', 'components/**', 'lib/**', 'bench/**', 'instrumentation.ts'],
+    // Still holding SQL of their own, to move behind named store operations.
+    ignores: [
+      'lib/poller/write.ts',
+      'lib/poller/stdio.ts',
+      'lib/poller/targets.ts',
+      'lib/config/apply.ts',
+      'bench/poller.ts',
+    ],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['better-sqlite3', 'drizzle-orm', 'drizzle-orm/*', '@/db/schema', '@/db/schema/*'],
+              message: 'The store has one door: call a named operation from db/ instead.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The store returns data: presentation, client queries and the web layer live outside db/ and build on it.
     files: ['db/**'],
     rules: {

@@ -1,0 +1,39 @@
+// The lint rule that keeps the driver, drizzle and the tables behind db/: it fails an import outside db/.
+import path from 'node:path';
+import { ESLint } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const eslint = new ESLint({ cwd: root });
+
+async function restricted(code: string, file: string): Promise<string[]> {
+  const [result] = await eslint.lintText(code, { filePath: path.join(root, file) });
+  return (result?.messages ?? []).filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message);
+}
+
+describe('the store has one door', () => {
+  // Loading the lint configuration (typescript-eslint, next) is slow on a busy machine; do it once, up front.
+  beforeAll(async () => {
+    await eslint.calculateConfigForFile(path.join(root, 'lib/index.ts'));
+  }, 180_000);
+
+  it.each([
+    ["import Database from 'better-sqlite3';", 'lib/poller/a-new-file.ts'],
+    ["import { eq } from 'drizzle-orm';", 'app/api/v1/a-new-route.ts'],
+    ["import { drizzle } from 'drizzle-orm/better-sqlite3';", 'lib/metrics/a-new-file.ts'],
+    ["import { balancers } from '@/db/schema';", 'components/a-new-widget.tsx'],
+  ])('%s outside db/ is an error', async (line, file) => {
+    expect(await restricted(`${line}\nexport const x = 1;\n`, file)).toEqual([
+      expect.stringMatching(/The store has one door/),
+    ]);
+  });
+
+  it('the same import inside db/ is allowed', async () => {
+    expect(
+      await restricted(
+        "import Database from 'better-sqlite3';\nexport const x = Database;\n",
+        'db/queries/x.ts',
+      ),
+    ).toEqual([]);
+  });
+});
