@@ -8,19 +8,20 @@ import { NotFoundError } from '@/lib/errors';
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { describeCommand } from '@/lib/probe/stdio-transport';
 import type { Verdict } from '@/lib/probe/types';
+import type { z } from 'zod';
 import type {
   StdioEnvTemplates,
-  StdioTargetHistoryView,
+  StdioTargetDetailView,
   StdioTargetSettings,
   StdioTargetView,
 } from '@/lib/schemas/stdio-target';
 
 export type StdioTarget = StdioTargetRow;
 
-export interface StdioTargetDetail extends StdioTargetView {
+/** The API's detail shape; the schema documents the verdict loosely, the type is the probe's Verdict. */
+export type StdioTargetDetail = Omit<z.output<typeof StdioTargetDetailView>, 'verdict'> & {
   verdict: Verdict | null;
-  history: StdioTargetHistoryView[];
-}
+};
 
 /** What launches the target: exactly the configured command, arguments, environment and directory. */
 export function stdioSpecOf(t: StdioTarget): StdioPeerSpec {
