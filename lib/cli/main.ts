@@ -8,7 +8,7 @@ const COMMANDS: Record<string, { summary: string; file: string }> = {
   'db-migrate': { summary: 'apply database migrations', file: 'db-migrate' },
   config: { summary: 'config export: write current registrations as YAML', file: 'config' },
   'host-check': { summary: 'check an agent host startup from host.yaml', file: 'host-check' },
-  bench: { summary: 'run a benchmark: probe | poller | api | ui', file: 'bench' },
+  bench: { summary: 'run a benchmark: probe | poller | api | ui | rate-limit', file: 'bench' },
 };
 
 function usage(): string {

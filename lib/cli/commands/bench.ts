@@ -1,5 +1,5 @@
 // `erawatch bench <name> [args]` runs bench/<name>.ts, which exports `run(argv)` and prints its figures.
-const BENCHES = ['probe', 'poller', 'api', 'ui'] as const;
+const BENCHES = ['probe', 'poller', 'api', 'ui', 'rate-limit'] as const;
 
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
