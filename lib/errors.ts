@@ -33,9 +33,20 @@ export class ValidationError extends Error {
   }
 }
 
-/** Maps zod issues (or anything shaped like them) to our field issues. */
+/** Maps zod issues (or anything shaped like them) to our field issues; each unknown key is its own issue. */
 export function toFieldIssues(
-  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  issues: ReadonlyArray<{
+    path: ReadonlyArray<PropertyKey>;
+    message: string;
+    code?: string;
+    keys?: readonly string[];
+  }>,
 ): FieldIssue[] {
-  return issues.map((i) => ({ path: i.path.map((p) => String(p)).join('.'), message: i.message }));
+  return issues.flatMap((i) => {
+    const at = i.path.map((p) => String(p));
+    if (i.code === 'unrecognized_keys' && i.keys) {
+      return i.keys.map((key) => ({ path: [...at, key].join('.'), message: `unknown field '${key}'` }));
+    }
+    return [{ path: at.join('.'), message: i.message }];
+  });
 }

@@ -65,11 +65,22 @@ export function toJsonPointer(path: readonly PropertyKey[], root = ''): string {
   return `${root}/${parts.join('/')}`.replace(/\/$/, '') || '/';
 }
 
+/** One entry per issue; an unknown key gets its own pointer (`/bogus`), one entry per key. */
 export function zodIssuesToParams(error: z.ZodError, root = ''): InvalidParam[] {
-  return error.issues.map((issue) => ({
-    pointer: issue.path.length === 0 ? root || '/' : toJsonPointer(issue.path, root),
-    detail: issue.message,
-  }));
+  return error.issues.flatMap((issue) => {
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        pointer: toJsonPointer([...issue.path, key], root),
+        detail: `unknown field '${key}'`,
+      }));
+    }
+    return [
+      {
+        pointer: issue.path.length === 0 ? root || '/' : toJsonPointer(issue.path, root),
+        detail: issue.message,
+      },
+    ];
+  });
 }
 
 export function buildProblem(status: number, code: string, detail: string, errors?: InvalidParam[]): Problem {

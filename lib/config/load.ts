@@ -5,6 +5,8 @@ import path from 'node:path';
 import { LineCounter, isScalar, parseDocument, visit, type Document } from 'yaml';
 import { ConfigFile } from '@/lib/schemas/config';
 import type { StdioEnvTemplates } from '@/lib/schemas/stdio-target';
+import { targetUrlIssues } from '@/lib/net/target-urls';
+import { egressPolicyFromEnv } from '@/lib/net/egress';
 import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/webhooks/egress';
 
 export const DEFAULT_CONFIG_FILE = './erawatch.config.yaml';
@@ -101,16 +103,18 @@ export function parseConfig(
   const parsed = ConfigFile.safeParse(doc.toJS() ?? {});
   if (!parsed.success) {
     throw new ConfigError(
-      parsed.error.issues.map((i) => ({
-        file,
-        line: lineOf(doc, counter, i.path),
-        field: i.path.map(String).join('.'),
-        message: i.message,
-      })),
+      parsed.error.issues.flatMap((i) =>
+        (i.code === 'unrecognized_keys' ? i.keys.map((k) => [...i.path, k]) : [i.path]).map((at) => ({
+          file,
+          line: lineOf(doc, counter, at),
+          field: at.map(String).join('.'),
+          message: i.code === 'unrecognized_keys' ? `unknown field '${String(at.at(-1))}'` : i.message,
+        })),
+      ),
     );
   }
   const policy = webhookEgressPolicy(env);
-  const refused = parsed.data.webhooks.flatMap((w, i) => {
+  const refused: ConfigIssue[] = parsed.data.webhooks.flatMap((w, i) => {
     const refusal = checkWebhookUrl(w.url, policy);
     return refusal
       ? [
@@ -136,6 +140,13 @@ export function parseConfig(
       }
     }),
   );
+  const targetPolicy = egressPolicyFromEnv(env);
+  parsed.data.balancers.forEach((b, i) => {
+    for (const issue of targetUrlIssues(b, targetPolicy)) {
+      const at = ['balancers', i, ...issue.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p))];
+      refused.push({ file, line: lineOf(doc, counter, at), field: at.join('.'), message: issue.message });
+    }
+  });
   if (refused.length > 0) throw new ConfigError(refused);
   // A stdio command runs in the file's directory unless told otherwise, so the file means the same from anywhere.
   const dir = path.dirname(path.resolve(file));

@@ -26,6 +26,20 @@ function blockOf(ranges: Array<[string, number, 'ipv4' | 'ipv6']>): BlockList {
 }
 
 const METADATA = new Set(['169.254.169.254', '100.100.100.200', '168.63.129.16', 'fd00:ec2::254']);
+/** Names the clouds give their metadata services: refused before any lookup, whatever they resolve to. */
+const METADATA_HOSTS = new Set([
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+]);
+
+/** Null unless `hostname` names a cloud metadata service (case and a trailing dot do not matter). */
+export function checkHostName(hostname: string): string | null {
+  const name = hostname.toLowerCase().replace(/\.$/, '');
+  return METADATA_HOSTS.has(name) ? `cloud metadata host ${name} is always refused` : null;
+}
 const LINK_LOCAL = blockOf([
   ['169.254.0.0', 16, 'ipv4'],
   ['fe80::', 10, 'ipv6'],
@@ -108,6 +122,22 @@ export function checkUrl(url: string): string | null {
   return null;
 }
 
+/**
+ * Null when the URL may be registered, else why not: the shape, an address written into the URL (WHATWG
+ * parsing has already turned hex, decimal and octal IPv4 into dotted form), `localhost` and metadata names.
+ * Other host names are checked again, resolved, at connect time.
+ */
+export function checkRegisteredUrl(url: string, policy: EgressPolicy): string | null {
+  const shape = checkUrl(url);
+  if (shape) return shape;
+  const host = new URL(url).hostname;
+  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
+  if (isIP(bare) !== 0) return checkAddress(bare, policy);
+  const name = bare.toLowerCase().replace(/\.$/, '');
+  if (name === 'localhost' || name.endsWith('.localhost')) return checkAddress('127.0.0.1', policy);
+  return checkHostName(name);
+}
+
 /** Thrown (through the connector) when the guard refuses an address; transports map it to `egress_refused`. */
 export class EgressRefusedError extends Error {
   readonly code = 'ERAWATCH_EGRESS_REFUSED';
@@ -124,6 +154,8 @@ export async function resolveAllowed(
   lookup: LookupFn = defaultLookup,
 ): Promise<string> {
   const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  const named = isIP(bare) === 0 ? checkHostName(bare) : null;
+  if (named) throw new EgressRefusedError(named);
   const address = isIP(bare) ? bare : (await lookup(bare)).address;
   const refusal = checkAddressCached(address, policy);
   if (refusal) throw new EgressRefusedError(refusal);

@@ -5,7 +5,12 @@ import { DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-  .max(2048, 'must be at most 2048 characters');
+  .max(2048, 'must be at most 2048 characters')
+  // A password in the URL would be stored and shown, and the probe refuses such URLs anyway.
+  .refine(
+    (v) => !/^[a-z]+:\/\/[^/?#]*@/i.test(v),
+    'must not contain a user name or password; send credentials in `headers` instead, e.g. "Authorization": "env:NAME"',
+  );
 
 const revision = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a revision date like 2025-11-25');
 

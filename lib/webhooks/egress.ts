@@ -1,7 +1,6 @@
 // Webhook URLs go through the same egress guard as probes, with a stricter default: private ranges are refused
 // unless ERAWATCH_WEBHOOK_ALLOW_PRIVATE=1, loopback unless ERAWATCH_ALLOW_LOOPBACK=1.
-import { isIP } from 'node:net';
-import { checkAddress, checkUrl, type EgressPolicy } from '@/lib/net/egress';
+import { checkRegisteredUrl, type EgressPolicy } from '@/lib/net/egress';
 
 export function webhookEgressPolicy(env: Record<string, string | undefined> = process.env): EgressPolicy {
   return {
@@ -12,11 +11,5 @@ export function webhookEgressPolicy(env: Record<string, string | undefined> = pr
 
 /** Null when the URL may be registered, else why not. Host names are checked again, resolved, at send time. */
 export function checkWebhookUrl(url: string, policy: EgressPolicy): string | null {
-  const shape = checkUrl(url);
-  if (shape) return shape;
-  const host = new URL(url).hostname;
-  const bare = host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
-  if (isIP(bare) !== 0) return checkAddress(bare, policy);
-  if (bare === 'localhost' || bare.endsWith('.localhost')) return checkAddress('127.0.0.1', policy);
-  return null;
+  return checkRegisteredUrl(url, policy);
 }

@@ -10,6 +10,7 @@ process.env.ERAWATCH_DB = path.join(dir, 'local.db');
 delete process.env.ERAWATCH_ADMIN_SECRET;
 process.env.ERAWATCH_BIND = '127.0.0.1';
 process.env.ERAWATCH_RATE_LIMIT = '0';
+process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
 
 type Handler = (req: Request) => Promise<Response>;
 

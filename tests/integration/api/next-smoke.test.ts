@@ -56,6 +56,7 @@ beforeAll(async () => {
     env: {
       ERAWATCH_DB: path.join(dir, 'smoke.db'),
       ERAWATCH_ADMIN_SECRET: ADMIN,
+      ERAWATCH_ALLOW_LOOPBACK: '1',
       ERAWATCH_POLLER: 'off',
       ERAWATCH_WEBHOOKS: 'off',
       ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),

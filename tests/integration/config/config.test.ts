@@ -97,8 +97,8 @@ describe('config as code', () => {
     [
       'an unknown field',
       GOOD.replace('    allowLegacy: true', '    allowLegacy: true\n    alowLegacy: true'),
-      12,
-      'balancers.1',
+      15,
+      'balancers.1.alowLegacy',
       'alowLegacy',
     ],
     [

@@ -92,7 +92,13 @@ describe('stdio targets in erawatch.config.yaml', () => {
 
   it.each([
     ['an empty command', GOOD.replace('command: node', 'command: ""'), 4, 'stdio.0.command', 'empty'],
-    ['a misspelt allowLegacy', GOOD.replace('allowLegacy', 'alowLegacy'), 3, 'stdio.0', 'alowLegacy'],
+    [
+      'a misspelt allowLegacy',
+      GOOD.replace('allowLegacy', 'alowLegacy'),
+      9,
+      'stdio.0.alowLegacy',
+      'alowLegacy',
+    ],
     ['a bad env name', GOOD.replace('LOG_LEVEL:', '1BAD:'), 8, 'stdio.0.env.1BAD', 'variable name'],
     [
       'a deadline above the interval',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkAddress, checkUrl, egressPolicyFromEnv, pinnedOrigin } from '@/lib/net/egress';
+import { checkAddress, checkUrl, egressPolicyFromEnv, pinnedOrigin, resolveAllowed } from '@/lib/net/egress';
 
 const PROBE = { allowLoopback: false, allowPrivate: true };
 const WEBHOOK = { allowLoopback: false, allowPrivate: false };
@@ -77,5 +77,25 @@ describe('pinnedOrigin', () => {
       origin: 'http://[fd00::5]',
       host: 'api.fleet.test',
     });
+  });
+});
+
+describe('metadata host names', () => {
+  it.each(['metadata.google.internal', 'METADATA.google.internal.', 'metadata.goog', 'instance-data'])(
+    '%s is refused at connect time before any lookup',
+    async (host) => {
+      let looked = 0;
+      const lookup = async () => {
+        looked++;
+        return { address: '10.0.0.1', family: 4 };
+      };
+      await expect(resolveAllowed(host, PROBE, lookup)).rejects.toThrow(/metadata host/);
+      expect(looked).toBe(0);
+    },
+  );
+
+  it('other names are resolved and the address decides', async () => {
+    const lookup = async () => ({ address: '10.0.0.1', family: 4 });
+    await expect(resolveAllowed('mcp.internal', PROBE, lookup)).resolves.toBe('10.0.0.1');
   });
 });

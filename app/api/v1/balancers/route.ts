@@ -1,5 +1,6 @@
 import { createBalancer, listBalancerPage } from '@/db/queries/balancers';
 import { asQueryErrors, json, readJson, readQuery, withApi } from '@/lib/api/with-api';
+import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
 import { balancerView } from '@/lib/api/views';
 import { CreateBalancerInput } from '@/lib/schemas/balancer';
 import { BalancerListQuery } from '@/lib/schemas/balancer-view';
@@ -14,6 +15,7 @@ export const GET = withApi('read', ({ req, store }) => {
 
 export const POST = withApi('write', async ({ req, store, now }) => {
   const input = await readJson(req, CreateBalancerInput.strict());
+  assertTargetUrlsAllowed(input);
   const created = createBalancer(store, input, now);
   return json(balancerView(created), 201, { location: `/api/v1/balancers/${created.id}` });
 });

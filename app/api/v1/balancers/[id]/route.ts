@@ -1,6 +1,7 @@
 import { deleteBalancer, getBalancer, updateBalancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
+import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
 import { balancerView } from '@/lib/api/views';
 import { UpdateBalancerInput } from '@/lib/schemas/balancer';
 import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-view';
@@ -15,6 +16,7 @@ export const GET = withApi<{ id: string }>('read', ({ store, params }) => {
 export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
   const body = await readJsonBody(req);
   const patch = parseBody(UpdateBalancerInput.strict(), body);
+  assertTargetUrlsAllowed(patch);
   const current = getBalancer(store, params.id);
   // Only the keys sent are applied (the store ignores defaults the schema filled in).
   const sent = { ...(body as Record<string, unknown>) };
