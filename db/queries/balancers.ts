@@ -1,5 +1,5 @@
 import type { Statement } from 'better-sqlite3';
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, max, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
@@ -13,7 +13,7 @@ import type { BalancerListItemView, BalancerView } from '@/lib/schemas/balancer-
 import { writeTransaction, type Store } from '../index';
 import { newId } from '../ids';
 import { rollupKey, splitRollupKey } from '../rollup-key';
-import { balancers, balancerStates, nodes, type BalancerRow } from '../schema';
+import { balancers, balancerStates, events, nodes, type BalancerRow } from '../schema';
 
 // The result shapes are the API's (lib/schemas/balancer-view), so the store and the contract cannot drift.
 export type Balancer = Omit<z.output<typeof BalancerView>, 'summary'>;
@@ -318,4 +318,36 @@ function deleteRollupsOf(store: Store, seqs: number[]): void {
 /** How many balancers are registered (readiness: an empty fleet has no cycles to be late). */
 export function countBalancers(store: Store): number {
   return (store.sqlite.prepare('SELECT count(*) AS n FROM balancers').get() as { n: number }).n;
+}
+
+export interface StoredBalancerAnalysis {
+  /** The analysis JSON the poller stored (without the snapshot), in the shape it wrote. */
+  analysis: unknown;
+  /** When the current state began: the latest diverged (non-uniform) or converged (uniform) event. */
+  since: number | null;
+}
+
+/** The latest analysis of one balancer and since when its state holds; null before the first cycle. */
+export function readBalancerAnalysis(store: Store, id: string): StoredBalancerAnalysis | null {
+  const state = store.db
+    .select({ status: balancerStates.status, analysis: balancerStates.analysis })
+    .from(balancerStates)
+    .where(eq(balancerStates.balancerId, id))
+    .get();
+  if (!state) return null;
+  const type =
+    state.status === 'non-uniform'
+      ? 'balancer.diverged'
+      : state.status === 'uniform'
+        ? 'balancer.converged'
+        : null;
+  const since =
+    type === null
+      ? null
+      : (store.db
+          .select({ at: max(events.at) })
+          .from(events)
+          .where(and(eq(events.balancerId, id), eq(events.type, type)))
+          .get()?.at ?? null);
+  return { analysis: state.analysis, since };
 }

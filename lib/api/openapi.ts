@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { AlertSink, CreateAlertSinkInput, SinkAlert, UpdateAlertSinkInput } from '@/lib/schemas/alert-sink';
 import { CreateBalancerInput, UpdateBalancerInput } from '@/lib/schemas/balancer';
+import { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import {
   BalancerListItemView,
   BalancerListQuery,
@@ -86,10 +87,13 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/balancers/{id}',
-    summary: 'A balancer with its settings and nodes',
+    summary: 'A balancer with its settings, its current analysis and its nodes',
     tag: 'balancers',
     access: 'read',
-    response: BalancerView,
+    response: BalancerView.extend({
+      analysis: BalancerAnalysisView.nullable().meta({ description: 'null before the first cycle' }),
+      nodes: z.array(NodeView),
+    }).meta({ id: 'BalancerDetail' }),
     errors: READ,
   },
   {

@@ -1,9 +1,31 @@
 // Shapes stored rows into API responses: redacts secrets, drops internal columns.
-import type { Balancer, BalancerListItem } from '@/db/queries/balancers';
+import type { Balancer, BalancerListItem, StoredBalancerAnalysis } from '@/db/queries/balancers';
+import { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import { redactAuth, redactHeaders } from '@/lib/schemas/balancer-view';
 
 export function balancerView(b: Balancer | BalancerListItem) {
   return { ...b, headers: redactHeaders(b.headers), auth: redactAuth(b.auth) };
 }
 
-/** The list-page shape: the settings without the node URL list, headers and legacy revision set. */
+/** The stored analysis in the documented shape; an analysis in an older or unknown shape reads as none. */
+export function analysisView(stored: StoredBalancerAnalysis | null): BalancerAnalysisView | null {
+  if (!stored || typeof stored.analysis !== 'object' || stored.analysis === null) return null;
+  const a = stored.analysis as Record<string, unknown>;
+  const parsed = BalancerAnalysisView.safeParse({
+    status: a.state,
+    severity: a.severity,
+    displayStatus: a.displayStatus,
+    degraded: a.isDegraded,
+    analyzedAt: a.at,
+    since: stored.since,
+    partition: a.partition,
+    degradedNodes: a.degraded,
+    unavailableSamples: a.unavailableSamples,
+    flapping: a.flapping,
+    cacheHazard: a.cacheHazard,
+    rolling: a.rolling,
+    window: a.window,
+    counts: a.counts,
+  });
+  return parsed.success ? parsed.data : null;
+}

@@ -1,8 +1,8 @@
-import { deleteBalancer, getBalancer, updateBalancer } from '@/db/queries/balancers';
+import { deleteBalancer, getBalancer, readBalancerAnalysis, updateBalancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
-import { balancerView } from '@/lib/api/views';
+import { analysisView, balancerView } from '@/lib/api/views';
 import { UpdateBalancerInput } from '@/lib/schemas/balancer';
 import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-view';
 
@@ -10,7 +10,11 @@ export const dynamic = 'force-dynamic';
 
 export const GET = withApi<{ id: string }>('read', ({ store, params }) => {
   const balancer = getBalancer(store, params.id);
-  return json({ ...balancerView(balancer), nodes: listNodes(store, params.id) });
+  return json({
+    ...balancerView(balancer),
+    analysis: analysisView(readBalancerAnalysis(store, params.id)),
+    nodes: listNodes(store, params.id),
+  });
 });
 
 export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
