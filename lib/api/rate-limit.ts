@@ -18,16 +18,35 @@ export class RateLimiter {
 
   take(key: string, now: number): RateLimitResult {
     if (this.perMinute <= 0) return { allowed: true, retryAfterS: 0 };
-    const rate = this.perMinute / 60_000;
     const prev = this.buckets.get(key);
-    const tokens = prev ? Math.min(this.burst, prev.tokens + (now - prev.at) * rate) : this.burst;
+    const tokens = this.level(key, now);
     if (!prev && this.buckets.size >= this.maxKeys) this.buckets.clear();
     if (tokens < 1) {
       this.buckets.set(key, { tokens, at: now });
-      return { allowed: false, retryAfterS: Math.max(1, Math.ceil((1 - tokens) / rate / 1000)) };
+      return { allowed: false, retryAfterS: this.wait(tokens) };
     }
     this.buckets.set(key, { tokens: tokens - 1, at: now });
     return { allowed: true, retryAfterS: 0 };
+  }
+
+  /** Whether `take` would allow a request now, without spending anything. */
+  peek(key: string, now: number): RateLimitResult {
+    if (this.perMinute <= 0) return { allowed: true, retryAfterS: 0 };
+    const tokens = this.level(key, now);
+    return tokens < 1
+      ? { allowed: false, retryAfterS: this.wait(tokens) }
+      : { allowed: true, retryAfterS: 0 };
+  }
+
+  private level(key: string, now: number): number {
+    const prev = this.buckets.get(key);
+    return prev
+      ? Math.min(this.burst, prev.tokens + (now - prev.at) * (this.perMinute / 60_000))
+      : this.burst;
+  }
+
+  private wait(tokens: number): number {
+    return Math.max(1, Math.ceil((1 - tokens) / (this.perMinute / 60_000) / 1000));
   }
 }
 
@@ -37,18 +56,27 @@ function intFromEnv(value: string | undefined, fallback: number): number {
 }
 
 const GLOBAL_KEY = Symbol.for('erawatch.rate-limiters');
-type Limiters = { requests: RateLimiter; failedAuth: RateLimiter };
+type Limiters = { requests: RateLimiter; failedAuth: RateLimiter; failedAuthPerPrefix: RateLimiter };
 type GlobalWithLimiters = typeof globalThis & { [GLOBAL_KEY]?: Limiters };
 
-/** Per-credential request limit (ERAWATCH_RATE_LIMIT per minute, 0 = off) and a limit on failed logins/tokens. */
+/** A token prefix may fail this many times more than one client: one client alone never locks it. */
+export const PREFIX_FAILURE_FACTOR = 10;
+
+/**
+ * Per-credential requests (ERAWATCH_RATE_LIMIT per minute, 0 = off) and failed credentials per client address
+ * (ERAWATCH_AUTH_FAILURE_LIMIT per minute) and per token prefix. Each bucket holds one minute's budget, so the
+ * stated number of requests may arrive at once; after that they are allowed at the sustained rate.
+ */
 export function getRateLimiters(env: Record<string, string | undefined> = process.env): Limiters {
   const g = globalThis as GlobalWithLimiters;
   if (!g[GLOBAL_KEY]) {
     const perMinute = intFromEnv(env.ERAWATCH_RATE_LIMIT, 6_000);
     const failed = intFromEnv(env.ERAWATCH_AUTH_FAILURE_LIMIT, 60);
+    const perPrefix = failed * PREFIX_FAILURE_FACTOR;
     g[GLOBAL_KEY] = {
-      requests: new RateLimiter(perMinute, Math.max(1, Math.ceil(perMinute / 10))),
-      failedAuth: new RateLimiter(failed, Math.max(1, Math.ceil(failed / 3))),
+      requests: new RateLimiter(perMinute, Math.max(1, perMinute)),
+      failedAuth: new RateLimiter(failed, Math.max(1, failed)),
+      failedAuthPerPrefix: new RateLimiter(perPrefix, Math.max(1, perPrefix)),
     };
   }
   return g[GLOBAL_KEY];

@@ -4,9 +4,9 @@ import type { z } from 'zod';
 import { getStore, type Store } from '@/db/index';
 import { findTokenBySecret } from '@/db/queries/tokens';
 import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
-import { currentAuthMode, isLoopbackHost, type AuthMode } from '@/lib/auth/mode';
+import { currentAuthMode, hostNameOf, isLoopbackHost, type AuthMode } from '@/lib/auth/mode';
 import { SESSION_COOKIE, readCookie, sameOrigin, verifySession } from '@/lib/auth/session';
-import { looksLikeToken, secretsEqual } from '@/lib/auth/tokens';
+import { displayPrefix, hashToken, looksLikeToken, secretsEqual } from '@/lib/auth/tokens';
 import type { TokenScope } from '@/lib/schemas/token';
 import { EgressRefusedError } from '@/lib/net/egress';
 import { HttpProblem, buildProblem, problemResponse, zodIssuesToParams, type InvalidParam } from './problem';
@@ -172,37 +172,99 @@ export function errorToResponse(err: unknown): Response {
   );
 }
 
+/** The bearer value sent, if any (malformed headers are left to authenticate). */
+function bearerOf(req: Request): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get('authorization') ?? '');
+  return match?.[1] ?? null;
+}
+
+/** The calling client's address as the server saw it (Next sets x-forwarded-for from the socket when absent). */
+export function clientAddress(req: Request): string {
+  return req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || 'unknown';
+}
+
+/** Which buckets a failed credential from this request spends: its client address, and its token prefix. */
+function failureKeys(req: Request): { address: string; prefix: string | null } {
+  const bearer = bearerOf(req);
+  return {
+    address: `addr:${clientAddress(req)}`,
+    prefix: bearer !== null && looksLikeToken(bearer) ? `prefix:${displayPrefix(bearer)}` : null,
+  };
+}
+
+/** 401s for credentials that were presented and wrong; a missing credential spends nothing. */
+const FAILED_CREDENTIAL = new Set(['invalid_token', 'invalid_authorization', 'invalid_secret']);
+
+function lockedOut(retryAfterS: number): HttpProblem {
+  return new HttpProblem(
+    429,
+    'too_many_failed_attempts',
+    `too many failed authentication attempts from this client; retry in ${retryAfterS} s`,
+    { headers: { 'retry-after': String(retryAfterS) } },
+  );
+}
+
+/** With an admin secret set, only the configured host names are answered: the DNS-rebinding defence. */
+function checkHost(req: Request, mode: AuthMode): void {
+  if (mode.adminSecret === null || mode.allowedHosts === 'any') return;
+  const header = req.headers.get('host') ?? new URL(req.url).host;
+  const name = hostNameOf(header);
+  if (name === null || !mode.allowedHosts.has(name)) {
+    throw new HttpProblem(
+      403,
+      'host_not_allowed',
+      `this server does not answer the host name '${name ?? header.slice(0, 100)}'; add it to ERAWATCH_ALLOWED_HOSTS`,
+    );
+  }
+}
+
+/** The request-limit bucket, decided from what was sent and before any lookup, so refusals stay cheap. */
+function requestKey(req: Request, mode: AuthMode): string | null {
+  const bearer = bearerOf(req);
+  if (bearer !== null) return `bearer:${hashToken(bearer)}`;
+  if (readCookie(req.headers.get('cookie'), SESSION_COOKIE) !== null) return 'session';
+  return mode.local ? 'local' : null;
+}
+
 export function withApi<P extends Record<string, string> = Record<string, never>>(
   access: Access,
   handler: (ctx: ApiContext<P>) => Response | Promise<Response>,
 ): (req: Request, route?: { params: Promise<P> }) => Promise<Response> {
   return async (req, route) => {
+    const limiters = getRateLimiters();
     try {
       const now = Date.now();
       const mode = currentAuthMode();
+      checkHost(req, mode);
+      // A locked-out client is refused before any comparison, so even the right secret does not get in.
+      const keys = failureKeys(req);
+      for (const [limiter, key] of [
+        [limiters.failedAuth, keys.address],
+        [limiters.failedAuthPerPrefix, keys.prefix],
+      ] as const) {
+        const lock = key === null ? null : limiter.peek(key, now);
+        if (lock && !lock.allowed) throw lockedOut(lock.retryAfterS);
+      }
+      const bucket = requestKey(req, mode);
+      if (bucket !== null) {
+        const limit = limiters.requests.take(bucket, now);
+        if (!limit.allowed) {
+          throw new HttpProblem(429, 'rate_limited', `too many requests; retry in ${limit.retryAfterS} s`, {
+            headers: { 'retry-after': String(limit.retryAfterS) },
+          });
+        }
+      }
       const store = getStore();
       const principal = authenticate(req, store, mode, now);
       requireAccess(principal, access);
-      if (principal.kind !== 'anonymous') enforceRateLimit(principal, now);
       const params = route ? await route.params : ({} as P);
       return await handler({ req, params, principal, store, now, mode });
     } catch (err) {
-      // Failed credentials (a token, a login) are limited apart from the per-caller limit: guessing stops early.
-      if (
-        err instanceof HttpProblem &&
-        err.status === 401 &&
-        !getRateLimiters().failedAuth.take('auth', Date.now()).allowed
-      ) {
-        return errorToResponse(
-          new HttpProblem(
-            429,
-            'too_many_failed_attempts',
-            'too many failed authentication attempts; wait a minute',
-            {
-              headers: { 'retry-after': '60' },
-            },
-          ),
-        );
+      if (err instanceof HttpProblem && err.status === 401 && FAILED_CREDENTIAL.has(err.code)) {
+        const keys = failureKeys(req);
+        const at = Date.now();
+        limiters.failedAuth.take(keys.address, at);
+        if (keys.prefix !== null) limiters.failedAuthPerPrefix.take(keys.prefix, at);
       }
       return errorToResponse(err);
     }

@@ -2,6 +2,7 @@
 // loopback bind with no admin secret is "local mode": only this machine can connect, so the dashboard
 // may read and write without a login (writes still need a same-origin Origin). Any other bind needs the secret.
 import { isIP } from 'node:net';
+import os from 'node:os';
 
 export const MIN_ADMIN_SECRET_LENGTH = 16;
 
@@ -32,12 +33,51 @@ export interface AuthMode {
   bindHost: string;
   /** Loopback bind and no admin secret: the dashboard needs no login. */
   local: boolean;
+  /** Host names (lower case, IPv6 without brackets) answered when an admin secret is set; `any` turns the check off. */
+  allowedHosts: ReadonlySet<string> | 'any';
+}
+
+const WILDCARD_BINDS = new Set(['0.0.0.0', '::', '[::]']);
+const machineName = os.hostname().toLowerCase();
+
+function bareHost(host: string): string {
+  const h = host.trim().toLowerCase().replace(/\.$/, '');
+  return h.startsWith('[') && h.endsWith(']') ? h.slice(1, -1) : h;
+}
+
+/** ERAWATCH_ALLOWED_HOSTS (comma-separated, `*` for any), else the bind host, localhost, loopback and this machine's name. */
+export function allowedHostsFrom(
+  env: Record<string, string | undefined>,
+  bindHost: string,
+): ReadonlySet<string> | 'any' {
+  const given = env.ERAWATCH_ALLOWED_HOSTS?.trim();
+  if (given === '*') return 'any';
+  if (given) return new Set(given.split(',').map(bareHost).filter(Boolean));
+  const names = ['localhost', '127.0.0.1', '::1', machineName];
+  if (!WILDCARD_BINDS.has(bindHost)) names.push(bareHost(bindHost));
+  return new Set(names);
+}
+
+/** The host name of a Host header value (port dropped, IPv6 unbracketed), or null when it is not one. */
+export function hostNameOf(header: string): string | null {
+  if (!/^[A-Za-z0-9.:[\]_-]+$/.test(header)) return null;
+  try {
+    const { hostname } = new URL(`http://${header}`);
+    return hostname === '' ? null : bareHost(hostname);
+  } catch {
+    return null;
+  }
 }
 
 export function authModeFrom(argv: readonly string[], env: Record<string, string | undefined>): AuthMode {
   const secret = env.ERAWATCH_ADMIN_SECRET?.trim() || null;
   const bindHost = bindHostFrom(argv, env);
-  return { adminSecret: secret, bindHost, local: secret === null && isLoopbackHost(bindHost) };
+  return {
+    adminSecret: secret,
+    bindHost,
+    local: secret === null && isLoopbackHost(bindHost),
+    allowedHosts: allowedHostsFrom(env, bindHost),
+  };
 }
 
 export function currentAuthMode(): AuthMode {
