@@ -193,7 +193,7 @@ describe('alert sink routes', () => {
       what: 'an unknown field',
       body: { ...valid, secret: 'x' },
       status: 422,
-      pointer: '/',
+      pointer: '/secret',
       detail: /secret/,
     },
   ];
