@@ -13,8 +13,15 @@ const COMMANDS: Record<string, { summary: string; file: string }> = {
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)} ${c.summary}`);
-  return `usage: erawatch <command> [options]\n\ncommands:\n${lines.join('\n')}\n`;
+  return (
+    `usage: erawatch <command> [options]\n\ncommands:\n${lines.join('\n')}\n\n` +
+    'erawatch <command> --help lists the flags of one command, what it does and what its exit codes mean.\n\n' +
+    'exit codes:\n  0  --help\n  2  no command, or an unknown one\n'
+  );
 }
+
+/** The command names, for tests and completion. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;

@@ -1,8 +1,37 @@
 // `erawatch bench <name> [args]` runs bench/<name>.ts, which exports `run(argv)` and prints its figures.
+import { formatHelp, HELP_FLAG, type CommandHelp } from '../help';
+
 const BENCHES = ['probe', 'poller', 'api', 'ui', 'rate-limit'] as const;
+
+export const HELP: CommandHelp = {
+  usage: ['erawatch bench [<name> [flags]]   (npm run bench -- <name> [flags])'],
+  about:
+    'Runs one benchmark, or all of them in turn, and prints its figures (some also write bench-results/).\n' +
+    'Each starts what it measures itself, on loopback, with a temporary database. docs and README list targets.',
+  flags: [
+    [
+      'probe',
+      '--duration-ms N --concurrency N --rounds N: probe throughput against a canned server and the SDK',
+    ],
+    ['poller', '--duration 3m --nodes 10000 --interval 30s --concurrency 64: sustained poller rate'],
+    ['api', '--duration 15s --concurrency 16 --poller on|process|off --build auto|never: API p95 under load'],
+    ['ui', 'navigation to the first row of real data in headless Chromium'],
+    ['rate-limit', '--requests 1500 --per-minute 30: what requests refused by the rate limit cost'],
+    HELP_FLAG,
+  ],
+  exitCodes: [
+    [0, 'the benchmark ran (and met its target where it has one)'],
+    [1, 'a benchmark failed to run, or missed its target'],
+    [2, 'bad usage: an unknown benchmark or flag'],
+  ],
+};
 
 export async function run(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(formatHelp(HELP));
+    return 0;
+  }
   const names = name ? [name] : [...BENCHES];
   for (const n of names) {
     if (!(BENCHES as readonly string[]).includes(n)) {

@@ -6,13 +6,36 @@ import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile } from '@/lib/config/load';
 import { configFileFromEnv } from '@/lib/config/startup';
 import { configJsonSchema } from '@/lib/schemas/config';
+import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
 
-const USAGE = `usage:
-  erawatch config export [--out FILE] [--include-secrets]   write current registrations as YAML
-  erawatch config apply [FILE]                              apply a config file (default ERAWATCH_CONFIG or ./erawatch.config.yaml)
-  erawatch config check [FILE]                              validate a config file without applying it
-  erawatch config schema                                    print the JSON Schema of the config file
-`;
+export const HELP: CommandHelp = {
+  usage: [
+    'erawatch config export [--out FILE] [--include-secrets]',
+    'erawatch config apply [FILE]',
+    'erawatch config check [FILE]',
+    'erawatch config schema',
+  ],
+  about:
+    'Config as code against the database at ERAWATCH_DB. export writes the current balancers, webhooks and\n' +
+    'alert sinks as YAML (literal secrets become ${ENV} references, listed on stderr); apply applies a file in\n' +
+    'one transaction (entities matched by name); check validates a file without touching the database;\n' +
+    'schema prints the JSON Schema of the file. FILE defaults to $ERAWATCH_CONFIG or ./erawatch.config.yaml.',
+  flags: [
+    ['--out FILE', 'export: write to FILE (mode 600) instead of stdout'],
+    ['--include-secrets', 'export: write literal header values and webhook secrets instead of references'],
+    HELP_FLAG,
+  ],
+  env: [
+    ['ERAWATCH_DB', 'the SQLite file (default ./data/erawatch.db)'],
+    ['ERAWATCH_CONFIG', 'the default FILE'],
+  ],
+  exitCodes: [
+    [0, 'done (check: the file is valid)'],
+    [1, 'the file is invalid or unreadable (file:line: field: message), or nothing was applied'],
+    [2, 'bad usage: no or an unknown subcommand'],
+  ],
+};
+const USAGE = usageLines(HELP);
 
 function fileArg(args: string[]): string {
   return args.find((a) => !a.startsWith('-')) ?? configFileFromEnv().file;
@@ -20,6 +43,10 @@ function fileArg(args: string[]): string {
 
 export async function run(argv: string[]): Promise<number> {
   const [sub, ...args] = argv;
+  if (sub === '--help' || sub === '-h' || sub === 'help' || args.includes('--help') || args.includes('-h')) {
+    process.stdout.write(formatHelp(HELP));
+    return 0;
+  }
   try {
     switch (sub) {
       case 'export': {

@@ -1,5 +1,19 @@
 // `erawatch db-migrate [--db FILE]`: applies the committed migrations (they also run whenever the database opens).
 import { dbFileFromEnv, openDb } from '@/db';
+import { formatHelp, HELP_FLAG, USAGE_EXIT, usageLines, type CommandHelp } from '../help';
+
+export const HELP: CommandHelp = {
+  usage: ['erawatch db-migrate [--db FILE]'],
+  about:
+    'Applies the committed database migrations and prints how many are applied. They also run whenever the\n' +
+    'server or the poller opens the database; this command is for doing it ahead, e.g. in a deploy step.',
+  flags: [['--db FILE', 'the SQLite file (default $ERAWATCH_DB or ./data/erawatch.db)'], HELP_FLAG],
+  exitCodes: [
+    [0, 'the schema is up to date'],
+    [1, 'the database could not be opened or migrated'],
+    USAGE_EXIT,
+  ],
+};
 
 export async function run(argv: string[]): Promise<number> {
   let file = dbFileFromEnv();
@@ -7,12 +21,10 @@ export async function run(argv: string[]): Promise<number> {
     const arg = argv[i];
     if (arg === '--db' && argv[i + 1]) file = argv[++i] ?? file;
     else if (arg === '--help' || arg === '-h') {
-      process.stdout.write(
-        'usage: erawatch db-migrate [--db FILE]   (default: $ERAWATCH_DB or ./data/erawatch.db)\n',
-      );
+      process.stdout.write(formatHelp(HELP));
       return 0;
     } else {
-      process.stderr.write(`erawatch db-migrate: unknown argument '${arg ?? ''}'\n`);
+      process.stderr.write(`erawatch db-migrate: unknown argument '${arg ?? ''}'\n${usageLines(HELP)}`);
       return 2;
     }
   }

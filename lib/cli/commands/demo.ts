@@ -41,6 +41,12 @@ options:
 
 environment:
   ERAWATCH_DB       SQLite file (default ${DEFAULT_DB})
+
+exit codes:
+  0    stopped with Ctrl-C (SIGINT) or SIGTERM after everything it started has exited
+  1    a --port that is taken, or the build, the fleet or the dashboard failed to start (the output says which)
+  2    bad usage (unknown option, bad value); nothing was started
+  130  a second Ctrl-C: children were killed without waiting
 `;
 
 interface DemoArgs {

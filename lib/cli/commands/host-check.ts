@@ -5,8 +5,26 @@ import { HostConfigError, loadHostConfig } from '@/lib/host-check/config';
 import { formatHostReport } from '@/lib/host-check/format';
 import { runHostCheck } from '@/lib/host-check/session';
 import { closeSharedProbeAgents } from '@/lib/probe/agent';
+import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
 
-const USAGE = 'usage: erawatch host-check <host.yaml> [--json] [--verbose]';
+export const HELP: CommandHelp = {
+  usage: ['erawatch host-check <host.yaml> [--json] [--verbose]'],
+  about:
+    "Runs an agent host's startup as host.yaml describes it: launches or connects to every MCP server, settles\n" +
+    'each one era (modern, legacy or unavailable) with its reason, lists their tools and checks that no tool\n' +
+    'name is exposed by two servers. See docs/host-check.md for the file.',
+  flags: [
+    ['--json', 'print the report as JSON instead of text'],
+    ['-v, --verbose', "also print each stdio server's stderr, prefixed with its name"],
+    HELP_FLAG,
+  ],
+  exitCodes: [
+    [0, 'every server became available and no tool names collided'],
+    [1, 'some server is unavailable, or tools collided (the report says which)'],
+    [2, 'bad usage, or host.yaml is missing or invalid (the error names the line and field)'],
+  ],
+};
+const USAGE = usageLines(HELP).trimEnd();
 
 export async function run(argv: string[]): Promise<number> {
   let parsed;
@@ -27,7 +45,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   if (parsed.values.help) {
-    process.stdout.write(`${USAGE}\n`);
+    process.stdout.write(formatHelp(HELP));
     return 0;
   }
   const [file, ...extra] = parsed.positionals;

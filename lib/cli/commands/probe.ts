@@ -14,12 +14,51 @@ import {
 } from '@/lib/probe';
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';
+import { formatHelp, HELP_FLAG, USAGE_EXIT, type CommandHelp } from '../help';
 
-const USAGE = `usage: erawatch probe <url> [--allow-legacy] [--audit-legacy] [--catalog] [--timeout-ms N] [--legacy-timeout-ms N] [--header 'Name: value']... [--json]
-         [--oauth-client-id ID --oauth-client-secret-env NAME --oauth-scope SCOPE [--oauth-token-url URL] [--oauth-resource URL]]
-       erawatch probe --stdio [--allow-legacy] [--audit-legacy] [--catalog] [--timeout-ms N] [--legacy-timeout-ms N] [--json] -- <command> [args...]
-  --stdio launches <command> without a shell (inheriting this environment and directory), probes it over
-  stdin/stdout and ends it; the verdict's url is stdio:<command line>.`;
+export const HELP: CommandHelp = {
+  usage: [
+    "erawatch probe <url> [--allow-legacy] [--audit-legacy] [--catalog] [--timeout-ms N] [--legacy-timeout-ms N] [--header 'Name: value']... [--json]",
+    '         [--oauth-client-id ID --oauth-client-secret-env NAME --oauth-scope SCOPE [--oauth-token-url URL] [--oauth-resource URL]]',
+    'erawatch probe --stdio [--allow-legacy] [--audit-legacy] [--catalog] [--timeout-ms N] [--legacy-timeout-ms N] [--json] -- <command> [args...]',
+  ],
+  about:
+    'Probes one MCP endpoint the way the poller does (server/discover first, one bounded initialize only with\n' +
+    '--allow-legacy) and prints its client verdict, served set and the evidence steps. --stdio launches\n' +
+    '<command> without a shell (inheriting this environment and directory), probes it over stdin/stdout and\n' +
+    "ends it; the verdict's url is stdio:<command line>. Loopback URLs are allowed: you named the target.",
+  flags: [
+    ['--allow-legacy', 'if the modern probe is ambiguous, try one initialize (the target may be legacy)'],
+    ['--audit-legacy', 'also learn which legacy revisions the node still serves (never changes the verdict)'],
+    ['--catalog', "list the node's tools after the verdict (tools/list), shown with their digest"],
+    ['--timeout-ms N', `deadline of each modern request (default ${DEFAULT_PROBE_OPTIONS.timeoutMs})`],
+    [
+      '--legacy-timeout-ms N',
+      `deadline of the legacy probe (default ${DEFAULT_PROBE_OPTIONS.legacyProbeTimeoutMs})`,
+    ],
+    ['--header "Name: value"', 'send a header with every request (repeatable; not with --stdio)'],
+    ['--oauth-client-id ID', 'get a bearer token with OAuth client credentials first (HTTP only)'],
+    [
+      '--oauth-client-secret-env NAME',
+      'the variable holding the client secret (never given on the command line)',
+    ],
+    ['--oauth-scope SCOPE', 'the scope to ask for'],
+    [
+      '--oauth-token-url URL',
+      "the token endpoint (default: discovered from the node's protected-resource metadata)",
+    ],
+    ['--oauth-resource URL', 'the resource indicator to send (RFC 8707)'],
+    ['--stdio', 'probe the command after -- over stdio instead of a URL'],
+    ['--json', 'print the verdict as one JSON object'],
+    HELP_FLAG,
+  ],
+  exitCodes: [
+    [0, 'the node answered: modern or legacy'],
+    [1, 'the node is unavailable (the reason is printed)'],
+    USAGE_EXIT,
+  ],
+};
+const USAGE = formatHelp(HELP).trimEnd();
 const MAX_TIMEOUT_MS = 600_000;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const RESERVED_HEADERS = new Set([

@@ -5,13 +5,35 @@
 import { dbFileFromEnv, openDb } from '@/db';
 import { rememberPoller } from '@/lib/poller';
 import { parseRoles, ROLES, startWorker, type Role } from '@/lib/worker';
+import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
+
+export function workerHelp(command: string, defaultRoles: readonly Role[]): CommandHelp {
+  return {
+    usage: [`erawatch ${command} [--roles ${ROLES.join(',')}] [--db FILE] [--concurrency N]`],
+    about:
+      'Runs background roles as their own process: poll (probe and analyse balancers), deliver (webhooks and\n' +
+      'alert sinks from the outbox), maintain (retention, rollups, checkpoints, config apply). Each is safe\n' +
+      'beside others running it. SIGTERM or SIGINT finishes the running cycles, releases the lease and stops.',
+    flags: [
+      ['--roles LIST', `comma-separated roles to run (default: ${defaultRoles.join(',')})`],
+      ['--db FILE', 'the SQLite file (default $ERAWATCH_DB or ./data/erawatch.db)'],
+      [
+        '--concurrency N',
+        'probes in flight for the poll role, 1 to 10000 (default $ERAWATCH_POLLER_CONCURRENCY or 64)',
+      ],
+      HELP_FLAG,
+    ],
+    env: [['ERAWATCH_ALLOW_LOOPBACK', '1 lets probes and deliveries reach loopback addresses']],
+    exitCodes: [
+      [0, 'stopped by SIGTERM or SIGINT after the roles finished'],
+      [1, 'the database could not be opened'],
+      [2, 'bad usage (unknown flag or role, bad value); nothing was started'],
+    ],
+  };
+}
 
 export function usage(command: string, defaultRoles: readonly Role[]): string {
-  return `usage: erawatch ${command} [--roles ${ROLES.join(',')}] [--db FILE] [--concurrency N]
-  --roles        roles to run (default: ${defaultRoles.join(',')})
-  --db           SQLite file (default: $ERAWATCH_DB or ./data/erawatch.db)
-  --concurrency  probes in flight at once for the poll role (default $ERAWATCH_POLLER_CONCURRENCY or 64)
-`;
+  return usageLines(workerHelp(command, defaultRoles));
 }
 
 export async function runWorker(
@@ -30,7 +52,7 @@ export async function runWorker(
     const arg = argv[i];
     const value = argv[i + 1];
     if (arg === '--help' || arg === '-h') {
-      process.stdout.write(usage(command, defaultRoles));
+      process.stdout.write(formatHelp(workerHelp(command, defaultRoles)));
       return 0;
     } else if (arg === '--db' && value) {
       file = value;
