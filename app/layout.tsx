@@ -13,6 +13,14 @@ export const dynamic = 'force-dynamic';
 export const metadata: Metadata = {
   title: { default: 'Erawatch', template: '%s · Erawatch' },
   description: 'MCP era rollout monitor',
+  // Both files are served from public/: the SVG for browsers that take one, the ICO for the rest.
+  icons: {
+    icon: [
+      { url: '/icon.svg', type: 'image/svg+xml' },
+      { url: '/favicon.ico', sizes: '16x16 32x32 48x48' },
+    ],
+    shortcut: '/favicon.ico',
+  },
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
