@@ -141,7 +141,7 @@ describe('balancer auth settings through the API', () => {
       '/auth/tokenUrl',
     ],
     ['a resource that is not a URL', { ...auth, resource: 'mcp' }, '/auth/resource'],
-    ['an unknown field', { ...auth, clientAssertion: 'x' }, '/auth'],
+    ['an unknown field', { ...auth, clientAssertion: 'x' }, '/auth/clientAssertion'],
   ])('%s is 422 problem+json naming %s, and nothing is stored', async (_name, bad, pointer) => {
     const before = await call(handler(collection, 'GET'), '/api/v1/balancers?limit=500');
     const r = await call(handler(collection, 'POST'), '/api/v1/balancers', 'POST', {
