@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ActionError } from '@/components/balancers/balancer-actions';
+import { EventTypeChecks } from '@/components/events/event-type-checks';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { Icon } from '@/components/ui/icon';
@@ -11,7 +12,6 @@ import { browserFetcher } from '@/lib/query/fetch-json';
 import { createAlertSink, deleteAlertSink, updateAlertSink } from '@/lib/query/mutations';
 import { alertSinksQuery, queryKeys, sinkAlertsQuery } from '@/lib/query/options';
 import { ApiProblem } from '@/lib/query/problem';
-import { EVENT_LABELS } from '@/lib/rollout/labels';
 import {
   ALERT_NAMES,
   type AlertSink,
@@ -182,23 +182,12 @@ function CreateAlertSink() {
             {err('as-resend', resendError)}
           </div>
         </div>
-        <fieldset className="field" style={{ border: 0, padding: 0, margin: 0 }}>
-          <legend style={{ fontWeight: 600 }}>Alerts of these events (none checked sends all)</legend>
-          <div style={{ display: 'flex', flexWrap: 'wrap', gap: '4px 14px' }}>
-            {ALERT_EVENT_TYPES.map((t) => (
-              <label key={t} className="check-row">
-                <input
-                  type="checkbox"
-                  checked={types.includes(t)}
-                  onChange={(e) =>
-                    setTypes((cur) => (e.target.checked ? [...cur, t] : cur.filter((x) => x !== t)))
-                  }
-                />
-                {EVENT_LABELS[t]}
-              </label>
-            ))}
-          </div>
-        </fieldset>
+        <EventTypeChecks
+          legend="Alerts of these events (none checked sends all)"
+          options={ALERT_EVENT_TYPES}
+          selected={types}
+          onChange={setTypes}
+        />
         <ActionError error={other} />
         <div className="form-actions">
           <button type="submit" className="btn btn-primary" disabled={create.isPending}>

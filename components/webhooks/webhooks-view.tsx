@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ActionError } from '@/components/balancers/balancer-actions';
+import { EventTypeChecks } from '@/components/events/event-type-checks';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { Icon } from '@/components/ui/icon';
@@ -17,7 +18,6 @@ import {
 } from '@/lib/query/mutations';
 import { deliveriesQuery, queryKeys, webhooksQuery, type DeliveryResource } from '@/lib/query/options';
 import { ApiProblem } from '@/lib/query/problem';
-import { EVENT_LABELS } from '@/lib/rollout/labels';
 import { EVENT_TYPES } from '@/lib/rollout/types';
 import type {
   CreateWebhookInput,
@@ -156,24 +156,13 @@ function CreateWebhook({ onCreated }: { onCreated: (secret: string, name: string
             ) : null}
           </div>
         </div>
-        <fieldset className="field" style={{ border: 0, padding: 0, margin: 0 }}>
-          <legend style={{ fontWeight: 600 }}>Events (none checked sends all)</legend>
-          <div style={{ display: 'flex', flexWrap: 'wrap', gap: '4px 14px' }}>
-            {EVENT_TYPES.map((t) => (
-              <label key={t} className="check-row">
-                <input
-                  type="checkbox"
-                  checked={types.includes(t)}
-                  onChange={(e) =>
-                    setTypes((cur) => (e.target.checked ? [...cur, t] : cur.filter((x) => x !== t)))
-                  }
-                />
-                {EVENT_LABELS[t]}
-              </label>
-            ))}
-          </div>
-          {typesError ? <span className="field-error">{typesError}</span> : null}
-        </fieldset>
+        <EventTypeChecks
+          legend="Events (none checked sends all)"
+          options={EVENT_TYPES}
+          selected={types}
+          onChange={setTypes}
+          error={typesError}
+        />
         <ActionError error={other} />
         <div className="form-actions">
           <button type="submit" className="btn btn-primary" disabled={create.isPending}>
