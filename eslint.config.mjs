@@ -9,6 +9,7 @@ export default tseslint.config(
       '.next/',
       'data/',
       'db/migrations/',
+      'db/migrations-pg/',
       'test-results/',
       'next-env.d.ts',
       'bench-results/',

@@ -1,0 +1,18 @@
+// PostgreSQL twins of every table in db/schema/, same names and shapes (checked by tests/unit/db/schema-parity).
+// drizzle.pg.config.ts points here; add a line when adding a table to db/schema/index.ts.
+export * from './balancers';
+export * from './nodes';
+export * from './node-states';
+export * from './node-history';
+export * from './events';
+export * from './rollout-windows';
+export * from './balancer-states';
+export * from './poller-lease';
+export * from './tokens';
+export * from './webhooks';
+export * from './rollups';
+export * from './stdio-targets';
+export * from './sink-alerts';
+export * from './heartbeats';
+export * from './metric-series';
+export * from './claims';
