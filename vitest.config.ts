@@ -11,5 +11,7 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: 'forks',
+    // PostgreSQL tests share one throwaway cluster per run, started on first use (tests/support/postgres.ts).
+    globalSetup: ['tests/support/postgres-global.ts'],
   },
 });

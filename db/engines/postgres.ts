@@ -1,0 +1,294 @@
+// The PostgreSQL store: a postgres-js pool behind drizzle's PostgreSQL dialect, the committed migrations in
+// db/migrations-pg applied at open under an advisory lock, and write transactions re-entrant per store.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql as sqlTag } from 'drizzle-orm';
+import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import { migrate } from 'drizzle-orm/postgres-js/migrator';
+import postgres, { type Options, type PostgresType, type Sql } from 'postgres';
+import type * as schema from '../schema';
+import * as pgSchema from '../schema-pg';
+import { StoreOpenError } from '../index';
+import type { Db, PostgresRaw, Store } from './contract';
+
+type PgDb = PostgresJsDatabase<typeof pgSchema>;
+type Env = Record<string, string | undefined>;
+
+export interface PostgresOpenOptions {
+  /** Where the settings are read from (default `process.env`). */
+  env?: Env;
+  /** The process's role, named in `application_name` (default `web`). */
+  role?: string;
+  /** Apply the committed migrations at open (default true). */
+  migrate?: boolean;
+}
+
+export interface PostgresSettings {
+  poolSize: number;
+  statementTimeoutMs: number;
+  applicationName: string;
+  connectTimeoutS: number;
+  ssl: Options<Record<string, PostgresType>>['ssl'];
+}
+
+export const DEFAULT_PG_POOL = 10;
+export const DEFAULT_PG_STATEMENT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_S = 10;
+const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
+/** Parameters this adapter reads itself instead of passing them to the server as settings. */
+const CLIENT_PARAMS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'connect_timeout', 'application_name'];
+/** One key for every Erawatch process migrating one database ("erawatch" in ASCII). */
+const MIGRATION_LOCK = 0x65_72_61_77_61_74_63_68n;
+
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location.trim());
+}
+
+/** The URL as printed in messages and logs: user, host, port and database, never the password. */
+export function redactPostgresUrl(location: string): string {
+  try {
+    const url = new URL(location);
+    const user = url.username ? `${decodeURIComponent(url.username)}@` : '';
+    return `${url.protocol}//${user}${url.host}${url.pathname}`;
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw.trim());
+  if (!Number.isInteger(value) || value < min || value > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+  return value;
+}
+
+function readPemFile(param: string, file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? 'unreadable';
+    throw new Error(`${param} file ${file} cannot be read (${code})`);
+  }
+}
+
+/** libpq's sslmode (default `prefer`) and certificate files, as postgres-js TLS options. */
+function sslFromUrl(url: URL): PostgresSettings['ssl'] {
+  const mode = url.searchParams.get('sslmode') ?? 'prefer';
+  if (!(SSL_MODES as readonly string[]).includes(mode))
+    throw new Error(`sslmode must be one of ${SSL_MODES.join(', ')} (got "${mode}")`);
+  if (mode === 'disable') return false;
+  const files: { ca?: string; cert?: string; key?: string } = {};
+  const rootCert = url.searchParams.get('sslrootcert');
+  if (rootCert && rootCert !== 'system') files.ca = readPemFile('sslrootcert', rootCert);
+  const cert = url.searchParams.get('sslcert');
+  if (cert) files.cert = readPemFile('sslcert', cert);
+  const key = url.searchParams.get('sslkey');
+  if (key) files.key = readPemFile('sslkey', key);
+  // postgres-js's 'allow' insists on TLS; libpq's falls back to plain, which is what 'prefer' does here.
+  if (mode === 'allow' || mode === 'prefer') return 'prefer';
+  if (mode === 'require' && !files.ca && !files.cert) return 'require';
+  if (mode === 'require') return { ...files, rejectUnauthorized: false };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return {
+    ...files,
+    rejectUnauthorized: true,
+    ...(net.isIP(host) ? {} : { servername: host }),
+    // verify-ca checks the chain only; verify-full also checks the host name (node's default).
+    ...(mode === 'verify-ca' ? { checkServerIdentity: () => undefined } : {}),
+  };
+}
+
+/** The pool size, statement timeout, TLS and application name for `location`, from the URL and `env`. */
+export function postgresSettings(location: string, options: PostgresOpenOptions = {}): PostgresSettings {
+  const env = options.env ?? process.env;
+  const url = new URL(location);
+  const connectTimeout = url.searchParams.get('connect_timeout');
+  const connectTimeoutS = connectTimeout === null ? DEFAULT_CONNECT_TIMEOUT_S : Number(connectTimeout);
+  if (!Number.isInteger(connectTimeoutS) || connectTimeoutS < 1)
+    throw new Error(`connect_timeout must be a whole number of seconds (got "${connectTimeout}")`);
+  return {
+    poolSize: wholeNumber(env, 'ERAWATCH_PG_POOL', DEFAULT_PG_POOL, 1, 1000),
+    statementTimeoutMs: wholeNumber(
+      env,
+      'ERAWATCH_PG_STATEMENT_TIMEOUT_MS',
+      DEFAULT_PG_STATEMENT_TIMEOUT_MS,
+      0,
+      2_147_483_647,
+    ),
+    applicationName: url.searchParams.get('application_name') ?? `erawatch-${options.role ?? 'web'}`,
+    connectTimeoutS,
+    ssl: sslFromUrl(url),
+  };
+}
+
+/** int8 (counts, sums of integers, bigint columns) and numeric (sums of bigints) as JS numbers, as in SQLite. */
+const NUMERIC_TYPES: Record<string, PostgresType> = {
+  int8: { to: 20, from: [20], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+  numeric: { to: 1700, from: [1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
+};
+
+function clientFor(location: string, settings: PostgresSettings, max: number): Sql {
+  const url = new URL(location);
+  for (const param of CLIENT_PARAMS) url.searchParams.delete(param);
+  return postgres(url.toString(), {
+    max,
+    ssl: settings.ssl,
+    connect_timeout: settings.connectTimeoutS,
+    idle_timeout: 60,
+    connection: {
+      application_name: settings.applicationName,
+      statement_timeout: settings.statementTimeoutMs,
+    },
+    types: NUMERIC_TYPES,
+    // "already exists, skipping" and the like are not worth a line in the operator's log.
+    onnotice: () => {},
+  });
+}
+
+/** The committed PostgreSQL migrations: next to db/ in the source tree, else under the working directory. */
+export function postgresMigrationsFolder(env: Env = process.env): string {
+  const candidates = [
+    env.ERAWATCH_MIGRATIONS_PG,
+    dirBeside(import.meta.url, '../migrations-pg'),
+    path.join(process.cwd(), 'db', 'migrations-pg'),
+  ];
+  for (const dir of candidates) {
+    if (dir && fs.existsSync(path.join(dir, 'meta', '_journal.json'))) return dir;
+  }
+  throw new Error(`PostgreSQL migrations not found (looked in ${candidates.filter(Boolean).join(', ')})`);
+}
+
+function dirBeside(url: string, rel: string): string | undefined {
+  try {
+    return path.resolve(path.dirname(fileURLToPath(url)), rel);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line naming what went wrong, for a server that cannot be reached or refuses us (no password). */
+export function describePostgresFailure(location: string, err: unknown): string {
+  const e = (err ?? {}) as { code?: unknown; message?: unknown; name?: unknown };
+  const code = typeof e.code === 'string' ? e.code : undefined;
+  const message = (typeof e.message === 'string' ? e.message : String(err)).split('\n')[0] ?? '';
+  let where = 'the server';
+  let sslmode = 'prefer';
+  try {
+    const url = new URL(location);
+    where = url.host || 'the server';
+    sslmode = url.searchParams.get('sslmode') ?? 'prefer';
+  } catch {
+    // keep the generic name
+  }
+  const tlsRequired = sslmode === 'require' || sslmode.startsWith('verify-');
+  if (tlsRequired && (code === 'ECONNRESET' || /TLS|SSL|socket disconnected/i.test(message)))
+    return `${where} closed the connection during the TLS handshake (${code ?? 'TLS'}): does it accept TLS? (sslmode=${sslmode})`;
+  switch (code) {
+    case 'ECONNREFUSED':
+      return `connection refused by ${where} (ECONNREFUSED): is PostgreSQL running and listening there?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `the host of ${where} cannot be resolved (${code})`;
+    case 'ENETUNREACH':
+    case 'EHOSTUNREACH':
+      return `no route to ${where} (${code})`;
+    case 'CONNECT_TIMEOUT':
+    case 'ETIMEDOUT':
+      return `no answer from ${where} before the connect timeout (${code})`;
+    case 'ECONNRESET':
+    case 'CONNECTION_CLOSED':
+    case 'CONNECTION_ENDED':
+      return `${where} closed the connection (${code})`;
+    case undefined:
+      return message;
+    default:
+      return `${message} (${code})`;
+  }
+}
+
+function fail(location: string, err: unknown): never {
+  throw new StoreOpenError(redactPostgresUrl(location), describePostgresFailure(location, err));
+}
+
+async function applyMigrations(location: string, settings: PostgresSettings, folder: string): Promise<void> {
+  // One connection, so the session-level advisory lock and the migration share it; ending it unlocks.
+  const client = clientFor(location, settings, 1);
+  try {
+    await client`SELECT pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    await migrate(drizzle(client), { migrationsFolder: folder });
+  } finally {
+    await client.end({ timeout: 5 });
+  }
+}
+
+/**
+ * Opens the PostgreSQL store at `location` (`postgres://user:password@host:port/db?sslmode=…`): checks the
+ * settings, connects, applies db/migrations-pg and proves a write works. Refusals are one-line StoreOpenErrors.
+ */
+export async function openPostgres(location: string, options: PostgresOpenOptions = {}): Promise<Store> {
+  const shown = redactPostgresUrl(location);
+  let settings: PostgresSettings;
+  try {
+    settings = postgresSettings(location, options);
+  } catch (err) {
+    throw new StoreOpenError(shown, err instanceof Error ? err.message : String(err));
+  }
+  try {
+    if (options.migrate !== false) {
+      await applyMigrations(location, settings, postgresMigrationsFolder(options.env));
+    }
+  } catch (err) {
+    if (err instanceof StoreOpenError) throw err;
+    fail(location, err);
+  }
+
+  const client = clientFor(location, settings, settings.poolSize);
+  const db: PgDb = drizzle(client, { schema: pgSchema });
+  const current = new AsyncLocalStorage<PgDb>();
+  // The query layer is typed against the SQLite tables and handle; the twins have the same JS shape
+  // (db/engines/schema-shape.ts proves it at compile time, the parity test at run time).
+  const asDb = (handle: PgDb) => handle as unknown as Db;
+
+  const store: Store = {
+    engine: 'postgres',
+    location: shown,
+    t: pgSchema as unknown as typeof schema,
+    read(fn) {
+      return fn(asDb(current.getStore() ?? db));
+    },
+    write(fn) {
+      const open = current.getStore();
+      if (open) return fn(asDb(open));
+      return db.transaction((tx) =>
+        current.run(tx as unknown as PgDb, () => fn(asDb(tx as unknown as PgDb))),
+      );
+    },
+    raw: {
+      engine: 'postgres',
+      sql: client,
+      db: () => current.getStore() ?? db,
+    } satisfies PostgresRaw,
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+
+  try {
+    // A read-only server (a standby, a read-only user) connects fine and only fails on the first write.
+    await db.transaction(async (tx) => {
+      await tx.execute(
+        sqlTag`INSERT INTO store_heartbeats (holder, at, pad) VALUES ('open', 0, '\\x'::bytea)`,
+      );
+      await tx.execute(sqlTag`DELETE FROM store_heartbeats WHERE holder = 'open'`);
+    });
+  } catch (err) {
+    await client.end({ timeout: 1 }).catch(() => {});
+    fail(location, err);
+  }
+  return store;
+}
