@@ -1,5 +1,6 @@
 // Compile-time proof that the PostgreSQL tables have the SQLite tables' JS shape (row types in and out), so
-// the query layer, typed against db/schema, runs unchanged on db/schema-pg.
+// the query layer, typed against db/schema, runs unchanged on db/schema-pg. An error here names the tables
+// that differ: change their twin in db/schema-pg/ too, then `npm run db:generate` (both engines).
 import type * as sqlite from '../schema';
 import type * as pg from '../schema-pg';
 
@@ -10,7 +11,19 @@ type Rows<S> = { [K in keyof Tables<S>]: Tables<S>[K] extends { $inferSelect: in
 type Inserts<S> = {
   [K in keyof Tables<S>]: Tables<S>[K] extends { $inferInsert: infer R } ? Required<R> : never;
 };
+type Differ<A, B> = {
+  [K in keyof A | keyof B]: K extends keyof A
+    ? K extends keyof B
+      ? Equal<A[K], B[K]> extends true
+        ? never
+        : K
+      : K
+    : K;
+}[keyof A | keyof B];
+type Twins<D> = [D] extends [never] ? 'twins' : { differ: D };
 
-export const sameExports: Equal<keyof typeof sqlite, keyof typeof pg> = true;
-export const sameRows: Equal<Rows<typeof sqlite>, Rows<typeof pg>> = true;
-export const sameInserts: Equal<Inserts<typeof sqlite>, Inserts<typeof pg>> = true;
+export const exportsMatch: Twins<
+  Exclude<keyof typeof sqlite, keyof typeof pg> | Exclude<keyof typeof pg, keyof typeof sqlite>
+> = 'twins';
+export const rowsMatch: Twins<Differ<Rows<typeof sqlite>, Rows<typeof pg>>> = 'twins';
+export const insertsMatch: Twins<Differ<Inserts<typeof sqlite>, Inserts<typeof pg>>> = 'twins';
