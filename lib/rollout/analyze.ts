@@ -46,7 +46,7 @@ export function partitionByFingerprint(nodes: KeyedNode[], samples: KeyedSample[
   const groupOf = (keyed: NonNullable<Keyed>) => {
     const existing = groups.get(keyed.key);
     if (existing) return existing;
-    const created = {
+    const created: PartitionGroup & { sampleNodes: Set<string> } = {
       key: keyed.key,
       fingerprint: keyed.fingerprint,
       nodeIds: [],

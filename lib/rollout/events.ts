@@ -33,9 +33,29 @@ export function diffSnapshots(
     emit('balancer.converged', null, { fromSeverity: prev?.severity ?? null });
   }
 
-  const before = new Map<string, NodeSnapshot>((prev?.nodes ?? []).map((n) => [n.nodeId, n]));
+  const wasSplit = prev?.regionSplit ?? false;
+  if (next.regionSplit === true && !wasSplit) {
+    emit('balancer.region_split', null, { regions: next.regionPartition ?? [] });
+  } else if (next.regionSplit === false && wasSplit) {
+    emit('balancer.region_converged', null, {
+      regions: next.regionPartition ?? [],
+      from: prev?.regionPartition ?? [],
+    });
+  }
+
+  // Across regions the same node appears once per region, each with its own verdict.
+  const slot = (n: NodeSnapshot) => (n.region === undefined ? n.nodeId : `${n.region} ${n.nodeId}`);
+  const before = new Map<string, NodeSnapshot>((prev?.nodes ?? []).map((n) => [slot(n), n]));
   for (const node of next.nodes) {
-    const old = before.get(node.nodeId);
+    const old = before.get(slot(node));
+    const emit = (type: EventType, nodeId: string, data: Record<string, unknown>) =>
+      events.push({
+        type,
+        balancerId: next.balancerId,
+        nodeId,
+        at,
+        data: node.region === undefined ? data : { ...data, region: node.region },
+      });
     if (!node.available) {
       if (!old || old.available) emit('node.unavailable', node.nodeId, { reason: node.reason });
       continue;

@@ -32,6 +32,12 @@ export const DISPLAY_STATUS_TEXT: Record<DisplayStatus, StatusText> = {
     description: 'Nodes agree on the era but differ in served revisions, versions or server identity.',
     tone: 'warning',
   },
+  'region-split': {
+    label: 'Region split',
+    description:
+      'Each region sees one answer, but not the same one: the public URL sends different regions to different pools.',
+    tone: 'warning',
+  },
   down: {
     label: 'Down',
     description: 'Every node and sample probed this cycle was unavailable.',
@@ -62,6 +68,7 @@ export const DISPLAY_STATUS_LABELS: Record<DisplayStatus, string> = {
   rolling: DISPLAY_STATUS_TEXT.rolling.label,
   'era-split': DISPLAY_STATUS_TEXT['era-split'].label,
   drift: DISPLAY_STATUS_TEXT.drift.label,
+  'region-split': DISPLAY_STATUS_TEXT['region-split'].label,
   down: DISPLAY_STATUS_TEXT.down.label,
   'auth-gated': DISPLAY_STATUS_TEXT['auth-gated'].label,
   flapping: DISPLAY_STATUS_TEXT.flapping.label,
@@ -79,6 +86,7 @@ export const STATE_LABELS: Record<BalancerState, string> = {
 export const SEVERITY_LABELS: Record<Severity, string> = {
   'era-split': 'Era split',
   drift: 'Drift',
+  'region-split': 'Region split',
 };
 
 export const CLIENT_ERA_LABELS: Record<ClientEra, string> = {
@@ -104,6 +112,8 @@ export const WINDOW_STATUS_LABELS: Record<WindowStatus, string> = {
 export const EVENT_LABELS: Record<EventType, string> = {
   'balancer.diverged': 'Balancer diverged',
   'balancer.converged': 'Balancer converged',
+  'balancer.region_split': 'Regions split',
+  'balancer.region_converged': 'Regions agree again',
   'node.unavailable': 'Node unavailable',
   'node.recovered': 'Node recovered',
   'node.era_changed': 'Node era changed',

@@ -69,7 +69,8 @@ export interface CycleInput {
 export const BALANCER_STATES = ['uniform', 'non-uniform', 'unknown'] as const;
 export type BalancerState = (typeof BALANCER_STATES)[number];
 
-export const SEVERITIES = ['era-split', 'drift'] as const;
+/** `region-split`: every region is uniform but they disagree (one public URL, different answers by region). */
+export const SEVERITIES = ['era-split', 'drift', 'region-split'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 
 /** One fingerprint and who presented it this cycle. */
@@ -85,6 +86,8 @@ export interface PartitionGroup {
   toolNames?: string[] | null;
   /** Tools this group adds, lacks, or has in another form (description, schema) against the largest group. */
   catalogDiff?: CatalogDiff | null;
+  /** The regions whose probes presented this fingerprint, sorted; set by the cross-region analysis. */
+  regions?: string[];
 }
 
 export interface CatalogDiff {
@@ -100,6 +103,8 @@ export interface UnavailableNode {
   anomaly: string | null;
   /** Refused at the door (401/403 or no token): not down, and its era cannot be judged. Absent in analyses stored before. */
   authGated?: boolean;
+  /** The region that probed it, when the analysis spans regions. */
+  region?: string;
 }
 
 export interface UnavailableSample {
@@ -160,6 +165,7 @@ export const DISPLAY_STATUSES = [
   'rolling',
   'era-split',
   'drift',
+  'region-split',
   'down',
   'auth-gated',
   'flapping',
@@ -198,11 +204,40 @@ export interface BalancerAnalysis {
   holdAlerts: boolean;
   displayStatus: DisplayStatus;
   counts: { nodes: number; availableNodes: number; samples: number; availableSamples: number };
+  /** Each region's own verdict, by region name; absent in analyses stored before regions. */
+  regions?: RegionSummary[];
+  /** Regions grouped by the fingerprints they saw, largest group first; one group when they agree. */
+  regionPartition?: RegionGroup[];
+  /** The regions disagree: the same public URL gives different fingerprints from different regions. */
+  regionSplit?: boolean;
+  /** Regions the balancer must be probed from that have no result yet (or only a stale one). */
+  missingRegions?: string[];
   snapshot: BalancerSnapshot;
+}
+
+/** One region's verdict on a balancer, as the cross-region analysis saw it. */
+export interface RegionSummary {
+  region: string;
+  at: number;
+  state: BalancerState;
+  severity: Severity | null;
+  displayStatus: DisplayStatus;
+  /** The fingerprint keys this region saw, largest group first. */
+  keys: string[];
+  isDegraded: boolean;
+  counts: { nodes: number; availableNodes: number; samples: number; availableSamples: number };
+}
+
+/** Regions that saw the same set of fingerprints. */
+export interface RegionGroup {
+  keys: string[];
+  regions: string[];
 }
 
 export interface NodeSnapshot {
   nodeId: string;
+  /** The region that probed it, when the snapshot spans regions (the same node once per region). */
+  region?: string;
   available: boolean;
   /** The unavailable reason, or null when available. */
   reason: string | null;
@@ -248,11 +283,17 @@ export interface BalancerSnapshot {
   stuckWindows: string[];
   /** Cycles analysed so far, this one included (the catalog cadence counts them). */
   cycle?: number;
+  /** Last determined region split (true) or agreement (false), carried across cycles that cannot tell. */
+  regionSplit?: boolean | null;
+  /** The region groups behind `regionSplit`, for the events that report it. */
+  regionPartition?: RegionGroup[];
 }
 
 export const EVENT_TYPES = [
   'balancer.diverged',
   'balancer.converged',
+  'balancer.region_split',
+  'balancer.region_converged',
   'node.unavailable',
   'node.recovered',
   'node.era_changed',

@@ -15,6 +15,8 @@ export interface EventLike {
 const EVENT_LOOK: Record<EventType, { icon: IconName; tone: Tone }> = {
   'balancer.diverged': { icon: 'split', tone: 'bad' },
   'balancer.converged': { icon: 'check', tone: 'ok' },
+  'balancer.region_split': { icon: 'split', tone: 'warn' },
+  'balancer.region_converged': { icon: 'check', tone: 'ok' },
   'node.unavailable': { icon: 'unavailable', tone: 'bad' },
   'node.recovered': { icon: 'check', tone: 'ok' },
   'node.era_changed': { icon: 'rolling', tone: 'info' },
@@ -46,6 +48,18 @@ function eraText(v: unknown): string {
   return served ? `${era} (${served})` : era;
 }
 
+/** "eu-west | us-east": the region groups an event carries, each group's regions joined by commas. */
+function regionGroupsText(v: unknown): string {
+  if (!Array.isArray(v)) return '';
+  return v
+    .map((g: unknown) => {
+      const regions = (g as { regions?: unknown } | null)?.regions;
+      return Array.isArray(regions) ? regions.filter((r) => typeof r === 'string').join(', ') : '';
+    })
+    .filter((t) => t !== '')
+    .join(' | ');
+}
+
 /** The detail after the label: "legacy (legacy-only) → modern (dual-era)", "timeout", "2026-07-28". */
 export function describeEvent(e: EventLike): string {
   const d = e.data;
@@ -56,8 +70,14 @@ export function describeEvent(e: EventLike): string {
         .join(', ');
     case 'balancer.converged':
       return str(d.fromSeverity) ? `was ${String(d.fromSeverity)}` : '';
+    case 'balancer.region_split': {
+      const groups = regionGroupsText(d.regions);
+      return groups ? `${groups} see different answers` : '';
+    }
+    case 'balancer.region_converged':
+      return regionGroupsText(d.regions) ? `${regionGroupsText(d.regions)} agree` : '';
     case 'node.unavailable':
-      return str(d.reason) ?? '';
+      return [str(d.reason), str(d.region) ? `from ${String(d.region)}` : null].filter(Boolean).join(', ');
     case 'node.recovered':
       return [str(d.era), str(d.downReason) ? `after ${String(d.downReason)}` : null]
         .filter(Boolean)

@@ -44,6 +44,7 @@ const STATUS_ICON: Record<FleetStatus, IconName> = {
   rolling: 'rolling',
   'era-split': 'split',
   drift: 'drift',
+  'region-split': 'split',
   down: 'unavailable',
   'auth-gated': 'lock',
   flapping: 'flap',

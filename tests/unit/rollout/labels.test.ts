@@ -48,6 +48,7 @@ describe('pickDisplayStatus', () => {
       'rolling',
       'era-split',
       'drift',
+      'region-split',
       'down',
       'auth-gated',
       'flapping',
