@@ -5,12 +5,13 @@ import { getStore } from '@/db/index';
 import { currentAuthMode, startupRefusal } from '@/lib/auth/mode';
 import { rememberPoller } from '@/lib/poller';
 import { startWorker, webRolesFromEnv, type WorkerHandle } from '@/lib/worker';
+import { workerSettingsRefusal } from '@/lib/worker/region';
 
 const STARTED = Symbol.for('erawatch.api-startup');
 type GlobalWithFlag = typeof globalThis & { [STARTED]?: WorkerHandle };
 
 export function startServerSide(env: Record<string, string | undefined> = process.env): WorkerHandle {
-  const refusal = startupRefusal(currentAuthMode());
+  const refusal = startupRefusal(currentAuthMode()) ?? workerSettingsRefusal(env);
   if (refusal) {
     console.error(`erawatch: ${refusal}`);
     process.exit(1);

@@ -170,6 +170,8 @@ export interface EgressAgentOptions {
   keepAliveTimeoutMs?: number;
   /** Extra TLS options (e.g. a test CA). */
   tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean };
+  /** The source address every connection binds (a worker probing from one network of several). */
+  localAddress?: string;
 }
 
 /**
@@ -187,6 +189,7 @@ export function createEgressAgent(policy: EgressPolicy, options: EgressAgentOpti
         base(
           {
             ...opts,
+            ...(options.localAddress ? { localAddress: options.localAddress } : {}),
             hostname: address,
             servername: opts.servername ?? (named && opts.protocol === 'https:' ? opts.hostname : undefined),
           },

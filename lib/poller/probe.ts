@@ -4,23 +4,33 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { Agent } from 'undici';
 import { createProbeAgent, egressPolicyFromEnv, probeNode } from '@/lib/probe';
+import { probeSourceAddressFromEnv } from '@/lib/worker/region';
 import type { ProbeFn, ResolveFn } from './types';
 
-let agent: Agent | null = null;
+/** One keep-alive Agent per source address ('' for the system's choice). */
+const agents = new Map<string, Agent>();
 
-/** Probes with the egress policy of the environment (`ERAWATCH_ALLOW_LOOPBACK=1` allows loopback). */
+/**
+ * Probes with the egress policy of the environment (`ERAWATCH_ALLOW_LOOPBACK=1` allows loopback), from the
+ * source address ERAWATCH_PROBE_SOURCE_ADDRESS names, if any.
+ */
 export function createDefaultProbe(env: NodeJS.ProcessEnv = process.env): ProbeFn {
   const egress = egressPolicyFromEnv(env);
+  const localAddress = probeSourceAddressFromEnv(env);
   return (target, options) => {
-    agent ??= createProbeAgent(egress);
+    let agent = agents.get(localAddress ?? '');
+    if (!agent) {
+      agent = createProbeAgent(egress, localAddress ? { localAddress } : {});
+      agents.set(localAddress ?? '', agent);
+    }
     return probeNode(target, options, { dispatcher: agent, egress });
   };
 }
 
 export async function closeDefaultProbe(): Promise<void> {
-  const a = agent;
-  agent = null;
-  if (a) await a.close();
+  const open = [...agents.values()];
+  agents.clear();
+  await Promise.all(open.map((a) => a.close()));
 }
 
 export const resolveAllAddresses: ResolveFn = async (hostname) => {

@@ -43,7 +43,11 @@ const cases: Array<{ command: string; flags: string[]; codes: number[] }> = [
     flags: ['--port', '--no-build', '--fast', '--step-seconds', '--no-rollout', '--reset', '--base-port'],
     codes: [0, 1, 2],
   },
-  { command: 'worker', flags: ['--roles', '--db', '--concurrency'], codes: [0, 1, 2] },
+  {
+    command: 'worker',
+    flags: ['--roles', '--db', '--concurrency', 'ERAWATCH_REGION', 'ERAWATCH_PROBE_SOURCE_ADDRESS'],
+    codes: [0, 1, 2],
+  },
   { command: 'poller', flags: ['--roles', '--db', '--concurrency'], codes: [0, 1, 2] },
   { command: 'db-migrate', flags: ['--db'], codes: [0, 1, 2] },
   {

@@ -5,6 +5,7 @@
 import { dbFileFromEnv, openDb } from '@/db';
 import { rememberPoller } from '@/lib/poller';
 import { parseRoles, ROLES, startWorker, type Role } from '@/lib/worker';
+import { regionFromEnv, workerSettingsRefusal } from '@/lib/worker/region';
 import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
 
 export function workerHelp(command: string, defaultRoles: readonly Role[]): CommandHelp {
@@ -23,11 +24,21 @@ export function workerHelp(command: string, defaultRoles: readonly Role[]): Comm
       ],
       HELP_FLAG,
     ],
-    env: [['ERAWATCH_ALLOW_LOOPBACK', '1 lets probes and deliveries reach loopback addresses']],
+    env: [
+      ['ERAWATCH_ALLOW_LOOPBACK', '1 lets probes and deliveries reach loopback addresses'],
+      [
+        'ERAWATCH_REGION',
+        'the region this worker probes from (default: default): lowercase letters, digits, -, 1-63 chars',
+      ],
+      [
+        'ERAWATCH_PROBE_SOURCE_ADDRESS',
+        'the local IP address probes connect from (default: the system picks)',
+      ],
+    ],
     exitCodes: [
       [0, 'stopped by SIGTERM or SIGINT after the roles finished'],
       [1, 'the database could not be opened'],
-      [2, 'bad usage (unknown flag or role, bad value); nothing was started'],
+      [2, 'bad usage (unknown flag or role, bad value, bad ERAWATCH_REGION); nothing was started'],
     ],
   };
 }
@@ -74,9 +85,23 @@ export async function runWorker(
       return fail(`unknown argument '${arg ?? ''}'`);
     }
   }
+  const refusal = workerSettingsRefusal(process.env);
+  if (refusal) {
+    process.stderr.write(`erawatch ${command}: ${refusal}\n`);
+    return 2;
+  }
+  // Listening before anything starts: a signal that comes right after the start-up line still stops cleanly.
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
   const store = openDb(file);
+  // The roles' timers are unref'd; without this a deliver- or maintain-only worker would exit at once.
+  const keepAlive = setInterval(() => undefined, 2 ** 30);
   const tag = `[${command}]`;
-  process.stdout.write(`${tag} database ${file}, roles ${roles.join(',')}\n`);
+  process.stdout.write(
+    `${tag} database ${file}, roles ${roles.join(',')}, region ${regionFromEnv(process.env)}\n`,
+  );
   const handle = startWorker({
     store,
     roles,
@@ -84,10 +109,8 @@ export async function runWorker(
     poll: concurrency ? { concurrency } : {},
   });
   if (handle.poller) rememberPoller(handle.poller);
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGTERM', () => resolve('SIGTERM'));
-    process.once('SIGINT', () => resolve('SIGINT'));
-  });
+  const signal = await stopSignal;
+  clearInterval(keepAlive);
   const cycles = roles.includes('poll') ? 'finishing the running cycles and releasing the lease; ' : '';
   process.stdout.write(`${tag} ${signal}: ${cycles}stopping ${roles.join(', ')}\n`);
   await handle.stop();
