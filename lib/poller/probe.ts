@@ -14,7 +14,7 @@ const agents = new Map<string, Agent>();
  * Probes with the egress policy of the environment (`ERAWATCH_ALLOW_LOOPBACK=1` allows loopback), from the
  * source address ERAWATCH_PROBE_SOURCE_ADDRESS names, if any.
  */
-export function createDefaultProbe(env: NodeJS.ProcessEnv = process.env): ProbeFn {
+export function createDefaultProbe(env: Record<string, string | undefined> = process.env): ProbeFn {
   const egress = egressPolicyFromEnv(env);
   const localAddress = probeSourceAddressFromEnv(env);
   return (target, options) => {
