@@ -1,7 +1,7 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { Timeline } from '@/components/events/timeline';
 import { Age, Since } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
@@ -24,11 +24,14 @@ import {
   fingerprintValue,
   formatDuration,
   replayEraMix,
+  rowRegions,
+  splitRowsByRegion,
   type FingerprintField,
 } from '@/lib/ui/balancer';
 import { withNodeNames } from '@/lib/ui/events';
 import { presentGate, presentStatus, type Presentation } from '@/lib/ui/presentation';
 import { isAuthGatedReason } from '@/lib/probe/types';
+import { describeRegionSplit } from '@/lib/rollout/regions';
 import { BalancerActions, WindowControls } from './balancer-actions';
 import { nodeLabel } from '@/lib/ui/node-label';
 import { NodeMatrix } from './node-matrix';
@@ -101,7 +104,7 @@ export function BalancerView({ id }: { id: string }) {
           </span>
         </div>
         {nodes.error && !nodes.data ? <LoadError error={nodes.error} what="the nodes" /> : null}
-        {nodes.isPending ? <Loading what="nodes" /> : <NodeMatrix nodes={nodeList} analysis={a} />}
+        {nodes.isPending ? <Loading what="nodes" /> : <Matrix nodes={nodeList} analysis={a} />}
       </section>
       <div className="grid-2">
         <section className="panel" aria-labelledby="mix-h">
@@ -128,6 +131,67 @@ export function BalancerView({ id }: { id: string }) {
   );
 }
 
+/** The node matrix, whole or split into one table per region (the control shows once several regions probe). */
+function Matrix({ nodes, analysis: a }: { nodes: NodeSummary[]; analysis: StoredAnalysis | null }) {
+  const [byRegion, setByRegion] = useState(false);
+  const regions = rowRegions(nodes);
+  if (regions.length < 2) return <NodeMatrix nodes={nodes} analysis={a} />;
+  const verdictOf = new Map((a?.regions ?? []).map((r) => [r.region, r]));
+  return (
+    <>
+      <div className="panel-body" style={{ paddingBottom: 0 }}>
+        <span className="segmented" role="group" aria-label="Split the matrix">
+          <button type="button" aria-pressed={!byRegion} onClick={() => setByRegion(false)}>
+            All regions
+          </button>
+          <button
+            type="button"
+            aria-pressed={byRegion}
+            onClick={() => setByRegion(true)}
+            data-testid="split-by-region"
+          >
+            By region ({regions.length})
+          </button>
+        </span>
+      </div>
+      {byRegion ? (
+        splitRowsByRegion(nodes).map((section) => {
+          const v = section.region ? verdictOf.get(section.region) : undefined;
+          return (
+            <div
+              key={section.region ?? '~unprobed'}
+              className="region-section"
+              data-testid="region-section"
+              data-region={section.region ?? ''}
+            >
+              <h3 className="region-head">
+                <span className="mono">{section.region ?? 'not probed yet'}</span>
+                {v ? <Badge p={presentStatus(v.displayStatus)} testId="region-status" /> : null}
+                <span className="muted">
+                  {v
+                    ? `${v.counts.availableNodes} of ${v.counts.nodes} nodes available${
+                        v.counts.samples > 0
+                          ? ` · ${v.counts.availableSamples} of ${v.counts.samples} samples`
+                          : ''
+                      }`
+                    : `${section.rows.length} rows`}
+                </span>
+              </h3>
+              <NodeMatrix
+                nodes={section.rows}
+                analysis={a}
+                label={`Nodes by revision, ${section.region ?? 'not probed yet'}`}
+              />
+            </div>
+          );
+        })
+      ) : (
+        <NodeMatrix nodes={nodes} analysis={a} />
+      )}
+    </>
+  );
+}
+
 function StatusBadges({ analysis: a }: { analysis: StoredAnalysis | null }) {
   if (!a) return <Badge p={presentStatus('pending')} testId="balancer-status" />;
   return (
@@ -140,6 +204,9 @@ function StatusBadges({ analysis: a }: { analysis: StoredAnalysis | null }) {
           testId="balancer-nonuniform"
         />
       ) : null}
+      {a.regionSplit && a.displayStatus !== 'region-split' ? (
+        <Badge p={presentStatus('region-split')} testId="balancer-region-split" />
+      ) : null}
       {a.isDegraded && a.displayStatus !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}
       {a.flapping.length > 0 && a.displayStatus !== 'flapping' ? (
         <Badge p={presentStatus('flapping')} />
@@ -150,6 +217,7 @@ function StatusBadges({ analysis: a }: { analysis: StoredAnalysis | null }) {
 
 function Headline({ analysis: a, events }: { analysis: StoredAnalysis; events: EventItem[] }) {
   if (a.state !== 'non-uniform') return null;
+  if (a.severity === 'region-split') return <RegionSplitNotice analysis={a} events={events} />;
   const n = a.partition.length;
   // Events come newest first: the divergence began at the latest `balancer.diverged`.
   const began = events.find((e) => e.type === 'balancer.diverged')?.at ?? null;
@@ -183,6 +251,34 @@ function Headline({ analysis: a, events }: { analysis: StoredAnalysis; events: E
             that answer, so it is not counted.
           </span>
         ) : null}
+      </span>
+    </div>
+  );
+}
+
+function RegionSplitNotice({ analysis: a, events }: { analysis: StoredAnalysis; events: EventItem[] }) {
+  const began = events.find((e) => e.type === 'balancer.region_split')?.at ?? null;
+  return (
+    <div
+      className={`notice tone-${a.rolling ? 'info' : 'warn'}`}
+      role="status"
+      data-testid="region-split-notice"
+    >
+      <Icon name="split" />
+      <span>
+        <strong>Region split</strong>
+        {began !== null ? (
+          <>
+            {' '}
+            <Since at={began} />
+          </>
+        ) : null}
+        <strong>:</strong>{' '}
+        <span data-testid="region-split-partition">
+          {describeRegionSplit(a.regionPartition ?? [], a.partition)}
+        </span>
+        . Each region is uniform, but the public URL gives each region a different answer: a client that moves
+        between regions meets a contradiction, and the gate stays closed until they agree.
       </span>
     </div>
   );

@@ -224,7 +224,10 @@ function FleetRowView({
       </span>
       <span role="cell" className="badges">
         <Badge p={status} testId="fleet-status" />
-        {row.nonUniform && row.status !== 'era-split' && row.status !== 'drift' ? (
+        {row.nonUniform &&
+        row.status !== 'era-split' &&
+        row.status !== 'drift' &&
+        row.status !== 'region-split' ? (
           <Badge p={{ ...presentStatus('drift'), label: 'Non-uniform', icon: 'split' }} />
         ) : null}
         {row.degraded && row.status !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}

@@ -7,7 +7,7 @@ import { Badge } from '@/components/ui/badge';
 import type { NodeSummary } from '@/lib/query/types';
 import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
-import { revisionColumns } from '@/lib/ui/balancer';
+import { regionOfRow, revisionColumns, rowRegions } from '@/lib/ui/balancer';
 import { nodeLabel } from '@/lib/ui/node-label';
 import { presentEra, presentVerdict } from '@/lib/ui/presentation';
 
@@ -17,34 +17,55 @@ function letter(index: number): string {
   return index < 26 ? String.fromCharCode(65 + index) : `G${index + 1}`;
 }
 
-/** The node × revision matrix: one row per node with its client verdict and a mark per revision it serves. */
+/**
+ * The node × revision matrix: one row per node (per node and region, when several regions probe it) with its
+ * client verdict and a mark per revision it serves.
+ */
 export function NodeMatrix({
   nodes,
   analysis,
+  label = 'Nodes by revision',
 }: {
   nodes: NodeSummary[];
   analysis: Pick<BalancerAnalysis, 'partition'> | null;
+  label?: string;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   const revisions = useMemo(
     () => revisionColumns(nodes.map((n) => n.state?.verdict.supported ?? [])),
     [nodes],
   );
+  const regions = useMemo(() => rowRegions(nodes), [nodes]);
+  const showRegion = regions.length > 1 || (regions.length === 1 && regions[0] !== 'default');
+  // A group lists the regions that presented it; a node's row joins the group seen from its own region.
   const groupOf = useMemo(() => {
     const m = new Map<string, string>();
-    analysis?.partition.forEach((g, i) => g.nodeIds.forEach((id) => m.set(id, letter(i))));
+    analysis?.partition.forEach((g, i) =>
+      g.nodeIds.forEach((id) => {
+        for (const region of g.regions ?? ['default']) {
+          const slot = `${id}|${region}`;
+          if (!m.has(slot)) m.set(slot, letter(i));
+        }
+      }),
+    );
     return m;
   }, [analysis]);
+  const groupOfRow = (n: NodeSummary) => groupOf.get(`${n.id}|${regionOfRow(n)}`);
   const multiGroup = (analysis?.partition.length ?? 0) > 1;
   // Nodes whose group is not the largest come first, so contradicting nodes are visible without scrolling.
   const rows = useMemo(
     () =>
       [...nodes].sort((a, b) => {
-        const ga = groupOf.get(a.id) ?? '~';
-        const gb = groupOf.get(b.id) ?? '~';
+        const ga = groupOf.get(`${a.id}|${regionOfRow(a)}`) ?? '~';
+        const gb = groupOf.get(`${b.id}|${regionOfRow(b)}`) ?? '~';
         const wa = ga === 'A' ? 1 : 0;
         const wb = gb === 'A' ? 1 : 0;
-        return wa - wb || ga.localeCompare(gb) || nodeLabel(a).localeCompare(nodeLabel(b));
+        return (
+          wa - wb ||
+          ga.localeCompare(gb) ||
+          nodeLabel(a).localeCompare(nodeLabel(b)) ||
+          regionOfRow(a).localeCompare(regionOfRow(b))
+        );
       }),
     [nodes, groupOf],
   );
@@ -56,7 +77,10 @@ export function NodeMatrix({
     estimateSize: () => ROW_HEIGHT,
     overscan: 12,
     initialRect: { width: 1200, height: 600 },
-    getItemKey: (i) => rows[i]?.id ?? i,
+    getItemKey: (i) => {
+      const r = rows[i];
+      return r ? `${r.id}|${regionOfRow(r)}` : i;
+    },
   });
 
   if (nodes.length === 0) {
@@ -67,7 +91,7 @@ export function NodeMatrix({
       </p>
     );
   }
-  const template = `minmax(200px, 2.2fr) 168px minmax(120px, 1.2fr) ${revisions
+  const template = `minmax(200px, 2.2fr) ${showRegion ? '96px ' : ''}168px minmax(120px, 1.2fr) ${revisions
     .map(() => '84px')
     .join(' ')} 118px 56px 68px 84px`;
   return (
@@ -75,12 +99,13 @@ export function NodeMatrix({
       <div
         className="vlist"
         role="table"
-        aria-label="Nodes by revision"
+        aria-label={label}
         aria-rowcount={rows.length + 1}
-        style={{ minWidth: 760 + revisions.length * 90 }}
+        style={{ minWidth: 760 + revisions.length * 90 + (showRegion ? 96 : 0) }}
       >
         <div className="vrow vhead" role="row" style={{ gridTemplateColumns: template }}>
           <span role="columnheader">Node</span>
+          {showRegion ? <span role="columnheader">Region</span> : null}
           <span role="columnheader">Client verdict</span>
           <span role="columnheader">Reason</span>
           {revisions.map((r) => (
@@ -107,7 +132,7 @@ export function NodeMatrix({
               const n = rows[item.index];
               if (!n) return null;
               const v = n.state?.verdict ?? null;
-              const group = groupOf.get(n.id) ?? null;
+              const group = groupOfRow(n) ?? null;
               const served = new Set(v?.supported ?? []);
               return (
                 <div
@@ -117,6 +142,7 @@ export function NodeMatrix({
                   className={`vrow${multiGroup && group !== null && group !== 'A' ? ' is-flagged' : ''}`}
                   data-testid="node-row"
                   data-node-url={n.url}
+                  data-region={n.state ? regionOfRow(n) : undefined}
                   style={{
                     gridTemplateColumns: template,
                     transform: `translateY(${item.start}px)`,
@@ -126,6 +152,11 @@ export function NodeMatrix({
                   <span role="cell" title={n.url}>
                     <Link href={`/nodes/${encodeURIComponent(n.id)}`}>{nodeLabel(n)}</Link>
                   </span>
+                  {showRegion ? (
+                    <span role="cell" className="mono" data-testid="node-row-region">
+                      {n.state ? regionOfRow(n) : '—'}
+                    </span>
+                  ) : null}
                   <span role="cell">
                     {v ? (
                       <Badge

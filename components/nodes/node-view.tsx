@@ -9,7 +9,7 @@ import { LatencyChart } from '@/components/ui/latency-chart';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { balancerQuery, nodeHistoryQuery, nodeQuery, nodeRollupsQuery } from '@/lib/query/options';
-import type { NodeHistorySpan } from '@/lib/query/types';
+import type { NodeDetail, NodeHistorySpan } from '@/lib/query/types';
 import type { EvidenceStep, Verdict } from '@/lib/probe/types';
 import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
 import { formatDuration } from '@/lib/ui/balancer';
@@ -51,7 +51,17 @@ export function NodeView({ id }: { id: string }) {
         <>
           <p className="sub" style={{ marginTop: -6 }}>
             {describeReason(v)}
+            {n.state?.region ? (
+              <>
+                {' '}
+                · probed from region{' '}
+                <strong className="mono" data-testid="node-region">
+                  {n.state.region}
+                </strong>
+              </>
+            ) : null}
           </p>
+          {n.regions && n.regions.length > 1 ? <RegionVerdicts states={n.regions} /> : null}
           <div className="grid-2">
             <VerdictPanel v={v} probes={n.state?.probes ?? 0} failures={n.state?.failures ?? 0} />
             <section className="panel" aria-labelledby="lat-h">
@@ -228,6 +238,59 @@ export function Evidence({ v }: { v: Verdict }) {
   );
 }
 
+type RegionState = NonNullable<NodeDetail['regions']>[number];
+
+/** One row per region: what this node answered to each region's worker. */
+function RegionVerdicts({ states }: { states: RegionState[] }) {
+  const keys = new Set(states.map((s) => s.fingerprintKey));
+  return (
+    <section className="panel" aria-labelledby="regions-h">
+      <div className="panel-head">
+        <h2 id="regions-h">Verdict by region</h2>
+        <span className="muted">
+          {keys.size > 1 ? 'the regions see different answers' : 'every region sees the same answer'}
+        </span>
+      </div>
+      <div className="table-wrap">
+        <table className="data">
+          <thead>
+            <tr>
+              <th>Region</th>
+              <th>Client verdict</th>
+              <th>Reason</th>
+              <th>Served revisions</th>
+              <th>Server</th>
+              <th>Probed</th>
+            </tr>
+          </thead>
+          <tbody>
+            {states.map((s) => (
+              <tr key={s.region} data-testid="region-verdict" data-region={s.region}>
+                <td className="mono">{s.region}</td>
+                <td>
+                  <Badge p={presentVerdict(s.verdict)} testId="region-verdict-badge" />
+                </td>
+                <td>
+                  <code>{s.verdict.reason}</code>
+                </td>
+                <td className="mono">{s.verdict.supported.join(', ') || '—'}</td>
+                <td>
+                  {s.verdict.serverInfo
+                    ? `${s.verdict.serverInfo.name} ${s.verdict.serverInfo.version}`
+                    : '—'}
+                </td>
+                <td className="muted">
+                  <Age at={s.probedAt} />
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
 /** The verdict badge and reason code beside a page title. */
 export function VerdictHead({ verdict: v, testId }: { verdict: Verdict | null; testId: string }) {
   return v ? (
@@ -246,6 +309,7 @@ export function VerdictHead({ verdict: v, testId }: { verdict: Verdict | null; t
 
 type HistorySpan = Pick<
   NodeHistorySpan,
+  | 'region'
   | 'fingerprintKey'
   | 'clientEra'
   | 'reason'
@@ -260,11 +324,13 @@ type HistorySpan = Pick<
 /** Fingerprint changes of a node or a stdio target, newest first. */
 export function History({ spans }: { spans: HistorySpan[] }) {
   if (spans.length === 0) return <p className="panel-body muted">No fingerprint recorded yet.</p>;
+  const withRegion = spans.some((s) => s.region !== undefined);
   return (
     <div className="table-wrap">
       <table className="data">
         <thead>
           <tr>
+            {withRegion ? <th>Region</th> : null}
             <th>From</th>
             <th>Until</th>
             <th>Client era</th>
@@ -276,7 +342,8 @@ export function History({ spans }: { spans: HistorySpan[] }) {
         </thead>
         <tbody>
           {spans.map((s) => (
-            <tr key={`${s.startedAt}-${s.fingerprintKey}`} data-testid="history-row">
+            <tr key={`${s.region ?? ''}-${s.startedAt}-${s.fingerprintKey}`} data-testid="history-row">
+              {withRegion ? <td className="mono">{s.region ?? '—'}</td> : null}
               <td className="nowrap">{stamp(s.startedAt)}</td>
               <td className="nowrap">{s.endedAt === null ? 'now' : stamp(s.endedAt)}</td>
               <td>{isEra(s.clientEra) ? <Badge p={presentEra(s.clientEra)} /> : s.clientEra}</td>

@@ -2,6 +2,7 @@
 // node labels and the dashboard's base URL are parameters, so every rule is a unit test.
 import { createHash } from 'node:crypto';
 import type { Fingerprint, PartitionGroup } from '@/lib/rollout/types';
+import { describeRegionSplit } from '@/lib/rollout/regions';
 import { listIds, plural } from '@/lib/rollout/text';
 import { ALERT_NAMES, type AlertName, type PostableAlert } from '@/lib/schemas/alert-sink';
 import type { StoredAnalysis } from '@/lib/schemas/dashboard';
@@ -94,7 +95,7 @@ function summaryOf(name: AlertName, subject: AlertSubject): string {
     case 'ErawatchRolloutStuck':
       return `Balancer ${b}: the rollout to ${a.window?.targetLabel ?? 'its target'} passed its deadline (${a.window?.label ?? 'not on target'})`;
     case 'ErawatchRegionSplit':
-      return `Balancer ${b} answers differently from different regions`;
+      return `Balancer ${b} answers differently from different regions: ${describeRegionSplit(a.regionPartition ?? [], a.partition)}`;
   }
 }
 
@@ -103,7 +104,7 @@ function firingNames(
 ): Array<{ name: AlertName; severity: string; extra: Record<string, string> }> {
   const out: Array<{ name: AlertName; severity: string; extra: Record<string, string> }> = [];
   // Inside an open rollout window non-uniform is expected: held, as webhook alerts are.
-  if (a.state === 'non-uniform' && !a.holdAlerts && a.severity) {
+  if (a.state === 'non-uniform' && !a.holdAlerts && a.severity && a.severity !== 'region-split') {
     out.push({
       name: 'ErawatchNonUniform',
       severity: a.severity === 'era-split' ? 'critical' : 'warning',
@@ -121,10 +122,21 @@ function firingNames(
   }
   if (authGated) out.push({ name: 'ErawatchAuthGated', severity: 'warning', extra: {} });
   if (a.window?.stuck) out.push({ name: 'ErawatchRolloutStuck', severity: 'critical', extra: {} });
+  if (a.regionSplit === true && !a.holdAlerts) {
+    // Regions led to different eras fail clients that move between them; other differences are drift.
+    const eras = new Set(
+      a.partition.filter((g) => (g.regions ?? []).length > 0).map((g) => g.fingerprint.era),
+    );
+    out.push({
+      name: 'ErawatchRegionSplit',
+      severity: eras.size > 1 ? 'critical' : 'warning',
+      extra: { regions: (a.regionPartition ?? []).map((g) => g.regions.join(',')).join(' / ') },
+    });
+  }
   return out;
 }
 
-/** The alerts one balancer raises now. Regions are not reported yet, so no alert carries a `region` label. */
+/** The alerts one balancer raises now. */
 export function alertsFor(subject: AlertSubject, baseUrl: string): DesiredAlert[] {
   const url = dashboardUrl(baseUrl, subject.balancerId);
   const partition = describePartition(subject.analysis, subject.nodeLabels);

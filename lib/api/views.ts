@@ -26,6 +26,21 @@ export function analysisView(stored: StoredBalancerAnalysis | null): BalancerAna
     rolling: a.rolling,
     window: a.window,
     counts: a.counts,
+    regionSplit: a.regionSplit ?? false,
+    regions: Array.isArray(a.regions)
+      ? (a.regions as Array<Record<string, unknown>>).map((r) => ({
+          region: r.region,
+          analyzedAt: r.at,
+          status: r.state,
+          severity: r.severity,
+          displayStatus: r.displayStatus,
+          keys: r.keys,
+          degraded: r.isDegraded,
+          counts: r.counts,
+        }))
+      : [],
+    regionPartition: a.regionPartition ?? [],
+    missingRegions: a.missingRegions ?? [],
   });
   return parsed.success ? parsed.data : null;
 }

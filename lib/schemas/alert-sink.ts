@@ -14,8 +14,7 @@ export const ALERT_NAMES = {
   ErawatchBalancerUnavailable: 'node.unavailable',
   ErawatchAuthGated: 'node.unavailable',
   ErawatchRolloutStuck: 'rollout.stuck',
-  /** Reserved: raised once workers report per region; no release emits it yet. */
-  ErawatchRegionSplit: 'balancer.diverged',
+  ErawatchRegionSplit: 'balancer.region_split',
 } as const satisfies Record<string, z.output<typeof EventType>>;
 export type AlertName = keyof typeof ALERT_NAMES;
 

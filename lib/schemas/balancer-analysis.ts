@@ -14,6 +14,29 @@ const Fingerprint = z.object({
   serverVersion: z.string().nullable(),
 });
 
+const Counts = z.object({
+  nodes: z.int(),
+  availableNodes: z.int(),
+  samples: z.int(),
+  availableSamples: z.int(),
+});
+
+/** One region's own verdict on the balancer. */
+export const RegionVerdict = z
+  .object({
+    region: z.string(),
+    analyzedAt: Timestamp,
+    status: z.enum(BALANCER_STATES),
+    severity: z.enum(SEVERITIES).nullable(),
+    displayStatus: z.enum(DISPLAY_STATUSES),
+    keys: z
+      .array(z.string())
+      .meta({ description: 'the fingerprint keys this region saw, largest group first' }),
+    degraded: z.boolean(),
+    counts: Counts,
+  })
+  .meta({ id: 'RegionVerdict' });
+
 export const BalancerAnalysisView = z
   .object({
     status: z.enum(BALANCER_STATES),
@@ -33,11 +56,21 @@ export const BalancerAnalysisView = z
           nodeIds: z.array(z.string()),
           sampleCount: z.int(),
           sampleNodeIds: z.array(z.string()),
+          regions: z
+            .array(z.string())
+            .optional()
+            .meta({ description: 'the regions whose probes presented this fingerprint' }),
         }),
       )
       .meta({ description: 'available nodes and samples grouped by fingerprint, largest group first' }),
     degradedNodes: z.array(
-      z.object({ nodeId: z.string(), url: z.string(), reason: z.string(), anomaly: z.string().nullable() }),
+      z.object({
+        nodeId: z.string(),
+        url: z.string(),
+        reason: z.string(),
+        anomaly: z.string().nullable(),
+        region: z.string().optional().meta({ description: 'the region whose probe found it unavailable' }),
+      }),
     ),
     unavailableSamples: z.array(
       z.object({ nodeId: z.string().nullable(), url: z.string(), reason: z.string() }),
@@ -62,12 +95,21 @@ export const BalancerAnalysisView = z
         stuck: z.boolean(),
       })
       .nullable(),
-    counts: z.object({
-      nodes: z.int(),
-      availableNodes: z.int(),
-      samples: z.int(),
-      availableSamples: z.int(),
+    counts: Counts,
+    regionSplit: z.boolean().meta({
+      description:
+        'the same public URL gives different fingerprints from different regions (severity region-split when every region is uniform)',
     }),
+    regions: z
+      .array(RegionVerdict)
+      .meta({ description: 'each region’s own verdict, by region name; empty before the first cycle' }),
+    regionPartition: z.array(z.object({ keys: z.array(z.string()), regions: z.array(z.string()) })).meta({
+      description:
+        'regions grouped by the fingerprint keys each saw, largest group first: one group when the regions agree',
+    }),
+    missingRegions: z
+      .array(z.string())
+      .meta({ description: 'regions the balancer must be probed from that have no recent result' }),
   })
   .meta({ id: 'BalancerAnalysis' });
 export type BalancerAnalysisView = z.output<typeof BalancerAnalysisView>;

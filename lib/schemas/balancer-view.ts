@@ -88,6 +88,28 @@ export const BalancerListItemView = BalancerView.omit({
   .extend({ nodeUrlCount: z.int().min(0) })
   .meta({ id: 'BalancerListItem' });
 
+const NodeStateView = z.object({
+  region: z
+    .string()
+    .optional()
+    .meta({ description: 'the region whose worker probed it (absent for states stored before regions)' }),
+  clientEra: z.enum(CLIENT_ERAS),
+  reason: z.string(),
+  availability: z
+    .enum(AVAILABILITIES)
+    .meta({ description: 'auth-gated: refused with 401/403 (or no token could be had); not down' }),
+  fingerprintKey: z.string(),
+  probedAt: Timestamp,
+  durationMs: z.int(),
+  fingerprintSince: Timestamp,
+  probes: z.int(),
+  failures: z.int(),
+  consecutiveFailures: z.int(),
+  verdict: z
+    .record(z.string(), z.unknown())
+    .meta({ description: 'the full Verdict with its evidence steps' }),
+});
+
 export const NodeView = z
   .object({
     id: z.string(),
@@ -99,25 +121,13 @@ export const NodeView = z
     servedBy: z.string().nullable(),
     createdAt: Timestamp,
     lastSeenAt: Timestamp,
-    state: z
-      .object({
-        clientEra: z.enum(CLIENT_ERAS),
-        reason: z.string(),
-        availability: z
-          .enum(AVAILABILITIES)
-          .meta({ description: 'auth-gated: refused with 401/403 (or no token could be had); not down' }),
-        fingerprintKey: z.string(),
-        probedAt: Timestamp,
-        durationMs: z.int(),
-        fingerprintSince: Timestamp,
-        probes: z.int(),
-        failures: z.int(),
-        consecutiveFailures: z.int(),
-        verdict: z
-          .record(z.string(), z.unknown())
-          .meta({ description: 'the full Verdict with its evidence steps' }),
-      })
-      .nullable(),
+    state: NodeStateView.nullable().meta({
+      description: 'the latest verdict; across regions, the most recent one of any region',
+    }),
+    regions: z
+      .array(NodeStateView.extend({ region: z.string() }))
+      .optional()
+      .meta({ description: 'the latest verdict from each region that probed it, by region name' }),
   })
   .meta({ id: 'Node' });
 
@@ -125,6 +135,7 @@ export const NodeHistoryEntry = z
   .object({
     id: z.int(),
     nodeId: z.string(),
+    region: z.string().optional().meta({ description: 'the region whose probes this span records' }),
     fingerprintKey: z.string(),
     clientEra: z.string(),
     reason: z.string(),
@@ -143,7 +154,10 @@ export const NodeHistoryEntry = z
 type NodeViewState = NonNullable<z.output<typeof NodeView>['state']>;
 /** A node's latest state; the schema documents the verdict loosely, the type is the probe's Verdict. */
 export type NodeState = Omit<NodeViewState, 'verdict'> & { verdict: Verdict };
-export type NodeWithState = Omit<z.output<typeof NodeView>, 'state'> & { state: NodeState | null };
+export type NodeWithState = Omit<z.output<typeof NodeView>, 'state' | 'regions'> & {
+  state: NodeState | null;
+  regions?: Array<NodeState & { region: string }>;
+};
 
 /** How operators know a node: what the dashboard and alerts label it by. */
 export type NodeIdentity = Pick<z.output<typeof NodeView>, 'origin' | 'url' | 'servedBy' | 'address'>;

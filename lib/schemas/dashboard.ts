@@ -39,7 +39,7 @@ export const NodeSummaryView = NodeView.pick({
 }).extend({
   state: NodeView.shape.state
     .unwrap()
-    .pick({ clientEra: true, reason: true, probedAt: true })
+    .pick({ region: true, clientEra: true, reason: true, probedAt: true })
     .extend({ verdict: VerdictSummary })
     .nullable(),
 });

@@ -146,7 +146,7 @@ describe('alertsFor', () => {
     expect(names(analysis(over))).toEqual(expected);
   });
 
-  it('labels, annotations and links; no region label while regions are not reported', () => {
+  it('labels, annotations and links', () => {
     const [alert] = raise(analysis({ ...split, severity: 'era-split' }));
     expect(alert?.labels).toEqual({
       alertname: 'ErawatchNonUniform',
@@ -169,6 +169,66 @@ describe('alertsFor', () => {
         alertname: 'ErawatchNonUniform',
       }),
     );
+  });
+});
+
+describe('alertsFor: regions', () => {
+  const inRegion = (fp: Fingerprint, nodeIds: string[], regions: string[]) => ({
+    ...group(fp, nodeIds),
+    regions,
+  });
+  const regionSplit = (west: Fingerprint, east: Fingerprint): Partial<StoredAnalysis> => ({
+    state: 'non-uniform',
+    severity: 'region-split',
+    displayStatus: 'region-split',
+    partition: [inRegion(west, ['n1'], ['eu-west']), inRegion(east, ['n2'], ['us-east'])],
+    regionSplit: true,
+    regionPartition: [
+      { keys: [west.era], regions: ['eu-west'] },
+      { keys: [east.era], regions: ['us-east'] },
+    ],
+  });
+
+  it('regions that see different eras raise ErawatchRegionSplit (critical), not ErawatchNonUniform', () => {
+    const alerts = raise(analysis(regionSplit(modern, legacy)));
+    expect(alerts.map((a) => a.labels)).toEqual([
+      {
+        alertname: 'ErawatchRegionSplit',
+        balancer: 'shop',
+        severity: 'critical',
+        regions: 'eu-west / us-east',
+      },
+    ]);
+    expect(alerts[0]?.annotations.summary).toBe(
+      'Balancer shop answers differently from different regions: eu-west sees modern 2026-07-28 (modern-only, shop 2.0.0); us-east sees legacy 2025-11-25 (legacy-only, shop 1.0.0)',
+    );
+  });
+
+  it.each<[string, Partial<StoredAnalysis>, string[][]]>([
+    [
+      'regions on one era but different versions are a warning',
+      regionSplit(modern, { ...modern, serverVersion: '3.0.0' }),
+      [['ErawatchRegionSplit', 'warning']],
+    ],
+    ['held inside an open rollout window', { ...regionSplit(modern, legacy), holdAlerts: true }, []],
+    [
+      'a drift inside a region fires beside the region split',
+      { ...regionSplit(modern, legacy), severity: 'drift', displayStatus: 'drift' },
+      [
+        ['ErawatchNonUniform', 'warning'],
+        ['ErawatchRegionSplit', 'critical'],
+      ],
+    ],
+    ['regions that agree raise nothing', { regionSplit: false, regionPartition: [] }, []],
+  ])('%s', (_what, over, expected) => {
+    expect(names(analysis(over))).toEqual(expected);
+  });
+
+  it('a sink filtering on balancer.region_split gets it; one on balancer.diverged does not', () => {
+    const [alert] = raise(analysis(regionSplit(modern, legacy)));
+    if (!alert) throw new Error('no alert');
+    expect(sinkWants({ eventTypes: ['balancer.region_split'], balancerIds: [] }, alert)).toBe(true);
+    expect(sinkWants({ eventTypes: ['balancer.diverged'], balancerIds: [] }, alert)).toBe(false);
   });
 });
 

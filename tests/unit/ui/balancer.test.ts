@@ -6,6 +6,8 @@ import {
   formatDuration,
   replayEraMix,
   revisionColumns,
+  rowRegions,
+  splitRowsByRegion,
 } from '@/lib/ui/balancer';
 
 const fp = (over: Partial<Fingerprint>): Fingerprint => ({
@@ -141,6 +143,27 @@ describe('replayEraMix', () => {
     ).toEqual([
       { at: 0, modern: 0, legacy: 0, unavailable: 1 },
       { at: 50, modern: 0, legacy: 1, unavailable: 0 },
+    ]);
+  });
+});
+
+describe('the node matrix by region', () => {
+  const row = (id: string, region?: string | null) => ({
+    id,
+    state: region === null ? null : region === undefined ? {} : { region },
+  });
+  const rows = [row('n1', 'us-east'), row('n1', 'eu-west'), row('n2', 'eu-west'), row('n3', null)];
+
+  it('lists the regions that probed, in name order; a state stored before regions is default', () => {
+    expect(rowRegions(rows)).toEqual(['eu-west', 'us-east']);
+    expect(rowRegions([row('n1'), row('n2', null)])).toEqual(['default']);
+  });
+
+  it('splits rows into one section per region, unprobed rows last', () => {
+    expect(splitRowsByRegion(rows).map((s) => [s.region, s.rows.map((r) => r.id)])).toEqual([
+      ['eu-west', ['n1', 'n2']],
+      ['us-east', ['n1']],
+      [null, ['n3']],
     ]);
   });
 });
