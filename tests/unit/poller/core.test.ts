@@ -99,6 +99,24 @@ describe('limiter', () => {
     expect(limiter.active).toBe(0);
   });
 
+  it('starts waiters in the order they came, through a backlog far past one array chunk', async () => {
+    const limiter = createLimiter(1);
+    const started: number[] = [];
+    let open: () => void = () => undefined;
+    const first = limiter.run(() => new Promise<void>((r) => (open = r)));
+    const rest = Array.from({ length: 40_000 }, (_, i) =>
+      limiter.run(async () => {
+        started.push(i);
+      }),
+    );
+    expect(limiter.waiting).toBe(40_000);
+    open();
+    await Promise.all([first, ...rest]);
+    expect(started).toEqual(Array.from({ length: 40_000 }, (_, i) => i));
+    expect(limiter.waiting).toBe(0);
+    expect(limiter.active).toBe(0);
+  });
+
   it('a failing task frees its slot', async () => {
     const limiter = createLimiter(1);
     await expect(limiter.run(() => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
