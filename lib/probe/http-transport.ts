@@ -21,6 +21,8 @@ export interface HttpTransportConfig {
 
 const ACCEPT = 'application/json, text/event-stream';
 const NON_BODY_DUMP_LIMIT = 64 * 1024;
+/** How long the rest of an SSE stream that already gave our answer may take to end before it is cut. */
+const SSE_TAIL_MS = 250;
 
 /** Maps a socket, DNS, TLS or guard error to an outcome; anything unknown is `network_error`. */
 export function outcomeOfError(err: unknown): { outcome: Outcome; detail: string } {
@@ -169,8 +171,18 @@ export class HttpTransport implements ProbeTransport {
 
 class StopExchange extends Error {}
 
+// Built once: an Error per stopped exchange costs a stack capture, thousands of times a minute.
+const DEADLINE = new StopExchange('deadline');
+const NOT_STARTED = new StopExchange('deadline passed before the request started');
+const NOT_NEEDED = new StopExchange('response no longer needed');
+const TAIL_TOO_LONG = new StopExchange('the stream went on after our answer');
+
 function expireHandler(handler: ExchangeHandler): void {
   handler.expire();
+}
+
+function cutTail(handler: ExchangeHandler): void {
+  handler.cutTail();
 }
 
 /**
@@ -193,6 +205,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   private decoder: Transform | null = null;
   /** The response arrived in full: nothing left to stop, and no Error worth building. */
   private ended = false;
+  /** Settled from an SSE event while the stream is still open: the rest is read and dropped, briefly. */
+  private tail: { bytes: number; timer: ReturnType<typeof setTimeout> } | null = null;
 
   constructor(
     private readonly expectedId: string | number | null,
@@ -218,7 +232,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
-    if (this.settled) controller.abort(new StopExchange('deadline passed before the request started'));
+    if (this.settled) controller.abort(NOT_STARTED);
     // undici calls this on a connected socket right before writing the request to it.
     else this.record.delivered = true;
   }
@@ -269,19 +283,29 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.settled) return;
+    if (this.settled) {
+      if (this.tail) {
+        this.tail.bytes += chunk.length;
+        if (this.tail.bytes > NON_BODY_DUMP_LIMIT) this.cutTail();
+      }
+      return;
+    }
     if (this.decoder) this.decoder.write(chunk);
     else this.consume(chunk);
   }
 
   onResponseEnd(): void {
     this.ended = true;
+    if (this.tail) clearTimeout(this.tail.timer);
+    this.tail = null;
     if (this.settled) return;
     if (this.decoder) this.decoder.end();
     else this.complete();
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
+    if (this.tail) clearTimeout(this.tail.timer);
+    this.tail = null;
     this.fail(err);
   }
 
@@ -294,7 +318,15 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   expire(): void {
     if (this.settled) return;
     this.settle('timeout', `no complete answer within ${this.options.timeoutMs} ms`);
-    this.controller?.abort(new StopExchange('deadline'));
+    this.controller?.abort(DEADLINE);
+  }
+
+  /** The stream did not end soon after our answer: close it (and its connection). */
+  cutTail(): void {
+    if (this.tail) clearTimeout(this.tail.timer);
+    this.tail = null;
+    const c = this.controller;
+    if (c && !c.aborted && !this.ended) c.abort(TAIL_TOO_LONG);
   }
 
   private consume(chunk: Buffer): void {
@@ -336,7 +368,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       }
       if (!isJsonRpcResponse(value)) continue;
       if (value.id === this.expectedId || (value.id === null && 'error' in value)) {
-        this.finish({ kind: 'json', value });
+        this.finish({ kind: 'json', value }, 'read-tail');
         return;
       }
       this.wrongId ??= value;
@@ -371,19 +403,27 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     }
   }
 
-  /** Settles from a body reading and stops the response if it is still flowing. */
-  private finish(reading: BodyReading): void {
+  /**
+   * Settles from a body reading and stops the response if it is still flowing. With 'read-tail' (our answer
+   * came as an SSE event, and servers end the stream right after it) the rest is read and dropped for up to
+   * SSE_TAIL_MS and 64 KiB, so the keep-alive connection survives instead of being torn down and redialled.
+   */
+  private finish(reading: BodyReading, then: 'stop' | 'read-tail' = 'stop'): void {
     if (this.settled) return;
     const settled = settleOutcome(this.record.httpStatus ?? 0, reading, this.expectedId ?? '');
     this.record.message = settled.message;
     this.settle(settled.outcome, settled.detail);
+    if (then === 'read-tail' && !this.decoder && !this.ended && this.controller && !this.controller.aborted) {
+      this.tail = { bytes: 0, timer: setTimeout(cutTail, SSE_TAIL_MS, this) };
+      return;
+    }
     this.stop();
   }
 
   private stop(): void {
     this.decoder?.destroy();
     const c = this.controller;
-    if (c && !c.aborted && !this.ended) c.abort(new StopExchange('response no longer needed'));
+    if (c && !c.aborted && !this.ended) c.abort(NOT_NEEDED);
   }
 
   private settle(outcome: Outcome, detail?: string): void {

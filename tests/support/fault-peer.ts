@@ -19,6 +19,8 @@ export interface FaultPeer {
   received: ReceivedRequest[];
   /** Bytes the handlers wrote to responses (to show a probe stopped reading early). */
   bytesWritten(): number;
+  /** TCP connections accepted so far (to show keep-alive reuse). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -26,6 +28,7 @@ export async function startFaultPeer(handler: FaultHandler, host = '127.0.0.1'):
   const received: ReceivedRequest[] = [];
   const sockets = new Set<Socket>();
   let written = 0;
+  let accepted = 0;
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -49,6 +52,7 @@ export async function startFaultPeer(handler: FaultHandler, host = '127.0.0.1'):
   });
   server.on('connection', (socket: Socket) => {
     sockets.add(socket);
+    accepted += 1;
     socket.on('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
@@ -62,6 +66,7 @@ export async function startFaultPeer(handler: FaultHandler, host = '127.0.0.1'):
     port,
     received,
     bytesWritten: () => written,
+    connections: () => accepted,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

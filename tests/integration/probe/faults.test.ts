@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEgressAgent, EgressRefusedError } from '@/lib/net/egress';
 import {
   closeSharedProbeAgents,
+  createProbeAgent,
   DEFAULT_PROBE_OPTIONS,
   probeNode,
   type ProbeOptions,
@@ -37,6 +38,8 @@ afterAll(async () => {
   await Promise.all(peers.map((p) => p.close()));
   await closeSharedProbeAgents();
 });
+
+const sseEvent = (message: unknown) => `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 
 function onDiscover(answer: (id: unknown, res: ServerResponse) => void): FaultHandler {
   return (req, res) => {
@@ -514,6 +517,56 @@ describe('probeNode against fault peers', () => {
       ['discover', 'refused'],
       ['initialize', 'refused'],
     ]);
+  });
+
+  it('keeps the connection after an SSE answer: three legacy probes use at most two sockets', async () => {
+    const p = await peer((req, res) => {
+      const { method, id } = rpcOf(req);
+      if (method === 'server/discover')
+        return sendJson(res, 400, rpcError(null, -32000, 'Server not initialized'));
+      if (method === 'initialize') return sendSse(res, 200, [sseEvent(initializeResult(id))]);
+      res.writeHead(202).end();
+    });
+    const agent = createProbeAgent(LOOPBACK.egress);
+    try {
+      for (let i = 0; i < 3; i++) {
+        const v = await probeNode({ url: p.url, allowLegacy: true }, FAST, {
+          ...LOOPBACK,
+          dispatcher: agent,
+        });
+        expect(v.verdict).toBe('legacy');
+      }
+    } finally {
+      await agent.close();
+    }
+    expect(p.received.map((r) => rpcOf(r).method)).toEqual([
+      ...['server/discover', 'initialize', 'notifications/initialized'],
+      ...['server/discover', 'initialize', 'notifications/initialized'],
+      ...['server/discover', 'initialize', 'notifications/initialized'],
+    ]);
+    // The stream's end may trail our answer, so the notification can need a second socket; none is torn
+    // down, so the count does not grow with the probes (cutting each stream made it one per probe).
+    expect(p.connections()).toBeLessThanOrEqual(2);
+  });
+
+  it('settles at our SSE answer and closes a stream that goes on after it', async () => {
+    let streamClosed: () => void = () => undefined;
+    const closed = new Promise<void>((r) => (streamClosed = r));
+    const p = await peer((req, res) => {
+      const { method, id } = rpcOf(req);
+      if (method === 'server/discover')
+        return sendJson(res, 400, rpcError(null, -32000, 'Server not initialized'));
+      if (method === 'initialize') {
+        res.on('close', () => streamClosed());
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(sseEvent(initializeResult(id)));
+        return; // never ended: only the client can close it
+      }
+      res.writeHead(202).end();
+    });
+    const v = await probeNode({ url: p.url, allowLegacy: true }, FAST, LOOPBACK);
+    expect(v).toMatchObject({ verdict: 'legacy', reason: 'legacy_positive_evidence' });
+    await closed;
   });
 
   it('sends static target headers (auth) on every request', async () => {
