@@ -2,7 +2,7 @@
 // the cache hazard, evaluate gates and window progress, and produce the snapshot the next cycle diffs.
 import { EraCache } from '@/lib/probe/era-cache';
 import { isAuthGatedReason, type ToolCatalog, type Verdict } from '@/lib/probe/types';
-import { annotateCatalogs, catalogTtlOf, divergenceReasons } from './catalog';
+import { annotateCatalogs, catalogFailedKeyOf, catalogTtlOf, divergenceReasons } from './catalog';
 import { keyedFingerprintOf } from './fingerprint';
 import { evaluateGate } from './gate';
 import { placeSample } from './samples';
@@ -305,6 +305,7 @@ function buildSnapshot(
       const current = obs.verdict.catalog;
       const catalog = current?.digest ? current : (known?.catalog ?? null);
       if (keyed) {
+        const failedKey = catalogFailedKeyOf(current, known);
         return {
           nodeId: obs.nodeId,
           available: true,
@@ -313,6 +314,7 @@ function buildSnapshot(
           era: keyed.fingerprint.era,
           servedEras: keyed.fingerprint.servedEras,
           catalog,
+          ...(failedKey === undefined ? {} : { catalogFailedKey: failedKey }),
         };
       }
       return {
@@ -323,6 +325,7 @@ function buildSnapshot(
         era: known?.era ?? null,
         servedEras: known?.servedEras ?? null,
         catalog: known?.catalog ?? null,
+        ...(known?.catalogFailedKey === undefined ? {} : { catalogFailedKey: known.catalogFailedKey }),
       };
     })
     .sort((a, b) => byText(a.nodeId, b.nodeId));

@@ -79,9 +79,23 @@ export function catalogRequestFor(
   previous: NodeSnapshot | undefined,
 ): CatalogRequest | undefined {
   if (!cadence.enabled) return undefined;
+  if (cycle % Math.max(1, cadence.every) === 0) return { list: 'always' };
   const known = previous?.catalog;
-  if (!known?.digest || cycle % Math.max(1, cadence.every) === 0) return { list: 'always' };
-  return { list: 'if-changed', settledKey: known.settledKey };
+  if (known?.digest) return { list: 'if-changed', settledKey: known.settledKey };
+  // Never listed in full: at once, then after a failed listing on the cadence like everyone else.
+  if (previous?.catalogFailedKey !== undefined)
+    return { list: 'if-changed', settledKey: previous.catalogFailedKey };
+  return { list: 'always' };
+}
+
+/** What a node's snapshot remembers of a failed listing while it has no full catalog (see NodeSnapshot). */
+export function catalogFailedKeyOf(
+  current: ToolCatalog | null | undefined,
+  previous: NodeSnapshot | undefined,
+): string | undefined {
+  if (current?.digest || previous?.catalog?.digest) return undefined;
+  if (current?.status === 'failed') return current.settledKey;
+  return previous?.catalogFailedKey;
 }
 
 /**

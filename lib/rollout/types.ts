@@ -247,6 +247,11 @@ export interface NodeSnapshot {
   servedEras: ServedEra | null;
   /** The last catalog listed in full (kept across outages and cadence), for the next cycle to carry and diff. */
   catalog?: ToolCatalog | null;
+  /**
+   * With no full catalog yet: the settled key of the last listing that failed, so the next try waits for the
+   * cadence (or a changed verdict) instead of coming every cycle.
+   */
+  catalogFailedKey?: string;
 }
 
 export interface GateSnapshot {

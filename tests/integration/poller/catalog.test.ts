@@ -10,17 +10,27 @@ import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/probe';
 import { createProbeAgent, DEFAULT_PROBE_OPTIONS, probeNode } from '@/lib/probe';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { tempStore } from './support';
+import {
+  discoverResult,
+  rpcError,
+  rpcOf,
+  sendJson,
+  startFaultPeer,
+  type FaultPeer,
+} from '@/tests/support/fault-peer';
 
 const env = { ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' };
 const probe = createDefaultProbe(env);
 const tmp = tempStore('catalog');
 const store = tmp.store;
 const peers: RunningPeer[] = [];
+const faultPeers: FaultPeer[] = [];
 const fast = { intervalMs: 5_000, timeoutMs: 1_500, legacyProbeTimeoutMs: 1_500, samplesPerCycle: 0 };
 
 afterAll(async () => {
   await closeDefaultProbe();
   await Promise.all(peers.map((p) => p.stop()));
+  await Promise.all(faultPeers.map((p) => p.close()));
   tmp.cleanup();
 });
 
@@ -133,6 +143,36 @@ describe('a node that gains a tool', () => {
     expect(sixth.events.map((e) => e.type)).toEqual(['node.catalog_changed']);
     const state = listNodes(store, bal.id)[0]?.state;
     expect(state?.verdict.catalog).toMatchObject({ names: ['echo', 'refund'] });
+  }, 60_000);
+
+  it('after a failed listing, tries again on the cadence, not every cycle', async () => {
+    // A node whose tools/list always fails (-32603): it never gets a full catalog to carry.
+    const failing = await startFaultPeer((req, res) => {
+      const { method, id } = rpcOf(req);
+      if (method === 'tools/list') return sendJson(res, 200, rpcError(id, -32603, 'tools unavailable'));
+      return sendJson(res, 200, discoverResult(id));
+    });
+    faultPeers.push(failing);
+    const bal = createBalancer(store, {
+      name: 'catalog-failing',
+      publicUrl: failing.url,
+      nodeUrls: [failing.url],
+      catalogEvery: 3,
+      ...fast,
+    });
+    const lists = () => failing.received.filter((r) => rpcOf(r).method === 'tools/list').length;
+    const counts: number[] = [];
+    const remembered: boolean[] = [];
+    for (let i = 1; i <= 4; i++) {
+      const result = await cycle(bal.id);
+      counts.push(lists());
+      remembered.push(result.analysis.snapshot.nodes[0]?.catalogFailedKey !== undefined);
+    }
+    // Cycle 1 tries at once (never listed), cycle 3 on the cadence; cycles 2 and 4 send none.
+    expect(counts).toEqual([1, 1, 2, 2]);
+    expect(remembered).toEqual([true, true, true, true]);
+    const state = listNodes(store, bal.id)[0]?.state;
+    expect(state?.verdict.verdict).toBe('modern');
   }, 60_000);
 
   it('lists again at once when the node comes back as another build', async () => {

@@ -182,8 +182,47 @@ describe('the catalog cadence', () => {
       previous: known,
       want: { list: 'if-changed', settledKey: 'S' },
     },
+    {
+      name: 'failed before, in between: only if the verdict changed',
+      enabled: true,
+      cycle: 7,
+      previous: { ...known, catalog: null, catalogFailedKey: 'F' },
+      want: { list: 'if-changed', settledKey: 'F' },
+    },
+    {
+      name: 'failed before, every 5th cycle',
+      enabled: true,
+      cycle: 10,
+      previous: { ...known, catalog: null, catalogFailedKey: 'F' },
+      want: { list: 'always' },
+    },
   ])('$name', ({ enabled, cycle, previous, want }) => {
     expect(catalogRequestFor({ enabled, every: 5 }, cycle, previous)).toEqual(want);
+  });
+
+  it('remembers a failed listing until a full one comes, through cadence skips and outages', () => {
+    const failed = catalog([], {
+      status: 'failed',
+      digest: null,
+      settledKey: 'F',
+      reason: 'tools/list timeout',
+    });
+    const first = analyzeCycle(cycleInput({ nodes: [node('a', modernVerdict({ catalog: failed }))] }));
+    const skipped = analyzeCycle(
+      cycleInput({ at: T0 + MIN, nodes: [node('a', modernVerdict())], previous: first.snapshot }),
+    );
+    const listed = analyzeCycle(
+      cycleInput({
+        at: T0 + 2 * MIN,
+        nodes: [node('a', modernVerdict(withTools(['echo'])))],
+        previous: skipped.snapshot,
+      }),
+    );
+    expect([first, skipped, listed].map((a) => a.snapshot.nodes[0]?.catalogFailedKey)).toEqual([
+      'F',
+      'F',
+      undefined,
+    ]);
   });
 
   it('counts cycles in the snapshot', () => {
