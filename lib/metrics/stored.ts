@@ -47,20 +47,35 @@ function labelText(labels: ReadonlyArray<readonly [string, string]>): string {
 
 const pending = new Map<string, SeriesDelta>();
 
-function add(name: string, labels: string, delta: number): void {
-  const key = `${name}\u0000${labels}`;
-  const entry = pending.get(key);
+/** One series' name and labels with its pending-map key, built once per series (see histogramKeys). */
+interface SeriesKey {
+  key: string;
+  name: string;
+  labels: string;
+}
+
+function seriesKey(name: string, labels: string): SeriesKey {
+  return { key: `${name}\u0000${labels}`, name, labels };
+}
+
+function addTo(s: SeriesKey, delta: number): void {
+  const entry = pending.get(s.key);
   if (entry) entry.delta += delta;
-  else pending.set(key, { name, labels, delta });
+  else pending.set(s.key, { name: s.name, labels: s.labels, delta });
+}
+
+function add(name: string, labels: string, delta: number): void {
+  addTo(seriesKey(name, labels), delta);
 }
 
 interface HistogramKeys {
-  buckets: Array<{ le: number; labels: string }>;
-  inf: string;
-  plain: string;
+  buckets: Array<{ le: number; series: SeriesKey }>;
+  inf: SeriesKey;
+  sum: SeriesKey;
+  count: SeriesKey;
 }
 
-// Label texts per (family, label set), built once: the poller observes thousands of probes a second.
+// Series keys per (family, label set), built once: the poller observes thousands of probes a second.
 const histogramKeys = new Map<string, HistogramKeys>();
 
 function keysFor(family: string, labels: ReadonlyArray<readonly [string, string]>): HistogramKeys {
@@ -71,29 +86,50 @@ function keysFor(family: string, labels: ReadonlyArray<readonly [string, string]
     keys = {
       buckets: (STORED_FAMILIES[family]?.buckets ?? []).map((le) => ({
         le,
-        labels: labelText([...labels, ['le', String(le)]]),
+        series: seriesKey(`${family}_bucket`, labelText([...labels, ['le', String(le)]])),
       })),
-      inf: labelText([...labels, ['le', '+Inf']]),
-      plain,
+      inf: seriesKey(`${family}_bucket`, labelText([...labels, ['le', '+Inf']])),
+      sum: seriesKey(`${family}_sum`, plain),
+      count: seriesKey(`${family}_count`, plain),
     };
     histogramKeys.set(cacheKey, keys);
   }
   return keys;
 }
 
-function observe(family: string, labels: ReadonlyArray<readonly [string, string]>, seconds: number): void {
-  const keys = keysFor(family, labels);
-  for (const b of keys.buckets) if (seconds <= b.le) add(`${family}_bucket`, b.labels, 1);
-  add(`${family}_bucket`, keys.inf, 1);
-  add(`${family}_sum`, keys.plain, seconds);
-  add(`${family}_count`, keys.plain, 1);
+function observeWith(keys: HistogramKeys, seconds: number): void {
+  for (const b of keys.buckets) if (seconds <= b.le) addTo(b.series, 1);
+  addTo(keys.inf, 1);
+  addTo(keys.sum, seconds);
+  addTo(keys.count, 1);
 }
+
+function observe(family: string, labels: ReadonlyArray<readonly [string, string]>, seconds: number): void {
+  observeWith(keysFor(family, labels), seconds);
+}
+
+// The probe families by era and by reason class: a handful of values, looked up per probe without
+// building any label text.
+const probeDurationByEra = new Map<string, HistogramKeys>();
+const probeFailuresByReason = new Map<string, SeriesKey>();
 
 /** One probe's outcome (reason trimmed to its class, e.g. `legacy_check_failed`). */
 export function recordProbe(era: string, reason: string, durationMs: number): void {
-  observe('erawatch_probe_duration_seconds', [['era', era]], durationMs / 1000);
-  if (era === 'unavailable')
-    add('erawatch_probe_failures_total', labelText([['reason', reason.split(':')[0] ?? reason]]), 1);
+  let keys = probeDurationByEra.get(era);
+  if (!keys) {
+    keys = keysFor('erawatch_probe_duration_seconds', [['era', era]]);
+    probeDurationByEra.set(era, keys);
+  }
+  observeWith(keys, durationMs / 1000);
+  if (era !== 'unavailable') return;
+  const colon = reason.indexOf(':');
+  const reasonClass = colon < 0 ? reason : reason.slice(0, colon);
+  let failures = probeFailuresByReason.get(reasonClass);
+  if (!failures) {
+    failures = seriesKey('erawatch_probe_failures_total', labelText([['reason', reasonClass]]));
+    probeFailuresByReason.set(reasonClass, failures);
+  }
+  addTo(failures, 1);
 }
 
 /** A balancer's or stdio target's cycle that failed before writing its result. */
