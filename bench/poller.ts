@@ -223,6 +223,10 @@ export async function run(argv: string[]): Promise<number> {
       probes: probesMeasured,
       probesPerSecond: Number(probesPerSec.toFixed(1)),
       pollerCpuShareOfOneCore: Number(cpuShare.toFixed(3)),
+      pollerCpuSplit: {
+        user: Number((cpu.user / 1000 / wallMs).toFixed(3)),
+        system: Number((cpu.system / 1000 / wallMs).toFixed(3)),
+      },
       // CPU per probe moves less with other work on the machine than the share does.
       pollerCpuMicrosPerProbe:
         probesMeasured > 0 ? Math.round((cpu.user + cpu.system) / probesMeasured) : null,
