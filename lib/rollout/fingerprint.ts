@@ -4,6 +4,12 @@ import type { Fingerprint } from './types';
 
 /** Distinct revisions, newest first. Revisions are ISO dates, so code-unit order is date order. */
 export function normalizeRevisions(revisions: readonly string[]): string[] {
+  // Most lists arrive already distinct and newest first (sortRevisions): copy them without a Set and sort.
+  let ordered = true;
+  for (let i = 1; i < revisions.length && ordered; i++) {
+    ordered = (revisions[i - 1] ?? '') > (revisions[i] ?? '');
+  }
+  if (ordered) return revisions.slice();
   return [...new Set(revisions)].sort((a, b) => (a < b ? 1 : a > b ? -1 : 0));
 }
 
@@ -59,9 +65,20 @@ export function canonicalFingerprint(fp: Fingerprint): string {
   return JSON.stringify(parts);
 }
 
+// A fleet shows a handful of fingerprints, each thousands of times a cycle: remember their keys (bounded).
+const keyOfCanonical = new Map<string, string>();
+const KEY_MEMO_LIMIT = 1_024;
+
 /** Short and stable, e.g. `fp_3f1c0a9b52e4d670`. */
 export function fingerprintKey(fp: Fingerprint): string {
-  return `fp_${hashText(canonicalFingerprint(fp))}`;
+  const canonical = canonicalFingerprint(fp);
+  let key = keyOfCanonical.get(canonical);
+  if (key === undefined) {
+    key = `fp_${hashText(canonical)}`;
+    if (keyOfCanonical.size >= KEY_MEMO_LIMIT) keyOfCanonical.clear();
+    keyOfCanonical.set(canonical, key);
+  }
+  return key;
 }
 
 /** Fingerprint and key together, or null for an unavailable verdict. */

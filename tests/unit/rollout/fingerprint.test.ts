@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '@/lib/probe/types';
-import { fingerprintKey, fingerprintOf, type Fingerprint } from '@/lib/rollout';
+import { fingerprintKey, fingerprintOf, normalizeRevisions, type Fingerprint } from '@/lib/rollout';
 import {
   LEGACY,
   MODERN,
@@ -68,6 +68,22 @@ describe('fingerprintOf', () => {
       serverName: null,
       serverVersion: null,
     });
+  });
+});
+
+describe('normalizeRevisions', () => {
+  it.each([
+    ['already newest first', ['2026-07-28', '2025-11-25'], ['2026-07-28', '2025-11-25']],
+    ['oldest first', ['2025-06-18', '2025-11-25', '2026-07-28'], ['2026-07-28', '2025-11-25', '2025-06-18']],
+    ['repeated, in order', ['2026-07-28', '2026-07-28', '2025-11-25'], ['2026-07-28', '2025-11-25']],
+    ['one', ['2026-07-28'], ['2026-07-28']],
+    ['none', [], []],
+  ])('%s', (_name, input, want) => {
+    const copy = [...input];
+    expect(normalizeRevisions(input)).toEqual(want);
+    // A new array every time: callers may sort or push without touching the verdict's own list.
+    expect(normalizeRevisions(input)).not.toBe(input);
+    expect(input).toEqual(copy);
   });
 });
 
