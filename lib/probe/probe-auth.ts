@@ -28,7 +28,8 @@ export type Prepared = { ok: true; headers: Record<string, string> } | { ok: fal
 export class ProbeAuth {
   readonly credential: CredentialKind;
   evidence: AuthEvidence | null = null;
-  private readonly fetch: SideFetch;
+  private sideFetch: SideFetch | null = null;
+  private readonly sideFetchOptions: Parameters<typeof createSideFetch>[0];
   private readonly tokens: OAuthTokenCache;
   private readonly resource: string;
   private accessToken: string | null = null;
@@ -45,8 +46,14 @@ export class ProbeAuth {
     this.tokens = deps.tokens ?? sharedTokenCache;
     // A refused node gets no retry after -32022 and no initialize: their share of the deadline is ours.
     const deadline = started + 2 * options.timeoutMs + options.legacyProbeTimeoutMs;
-    this.fetch = createSideFetch({ dispatcher: deps.dispatcher, deadline, now: deps.now });
+    this.sideFetchOptions = { dispatcher: deps.dispatcher, deadline, now: deps.now };
     this.resource = target.oauth?.resource ?? target.publicUrl ?? target.url;
+  }
+
+  /** Built on first use: most probes carry no OAuth and draw no refusal, so they never fetch on the side. */
+  private get fetch(): SideFetch {
+    this.sideFetch ??= createSideFetch(this.sideFetchOptions);
+    return this.sideFetch;
   }
 
   private ensureEvidence(): AuthEvidence {

@@ -197,7 +197,27 @@ function parseTargetUrl(raw: string): ParsedTarget {
   return parsed;
 }
 
-type OpenHttp = { dispatcher: Dispatcher; open: (headers: Record<string, string>) => ProbeTransport };
+/** Where one HTTP probe goes (after the egress check); `openTransport` builds a transport with its headers. */
+interface OpenHttp {
+  dispatcher: Dispatcher;
+  url: URL;
+  address: string;
+  attributionHeader: string | undefined;
+  now: () => number;
+}
+
+// A plain function over a data record rather than a closure per probe: under the source runner every
+// closure created on the hot path also pays for a defineProperty naming it.
+function openTransport(http: OpenHttp, headers: Record<string, string>): ProbeTransport {
+  return new HttpTransport({
+    url: http.url,
+    dispatcher: http.dispatcher,
+    address: http.address,
+    headers,
+    attributionHeader: http.attributionHeader,
+    now: http.now,
+  });
+}
 
 async function openHttpTransport(
   target: ProbeTarget,
@@ -231,18 +251,7 @@ async function openHttpTransport(
   }
   state.verdict.address = address;
   const dispatcher = deps.dispatcher ?? sharedProbeAgent(policy);
-  return {
-    dispatcher,
-    open: (headers) =>
-      new HttpTransport({
-        url,
-        dispatcher,
-        address,
-        headers,
-        attributionHeader: target.attributionHeader,
-        now,
-      }),
-  };
+  return { dispatcher, url, address, attributionHeader: target.attributionHeader, now };
 }
 
 /** An HTTP probe: the credential first (OAuth token), then the era probe with the auth hooks. */
@@ -265,14 +274,14 @@ async function probeHttp(
   if (!prepared.ok) {
     state.verdict.reason = prepared.reason;
   } else {
-    await runProbe(http.open(prepared.headers), target, options, state, { auth, reopen: http.open });
+    await runProbe(openTransport(http, prepared.headers), target, options, state, { auth, http });
   }
   if (auth.evidence) state.verdict.auth = auth.evidence;
 }
 
 interface AuthHooks {
   auth: ProbeAuth;
-  reopen: (headers: Record<string, string>) => ProbeTransport;
+  http: OpenHttp;
 }
 
 function discoverRequest(version: string, options: ProbeOptions): JsonRpcRequest {
@@ -351,7 +360,7 @@ async function runProbe(
   if (ex.outcome === 'auth_required' && hooks) {
     const headers = await hooks.auth.refresh(ex.httpStatus);
     if (headers) {
-      transport = hooks.reopen(headers);
+      transport = openTransport(hooks.http, headers);
       const again = discoverRequest(asked, options);
       ex = await transport.request(again, { ...send, protocolVersionHeader: asked });
       step = recordStep(state, 'discover-reauth', again, asked, ex);
