@@ -15,24 +15,35 @@ export function bucketOf(ms: number): number {
   return LATENCY_BUCKETS_MS.length;
 }
 
+// Parsed and formatted once per probe (the rollup merge in SQL): index scans rather than split() arrays.
 export function parseHistogram(text: string): Histogram {
   const h: Histogram = new Map();
   if (text === '') return h;
-  for (const part of text.split(',')) {
-    const [k, v] = part.split(':');
-    const idx = Number(k);
-    const count = Number(v);
-    if (Number.isInteger(idx) && Number.isInteger(count) && count > 0) h.set(idx, (h.get(idx) ?? 0) + count);
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf(',', start);
+    if (end < 0) end = text.length;
+    const colon = text.indexOf(':', start);
+    if (colon >= 0 && colon < end) {
+      // Like "k:v[:ignored]": the count ends at a second colon, if any.
+      const second = text.indexOf(':', colon + 1);
+      const idx = Number(text.slice(start, colon));
+      const count = Number(text.slice(colon + 1, second >= 0 && second < end ? second : end));
+      if (Number.isInteger(idx) && Number.isInteger(count) && count > 0)
+        h.set(idx, (h.get(idx) ?? 0) + count);
+    }
+    start = end + 1;
   }
   return h;
 }
 
 export function formatHistogram(h: Histogram): string {
-  return [...h.entries()]
-    .filter(([, c]) => c > 0)
-    .sort((a, b) => a[0] - b[0])
-    .map(([k, c]) => `${k}:${c}`)
-    .join(',');
+  const keys: number[] = [];
+  for (const [k, c] of h) if (c > 0) keys.push(k);
+  keys.sort((a, b) => a - b);
+  let out = '';
+  for (const k of keys) out += `${out === '' ? '' : ','}${k}:${h.get(k) ?? 0}`;
+  return out;
 }
 
 export function mergeHistograms(into: Histogram, from: Histogram): Histogram {

@@ -63,6 +63,8 @@ describe('latency histogram', () => {
     expect(formatHistogram(a)).toBe('0:1,3:2,11:5');
     expect(parseHistogram('')).toEqual(new Map());
     expect(formatHistogram(parseHistogram('x:1,2:y,4:0,5:2'))).toBe('5:2');
+    // Malformed parts are skipped one by one; a repeated index adds up; a third field is ignored.
+    expect(formatHistogram(parseHistogram('7,,3:1:9,3:2,-1:4,2.5:1,1:1.5'))).toBe('-1:4,3:3');
   });
 
   it('quantiles are bucket upper bounds', () => {
