@@ -286,7 +286,8 @@ export function combineRegions(input: CombineInput): BalancerAnalysis {
   const prev = input.previous ?? null;
   const judged = summaries.filter((s) => s.state !== 'unknown').length;
   // Split needs two regions that each saw something; with fewer, the last settled answer stands.
-  const splitNow = judged >= 2 ? regionPartition.length > 1 : results.length === 1 ? false : null;
+  const alone = results.length === 1 && missingRegions.length === 0;
+  const splitNow = judged >= 2 ? regionPartition.length > 1 : alone ? false : null;
   const settledSplit = splitNow ?? prev?.regionSplit ?? false;
   const multi = results.length > 1 || results.some((r) => r.region !== DEFAULT_REGION);
 
