@@ -28,14 +28,6 @@ export default tseslint.config(
   {
     // The store has one door: only db/ sees the driver, drizzle and the tables.
     files: ['app/**', 'components/**', 'lib/**', 'bench/**', 'instrumentation.ts'],
-    // Still holding SQL of their own, to move behind named store operations.
-    ignores: [
-      'lib/poller/write.ts',
-      'lib/poller/stdio.ts',
-      'lib/poller/targets.ts',
-      'lib/config/apply.ts',
-      'bench/poller.ts',
-    ],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -79,6 +71,30 @@ export default tseslint.config(
               message: 'db/ must not depend on components or routes.',
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // Store operations are async: a forgotten await drops a write or its error.
+    files: ['**/*.ts', '**/*.tsx'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
+    // One query layer for every engine: only builders that PostgreSQL has too (no .get/.all/.run/.values).
+    files: ['db/queries/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.type='MemberExpression'][callee.property.name=/^(get|all|run|values)$/][arguments.length=0]",
+          message:
+            'Portable queries only: await the builder (rows[0] for one row, .returning() for counts); raw SQL goes through selectRows.',
         },
       ],
     },

@@ -5,5 +5,5 @@ export async function register(): Promise<void> {
   if (process.env.NEXT_RUNTIME !== 'nodejs') return;
   // Refuses a non-loopback bind without an admin secret or an unwritable store, then starts the roles.
   const { startServerSide } = await import('@/lib/api/startup');
-  startServerSide();
+  await startServerSide();
 }

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
-import { openDb, writeTransaction } from '@/db/index';
+import { openStore } from '@/db/index';
 import { createBalancer } from '@/db/queries/balancers';
 import { insertEvents, type EventDraft } from '@/db/queries/events';
 import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
@@ -82,8 +82,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function seed(file: string, args: Args, fleetPort: number): void {
-  const store = openDb(file);
+async function seed(file: string, args: Args, fleetPort: number): Promise<void> {
+  const store = await openStore(file);
   try {
     const ids: string[] = [];
     const kinds = ['m', 'd', 'l'] as const;
@@ -94,16 +94,18 @@ function seed(file: string, args: Args, fleetPort: number): void {
         (_, i) => `http://127.0.0.1:${fleetPort}/${kind}/${b * args.nodesPerBalancer + i}`,
       );
       ids.push(
-        createBalancer(store, {
-          name: `bench-${String(b).padStart(4, '0')}`,
-          publicUrl: `http://127.0.0.1:${fleetPort}/${kind}/public-${b}`,
-          nodeUrls,
-          samplesPerCycle: 0,
-          allowLegacy: kind === 'l',
-          intervalMs: 30_000,
-          timeoutMs: 2_000,
-          legacyProbeTimeoutMs: 2_000,
-        }).id,
+        (
+          await createBalancer(store, {
+            name: `bench-${String(b).padStart(4, '0')}`,
+            publicUrl: `http://127.0.0.1:${fleetPort}/${kind}/public-${b}`,
+            nodeUrls,
+            samplesPerCycle: 0,
+            allowLegacy: kind === 'l',
+            intervalMs: 30_000,
+            timeoutMs: 2_000,
+            legacyProbeTimeoutMs: 2_000,
+          })
+        ).id,
       );
     }
     const start = Date.now() - args.events * 1_000;
@@ -117,10 +119,10 @@ function seed(file: string, args: Args, fleetPort: number): void {
           data: { seeded: true },
         });
       }
-      writeTransaction(store, (tx) => insertEvents(tx, batch));
+      await insertEvents(store, batch);
     }
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -191,7 +193,7 @@ export async function run(argv: string[]): Promise<number> {
   try {
     fleet = await startFakeFleet();
     const t0 = Date.now();
-    seed(file, args, fleet.port);
+    await seed(file, args, fleet.port);
     process.stdout.write(
       `seeded ${args.balancers} balancers, ${args.balancers * args.nodesPerBalancer} node URLs, ${args.events} events in ${Date.now() - t0} ms\n`,
     );

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDb } from '@/db';
+import { openStore } from '@/db';
+import { countNodeHistory, countNodeStates, insertRollups, readRollupsFrom, storeBytes, tableBytes } from '@/db/stats';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/db/queries/balancers';
@@ -49,24 +50,6 @@ function parseArgs(argv: string[]): Args {
   return a;
 }
 
-function dbBytes(sqlite: import('better-sqlite3').Database): number {
-  sqlite.pragma('wal_checkpoint(TRUNCATE)');
-  const pages = Number(sqlite.pragma('page_count', { simple: true }));
-  const free = Number(sqlite.pragma('freelist_count', { simple: true }));
-  const size = Number(sqlite.pragma('page_size', { simple: true }));
-  return (pages - free) * size;
-}
-
-function tableBytes(sqlite: import('better-sqlite3').Database): Record<string, number> {
-  const rows = sqlite
-    .prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC')
-    .all() as Array<{
-    name: string;
-    bytes: number;
-  }>;
-  return Object.fromEntries(rows.map((r) => [r.name, r.bytes]));
-}
-
 /**
  * The targets: 333 probes/s at ≤0.5 core and <1 MB per quiet hour for 10,000 nodes; 2,000 probes/s at ≤0.6
  * core for 60,000. A fleet above 10,000 nodes is judged by the 60,000-node CPU target, and its quiet-hour
@@ -92,7 +75,7 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-poller-'));
-  const store = openDb(path.join(dir, 'bench.db'));
+  const store = await openStore(path.join(dir, 'bench.db'));
   const fleet = await startFakeFleet();
   const kinds = ['m', 'd', 'l'] as const;
   try {
@@ -106,7 +89,7 @@ export async function run(argv: string[]): Promise<number> {
         { length: count },
         (_, i) => `http://127.0.0.1:${fleet.port}/${kind}/${b * args.perBalancer + i}`,
       );
-      createBalancer(store, {
+      await createBalancer(store, {
         name: `bench-${b}`,
         publicUrl: `http://127.0.0.1:${fleet.port}/${kind}/public-${b}`,
         nodeUrls,
@@ -143,11 +126,9 @@ export async function run(argv: string[]): Promise<number> {
     // A fleet too large to be probed once within the first interval is still creating nodes and working off
     // its backlog after it: wait for every node's first state, then one more interval for the schedule to
     // settle, so the window measures the sustained rate rather than the first round's catch-up.
-    const statesNow = () =>
-      (store.sqlite.prepare('SELECT count(*) AS n FROM node_states').get() as { n: number }).n;
-    let firstRoundMs: number | null = statesNow() >= args.nodes ? null : 0;
+    let firstRoundMs: number | null = (await countNodeStates(store)) >= args.nodes ? null : 0;
     if (firstRoundMs !== null) {
-      while (statesNow() < args.nodes) await new Promise((r) => setTimeout(r, 500));
+      while ((await countNodeStates(store)) < args.nodes) await new Promise((r) => setTimeout(r, 500));
       firstRoundMs = performance.now() - warmStart;
       process.stdout.write(
         `  the first round took ${(firstRoundMs / 1000).toFixed(1)} s (over one interval): one more interval of warm-up\n`,
@@ -155,11 +136,9 @@ export async function run(argv: string[]): Promise<number> {
       await new Promise((r) => setTimeout(r, args.intervalMs));
     }
     const warmupMs = performance.now() - warmStart;
-    const historyBefore = (
-      store.sqlite.prepare('SELECT count(*) AS n FROM node_history').get() as { n: number }
-    ).n;
-    const bytesBefore = dbBytes(store.sqlite);
-    const tablesBefore = tableBytes(store.sqlite);
+    const historyBefore = await countNodeHistory(store);
+    const bytesBefore = (await storeBytes(store)) ?? 0;
+    const tablesBefore = await tableBytes(store);
     const fleetBefore = await fleet.stats();
     const cpuBefore = process.cpuUsage();
     const loadBefore = Number(os.loadavg()[0]?.toFixed(2));
@@ -185,33 +164,27 @@ export async function run(argv: string[]): Promise<number> {
     await handle.stop();
     await closeDefaultProbe();
 
-    const bytesAfter = dbBytes(store.sqlite);
-    const tablesAfter = tableBytes(store.sqlite);
+    const bytesAfter = (await storeBytes(store)) ?? 0;
+    const tablesAfter = await tableBytes(store);
     const tableGrowth = Object.fromEntries(
       Object.entries(tablesAfter)
         .map(([name, bytes]) => [name, bytes - (tablesBefore[name] ?? 0)] as const)
         .filter(([, d]) => d !== 0),
     );
-    const historyAfter = (
-      store.sqlite.prepare('SELECT count(*) AS n FROM node_history').get() as { n: number }
-    ).n;
+    const historyAfter = await countNodeHistory(store);
     // A new hour adds one rollup row per node. Weigh a full quiet hour: each node's current row scaled to
     // one hour of probes at this interval, written as the next hour's row.
-    const current = store.sqlite
-      .prepare('SELECT key, probes, latency FROM node_rollups WHERE key >= ?')
-      .all(firstKeyOfHour(hourOf(Date.now()))) as Array<{ key: number; probes: number; latency: string }>;
+    const current = await readRollupsFrom(store, firstKeyOfHour(hourOf(Date.now())));
     const probesPerHour = Math.round(3_600_000 / args.intervalMs);
-    const insertRow = store.sqlite.prepare(
-      'INSERT INTO node_rollups (key, probes, failures, latency) VALUES (?, ?, 0, ?)',
-    );
-    store.sqlite.transaction(() => {
-      for (const r of current) {
+    await insertRollups(
+      store,
+      current.map((r) => {
         const h = parseHistogram(r.latency);
         for (const [k, c] of h) h.set(k, Math.max(1, Math.round((c * probesPerHour) / r.probes)));
-        insertRow.run(r.key + 2 ** 24, probesPerHour, formatHistogram(h));
-      }
-    })();
-    const bytesWithNextHour = dbBytes(store.sqlite);
+        return { key: r.key + 2 ** 24, probes: probesPerHour, failures: 0, latency: formatHistogram(h) };
+      }),
+    );
+    const bytesWithNextHour = (await storeBytes(store)) ?? 0;
 
     const rssEnd = process.memoryUsage().rss;
     const sorted = Float64Array.from(lags).sort();
@@ -288,7 +261,7 @@ export async function run(argv: string[]): Promise<number> {
     return Object.values(pass).every(Boolean) ? 0 : 1;
   } finally {
     fleet.stop();
-    store.close();
+    await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

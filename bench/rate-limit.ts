@@ -32,7 +32,7 @@ export async function run(argv: string[]): Promise<number> {
   const { createApiToken } = await import('@/db/queries/tokens');
   const { GET } = await import('@/app/api/v1/balancers/route');
   try {
-    const { token } = createApiToken(getStore(), { name: 'bench', scope: 'read' });
+    const { token } = await createApiToken(await getStore(), { name: 'bench', scope: 'read' });
     const statuses = new Map<number, number>();
     const send = () =>
       GET(
@@ -63,7 +63,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return 0;
   } finally {
-    getStore().close();
+    await (await getStore()).close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

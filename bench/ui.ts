@@ -8,11 +8,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { openDb, type Store } from '@/db/index';
+import { openStore, type Store } from '@/db/index';
 import { createBalancer } from '@/db/queries/balancers';
 import { checkBuild } from '@/lib/demo/next-app';
 import { stopChild } from '@/lib/peers/spawn';
-import { writeCycle } from '@/lib/poller/write';
+import { writeCycle } from '@/db/queries/subjects';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
 
@@ -136,12 +136,12 @@ function verdictFor(url: string, kind: 'modern' | 'legacy' | 'down', at: number,
 }
 
 /** One stored cycle for a balancer whose nodes are of the given kinds (ids must be unique in the file). */
-function seedCycle(
+async function seedCycle(
   store: Store,
   balancerId: string,
   kinds: Array<'modern' | 'legacy' | 'down'>,
   at: number,
-): void {
+): Promise<void> {
   const newNodes = kinds.map((_, i) => ({
     id: `${balancerId.replace(/^bal_/, 'nod_')}_${i}`,
     key: `listed:http://127.0.0.1:${20_000 + i}/mcp`,
@@ -169,11 +169,11 @@ function seedCycle(
     window: null,
     gateRevisions: ['2026-07-28'],
   });
-  writeCycle(store, { balancerId, at, newNodes, results, analysis, events: [] });
+  await writeCycle(store, { balancerId, at, newNodes, results, analysis, events: [] });
 }
 
-function seed(file: string): { bigId: string } {
-  const store = openDb(file);
+async function seed(file: string): Promise<{ bigId: string }> {
+  const store = await openStore(file);
   try {
     const at = Date.now();
     const kindsOf = (i: number): Array<'modern' | 'legacy' | 'down'> =>
@@ -183,21 +183,21 @@ function seed(file: string): { bigId: string } {
           ? ['modern', 'down', 'modern']
           : ['modern', 'modern'];
     for (let i = 0; i < 1_000; i++) {
-      const b = createBalancer(
+      const b = await createBalancer(
         store,
         { name: `bench-${String(i).padStart(4, '0')}`, publicUrl: `http://127.0.0.1:9/b${i}` },
         at,
       );
-      seedCycle(store, b.id, kindsOf(i), at);
+      await seedCycle(store, b.id, kindsOf(i), at);
     }
-    const big = createBalancer(store, { name: 'bench-big', publicUrl: 'http://127.0.0.1:9/big' }, at);
+    const big = await createBalancer(store, { name: 'bench-big', publicUrl: 'http://127.0.0.1:9/big' }, at);
     const kinds = Array.from({ length: 1_000 }, (_, i): 'modern' | 'legacy' | 'down' =>
       i % 7 === 0 ? 'legacy' : i % 50 === 0 ? 'down' : 'modern',
     );
-    seedCycle(store, big.id, kinds, at);
+    await seedCycle(store, big.id, kinds, at);
     return { bigId: big.id };
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -235,7 +235,7 @@ export async function run(argv: string[]): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-ui-'));
   const dbFile = path.join(dir, 'bench.db');
   const t0 = Date.now();
-  const { bigId } = seed(dbFile);
+  const { bigId } = await seed(dbFile);
   process.stdout.write(`seeded 1,000 balancers and one with 1,000 nodes in ${Date.now() - t0} ms\n`);
 
   const port = await freePort();

@@ -1,177 +1,142 @@
-// The one database handle (server-only): opens SQLite, sets the pragmas, applies committed migrations.
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
-import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+// The store's only door (server-only): `openStore`/`getStore` hand out a `Store` whose operations are async,
+// whatever the engine. The query layer (db/queries) is written once against `Db` and `store.t`.
+import type Database from 'better-sqlite3';
+import { sql, type SQL } from 'drizzle-orm';
+import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
 import * as schema from './schema';
+import { openSqliteStore } from './engines/sqlite';
+import { StoreOpenError } from './store-errors';
 
-export type Db = BetterSQLite3Database<typeof schema>;
-/** A drizzle handle inside a transaction (the same connection); queries taking `tx` accept either. */
-export type Tx = Db | Parameters<Parameters<Db['transaction']>[0]>[0];
+export { StoreOpenError, noteWriteError, storeWriteErrorCount } from './store-errors';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/** The drizzle handle the query layer writes against. Typed as drizzle's async SQLite database, so every query
+ *  must be awaited; at runtime it is better-sqlite3 (SQLite) or postgres-js (PostgreSQL). */
+export type Db = BaseSQLiteDatabase<'async', unknown, typeof schema>;
+
+/** The SQLite engine's own handle, for the few statements that need it (checkpoints, the cycle writer). */
+export interface SqliteRaw {
+  readonly engine: 'sqlite';
+  readonly sqlite: Database.Database;
+}
+
+/** The PostgreSQL engine's own handle; its adapter narrows `client`. */
+export interface PostgresRaw {
+  readonly engine: 'postgres';
+  readonly client: unknown;
+}
 
 export interface Store {
-  db: Db;
-  sqlite: Database.Database;
-  file: string;
-  close(): void;
+  readonly engine: Engine;
+  /** What to print in messages: the resolved file path, or the URL without its password. */
+  readonly location: string;
+  /** The tables the query layer must use (SQLite tables or their PostgreSQL twins, same JS shape). */
+  readonly t: typeof schema;
+  /** One or more statements outside a transaction. */
+  read<T>(fn: (db: Db) => Promise<T>): Promise<T>;
+  /** A write transaction. Re-entrant: a nested call inside `fn` joins the open transaction. */
+  write<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** Engine-specific handle for the few places that need it; db/ only. */
+  readonly raw: SqliteRaw | PostgresRaw;
+  close(): Promise<void>;
 }
 
 export const DEFAULT_DB_FILE = './data/erawatch.db';
 
-export function dbFileFromEnv(env: NodeJS.ProcessEnv = process.env): string {
+/** ERAWATCH_DB (a file path or a postgres:// URL), else ./data/erawatch.db. */
+export function storeLocationFromEnv(env: NodeJS.ProcessEnv = process.env): string {
   return env.ERAWATCH_DB && env.ERAWATCH_DB.trim() !== '' ? env.ERAWATCH_DB : DEFAULT_DB_FILE;
 }
 
-/** The committed migrations: next to this file in the source tree, else under the working directory (bundled). */
-export function migrationsFolder(): string {
-  const candidates = [
-    process.env.ERAWATCH_MIGRATIONS,
-    safeDirOf(import.meta.url, 'migrations'),
-    path.join(process.cwd(), 'db', 'migrations'),
-  ];
-  for (const dir of candidates) {
-    if (dir && fs.existsSync(path.join(dir, 'meta', '_journal.json'))) return dir;
-  }
-  throw new Error(`database migrations not found (looked in ${candidates.filter(Boolean).join(', ')})`);
+/** @deprecated name kept for callers that pass a file: same as storeLocationFromEnv. */
+export const dbFileFromEnv = storeLocationFromEnv;
+
+export function isPostgresUrl(location: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(location);
 }
 
-function safeDirOf(url: string, sub: string): string | undefined {
+/** A URL without its password, for messages. */
+export function redactUrl(location: string): string {
   try {
-    return path.join(path.dirname(fileURLToPath(url)), sub);
+    const u = new URL(location);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
   } catch {
-    return undefined;
+    return location.replace(/\/\/([^:/@]+):[^@]*@/, '//$1:***@');
   }
 }
 
-/** The store cannot be opened for writing: names the file and the cause in one line, for start-up refusals. */
-export class StoreOpenError extends Error {
-  override name = 'StoreOpenError';
-  constructor(
-    readonly file: string,
-    readonly causeText: string,
-  ) {
-    super(`cannot use the database at ${file}: ${causeText}`);
+/** Opens the store at a file path or postgres:// URL: creates, migrates and proves a write works. */
+export async function openStore(location: string = storeLocationFromEnv()): Promise<Store> {
+  if (isPostgresUrl(location)) {
+    // The PostgreSQL adapter plugs in here (db/engines/postgres.ts).
+    throw new StoreOpenError(redactUrl(location), 'PostgreSQL support is not available yet');
   }
+  return openSqliteStore(location);
 }
 
-function canWrite(p: string): boolean {
-  try {
-    fs.accessSync(p, fs.constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
+/** Rows of a raw statement (a portable `sql` template) on either engine; db/ only. */
+export async function selectRows<T>(store: Store, db: Db, query: SQL): Promise<T[]> {
+  if (store.engine === 'sqlite') return (db as unknown as BaseSQLiteDatabase<'sync', unknown>).all<T>(query);
+  return (await (db as unknown as { execute(q: SQL): Promise<T[]> }).execute(query)) as T[];
 }
 
-function describeOpenFailure(file: string, err: unknown): string {
-  const e = err as { code?: string; message?: string };
-  const message = e.message ?? String(err);
-  const dir = path.dirname(file);
-  if (e.code === 'EACCES' || e.code === 'EPERM') return `permission denied creating ${dir} (${e.code})`;
-  if (e.code === 'EROFS') return `${dir} is on a read-only file system (EROFS)`;
-  if (e.code === 'ENOTDIR' || e.code === 'EEXIST') return `a parent of ${dir} is not a directory (${e.code})`;
-  const sqliteCode = typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? e.code : null;
-  if (sqliteCode === 'SQLITE_CANTOPEN' || sqliteCode === 'SQLITE_READONLY' || /readonly/.test(message)) {
-    const why = !canWrite(dir)
-      ? `the directory ${dir} is not writable`
-      : fs.existsSync(file) && !canWrite(file)
-        ? 'the file is read-only'
-        : message;
-    return `${why} (${sqliteCode ?? 'SQLITE_READONLY'})`;
-  }
-  return sqliteCode ? `${message} (${sqliteCode})` : message;
+/** Runs a raw statement (a portable `sql` template) on either engine; db/ only. */
+export async function executeStatement(store: Store, db: Db, query: SQL): Promise<void> {
+  if (store.engine === 'sqlite') (db as unknown as BaseSQLiteDatabase<'sync', unknown>).run(query);
+  else await (db as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
 }
 
-/** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, migrates and proves a write works. */
-export function openDb(file: string = dbFileFromEnv()): Store {
-  const shown = file === ':memory:' ? file : path.resolve(file);
-  let sqlite: Database.Database;
-  try {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(shown), { recursive: true });
-    sqlite = new Database(file);
-  } catch (err) {
-    throw new StoreOpenError(shown, describeOpenFailure(shown, err));
-  }
-  try {
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('journal_mode = WAL');
-    // NORMAL in WAL mode keeps every committed transaction across a process crash (not across power loss).
-    sqlite.pragma('synchronous = NORMAL');
-    sqlite.pragma('foreign_keys = ON');
-    sqlite.pragma('journal_size_limit = 67108864');
-    const db = drizzle(sqlite, { schema });
-    applyMigrations(db);
-    // A read-only file opens without complaint and only fails on the first write: fail here instead.
-    sqlite
-      .transaction(() => {
-        sqlite.prepare("INSERT INTO store_heartbeats (holder, at, pad) VALUES ('open', 0, x'')").run();
-        sqlite.prepare("DELETE FROM store_heartbeats WHERE holder = 'open'").run();
-      })
-      .immediate();
-    return {
-      db,
-      sqlite,
-      file,
-      close() {
-        if (sqlite.open) sqlite.close();
-      },
-    };
-  } catch (err) {
-    sqlite.close();
-    if (err instanceof Error && 'code' in err)
-      throw new StoreOpenError(shown, describeOpenFailure(shown, err));
-    throw err;
-  }
+/** How many migrations the store has recorded as applied. */
+export async function countAppliedMigrations(store: Store): Promise<number> {
+  // drizzle-kit's bookkeeping table: `__drizzle_migrations` (SQLite), `drizzle.__drizzle_migrations` (PostgreSQL).
+  const table = store.engine === 'sqlite' ? sql`__drizzle_migrations` : sql`drizzle.__drizzle_migrations`;
+  const rows = await store.read((db) =>
+    selectRows<{ n: number | string }>(store, db, sql`SELECT count(*) AS n FROM ${table}`),
+  );
+  return Number(rows[0]?.n ?? 0);
 }
 
-// Two processes opening a fresh file at once may race on the same migration; the loser sees the winner's
-// tables, so one retry (which then finds the migration recorded) settles it.
-function applyMigrations(db: Db): void {
-  const folder = migrationsFolder();
-  try {
-    migrate(db, { migrationsFolder: folder });
-  } catch (err) {
-    if (!(err instanceof Error && /already exists/.test(err.message))) throw err;
-    migrate(db, { migrationsFolder: folder });
-  }
-}
-
-let writeErrors = 0;
-
-/** Store writes that failed in the engine (disk full, read-only, I/O, busy) in this process, for metrics. */
-export function storeWriteErrorCount(): number {
-  return writeErrors;
-}
-
-/** Counts an engine failure of a write (not the typed errors our own code throws inside a transaction). */
-export function noteWriteError(err: unknown): void {
-  const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('SQLITE_')) writeErrors += 1;
-}
-
-/** Runs `fn` in a `BEGIN IMMEDIATE` transaction: the write lock is taken up front, so no upgrade deadlock. */
-export function writeTransaction<T>(store: Store, fn: (tx: Db) => T): T {
-  try {
-    return store.sqlite.transaction(() => fn(store.db)).immediate();
-  } catch (err) {
-    noteWriteError(err);
-    throw err;
-  }
+/** The SQLite handle of a SQLite store; throws on any other engine. db/ only. */
+export function sqliteOf(store: Store): Database.Database {
+  if (store.raw.engine !== 'sqlite') throw new Error(`${store.engine} store has no SQLite handle`);
+  return store.raw.sqlite;
 }
 
 const GLOBAL_KEY = Symbol.for('erawatch.store');
-type GlobalWithStore = typeof globalThis & { [GLOBAL_KEY]?: Store };
+type GlobalWithStore = typeof globalThis & { [GLOBAL_KEY]?: { location: string; store: Promise<Store> } };
 
 /** The process-wide store (one per process, survives dev-server module reloads), at ERAWATCH_DB. */
-export function getStore(): Store {
+export function getStore(): Promise<Store> {
   const g = globalThis as GlobalWithStore;
+  const location = storeLocationFromEnv();
   const existing = g[GLOBAL_KEY];
-  if (existing && existing.sqlite.open) return existing;
-  const store = openDb(dbFileFromEnv());
-  g[GLOBAL_KEY] = store;
+  if (existing && existing.location === location) return existing.store;
+  const store = openStore(location).then((s) => {
+    const close = s.close.bind(s);
+    // Closing the singleton forgets it, so the next caller opens a fresh one.
+    return Object.assign(s, {
+      async close() {
+        if (g[GLOBAL_KEY]?.store === store) delete g[GLOBAL_KEY];
+        await close();
+      },
+    });
+  });
+  g[GLOBAL_KEY] = { location, store };
+  // A failed open is not cached: the next caller tries again (and gets the same clear refusal).
+  store.catch(() => {
+    if (g[GLOBAL_KEY]?.store === store) delete g[GLOBAL_KEY];
+  });
   return store;
 }
 
 export { schema };
+export type { NodeOrigin } from './schema';
+
+/** The one row a statement must return (an insert's or update's `.returning()`); db/ only. */
+export function firstRow<T>(rows: readonly T[]): T {
+  const row = rows[0];
+  if (row === undefined) throw new Error('the statement returned no row');
+  return row;
+}

@@ -1,6 +1,6 @@
 // Alert sinks (Alertmanager) and the alerts each one knows of. A sink is a row of the webhook endpoint table
 // with kind `alertmanager`, so its pushes go through the same outbox, retry schedule and delivery log.
-import { and, desc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lt, or, sql, count } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import type { AlertSubject, DesiredAlert, KnownAlert, StoredAnalysis } from '@/lib/alertmanager/alerts';
 import {
@@ -14,13 +14,9 @@ import {
   type UpdateAlertSinkInput as UpdateAlertSinkInputType,
 } from '@/lib/schemas/alert-sink';
 import type { NodeIdentity } from '@/lib/schemas/balancer-view';
-import { writeTransaction, type Store, type Tx } from '../index';
+import { firstRow, type Db, type Store } from '../index';
 import { newId } from '../ids';
-import { balancerStates } from '../schema/balancer-states';
-import { balancers } from '../schema/balancers';
-import { nodes } from '../schema/nodes';
-import { sinkAlerts } from '../schema/sink-alerts';
-import { webhookDeliveries, webhookEndpoints, type WebhookEndpointRow } from '../schema/webhooks';
+import { type WebhookEndpointRow } from '../schema/webhooks';
 
 /** The delivery type of one push of a sink's alerts. */
 export const ALERT_PUSH_TYPE = 'alertmanager.push';
@@ -48,16 +44,16 @@ function asSinkRow(row: WebhookEndpointRow | undefined): AlertSinkRow | null {
   return { ...row, alertmanager: row.alertmanager };
 }
 
-function firingCount(tx: Tx, endpointId: string): number {
-  const row = tx
-    .select({ n: sql<number>`count(*)` })
+async function firingCount(store: Store, tx: Db, endpointId: string): Promise<number> {
+  const { sinkAlerts } = store.t;
+  const [row] = await tx
+    .select({ n: count() })
     .from(sinkAlerts)
-    .where(and(eq(sinkAlerts.endpointId, endpointId), sql`${sinkAlerts.endsAt} IS NULL`))
-    .get();
+    .where(and(eq(sinkAlerts.endpointId, endpointId), sql`${sinkAlerts.endsAt} IS NULL`));
   return row?.n ?? 0;
 }
 
-function toAlertSink(tx: Tx, row: AlertSinkRow): AlertSink {
+async function toAlertSink(store: Store, tx: Db, row: AlertSinkRow): Promise<AlertSink> {
   return {
     id: row.id,
     name: row.name,
@@ -71,24 +67,25 @@ function toAlertSink(tx: Tx, row: AlertSinkRow): AlertSink {
     enabled: row.enabled,
     disabledReason: row.disabledReason,
     failingSince: row.failingSince,
-    firing: firingCount(tx, row.id),
+    firing: await firingCount(store, tx, row.id),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
 }
 
-function sinkRow(tx: Tx, id: string): AlertSinkRow {
-  const row = asSinkRow(tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get());
+async function sinkRow(store: Store, tx: Db, id: string): Promise<AlertSinkRow> {
+  const { webhookEndpoints } = store.t;
+  const row = asSinkRow((await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)))[0]);
   if (!row) throw new NotFoundError('alert sink', id);
   return row;
 }
 
-function assertNameFree(tx: Tx, name: string, exceptId: string | null): void {
-  const clash = tx
+async function assertNameFree(store: Store, tx: Db, name: string, exceptId: string | null): Promise<void> {
+  const { webhookEndpoints } = store.t;
+  const [clash] = await tx
     .select({ id: webhookEndpoints.id, kind: webhookEndpoints.kind })
     .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.name, name))
-    .get();
+    .where(eq(webhookEndpoints.name, name));
   if (clash && clash.id !== exceptId) {
     throw new ConflictError(
       `${clash.kind === 'webhook' ? 'a webhook' : 'an alert sink'} named '${name}' already exists`,
@@ -96,80 +93,90 @@ function assertNameFree(tx: Tx, name: string, exceptId: string | null): void {
   }
 }
 
-export function createAlertSink(
+export async function createAlertSink(
   store: Store,
   input: CreateAlertSinkInputType,
   now: number = Date.now(),
-): AlertSink {
+): Promise<AlertSink> {
+  const { webhookEndpoints } = store.t;
   const parsed = CreateAlertSinkInput.safeParse(input);
   if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
   const s = parsed.data;
-  return writeTransaction(store, (tx) => {
-    assertNameFree(tx, s.name, null);
-    const row = tx
-      .insert(webhookEndpoints)
-      .values({
-        id: newId('ams'),
-        kind: 'alertmanager',
-        name: s.name,
-        url: s.urls[0] ?? '',
-        alertmanager: { urls: s.urls, auth: s.auth, resendIntervalMs: s.resendIntervalMs },
-        description: s.description,
-        eventTypes: s.eventTypes,
-        balancerIds: s.balancerIds,
-        secret: '',
-        enabled: s.enabled,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
+  return store.write(async (tx) => {
+    await assertNameFree(store, tx, s.name, null);
+    const row = firstRow(
+      await tx
+        .insert(webhookEndpoints)
+        .values({
+          id: newId('ams'),
+          kind: 'alertmanager',
+          name: s.name,
+          url: s.urls[0] ?? '',
+          alertmanager: { urls: s.urls, auth: s.auth, resendIntervalMs: s.resendIntervalMs },
+          description: s.description,
+          eventTypes: s.eventTypes,
+          balancerIds: s.balancerIds,
+          secret: '',
+          enabled: s.enabled,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning(),
+    );
     const sink = asSinkRow(row);
     if (!sink) throw new Error('alert sink row not written');
-    return toAlertSink(tx, sink);
+    return await toAlertSink(store, tx, sink);
   });
 }
 
-export function listAlertSinks(store: Store): AlertSink[] {
-  const rows = store.db
-    .select()
-    .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.kind, 'alertmanager'))
-    .orderBy(webhookEndpoints.name)
-    .all();
-  return rows.flatMap((r) => {
+export async function listAlertSinks(store: Store): Promise<AlertSink[]> {
+  const { webhookEndpoints } = store.t;
+  const rows = await store.read((db) =>
+    db
+      .select()
+      .from(webhookEndpoints)
+      .where(eq(webhookEndpoints.kind, 'alertmanager'))
+      .orderBy(webhookEndpoints.name),
+  );
+  const out: AlertSink[] = [];
+  for (const r of rows) {
     const sink = asSinkRow(r);
-    return sink ? [toAlertSink(store.db, sink)] : [];
-  });
+    if (sink) out.push(await store.read((db) => toAlertSink(store, db, sink)));
+  }
+  return out;
 }
 
-export function getAlertSink(store: Store, id: string): AlertSink {
-  return toAlertSink(store.db, sinkRow(store.db, id));
+export async function getAlertSink(store: Store, id: string): Promise<AlertSink> {
+  return store.read(async (db) => toAlertSink(store, db, await sinkRow(store, db, id)));
 }
 
 /** The stored row, literal credentials included: for sending and for config export only. */
-export function getAlertSinkRow(store: Store, id: string): AlertSinkRow {
-  return sinkRow(store.db, id);
+export async function getAlertSinkRow(store: Store, id: string): Promise<AlertSinkRow> {
+  return store.read((db) => sinkRow(store, db, id));
 }
 
-export function findAlertSinkByName(store: Store, name: string): AlertSinkRow | null {
-  return asSinkRow(store.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.name, name)).get());
+export async function findAlertSinkByName(store: Store, name: string): Promise<AlertSinkRow | null> {
+  const { webhookEndpoints } = store.t;
+  return asSinkRow(
+    (await store.read((db) => db.select().from(webhookEndpoints).where(eq(webhookEndpoints.name, name))))[0],
+  );
 }
 
 /** Applies the fields sent. Re-enabling clears the disabled reason and the failure run. */
-export function updateAlertSink(
+export async function updateAlertSink(
   store: Store,
   id: string,
   patch: UpdateAlertSinkInputType,
   now: number = Date.now(),
-): AlertSink {
+): Promise<AlertSink> {
+  const { webhookEndpoints } = store.t;
   const parsed = UpdateAlertSinkInput.safeParse(patch);
   if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
   const sent = new Set(Object.keys(patch));
   const p = parsed.data;
-  return writeTransaction(store, (tx) => {
-    const current = sinkRow(tx, id);
-    if (p.name !== undefined && sent.has('name')) assertNameFree(tx, p.name, id);
+  return store.write(async (tx) => {
+    const current = await sinkRow(store, tx, id);
+    if (p.name !== undefined && sent.has('name')) await assertNameFree(store, tx, p.name, id);
     const am = {
       urls: sent.has('urls') && p.urls ? p.urls : current.alertmanager.urls,
       auth: sent.has('auth') && p.auth ? p.auth : current.alertmanager.auth,
@@ -180,7 +187,8 @@ export function updateAlertSink(
     };
     const reenable = sent.has('enabled') && p.enabled === true && !current.enabled;
     const disable = sent.has('enabled') && p.enabled === false && current.enabled;
-    tx.update(webhookEndpoints)
+    await tx
+      .update(webhookEndpoints)
       .set({
         ...(sent.has('name') && p.name !== undefined ? { name: p.name } : {}),
         ...(sent.has('description') && p.description !== undefined ? { description: p.description } : {}),
@@ -192,29 +200,32 @@ export function updateAlertSink(
         alertmanager: am,
         updatedAt: now,
       })
-      .where(eq(webhookEndpoints.id, id))
-      .run();
-    return toAlertSink(tx, sinkRow(tx, id));
+      .where(eq(webhookEndpoints.id, id));
+    return await toAlertSink(store, tx, await sinkRow(store, tx, id));
   });
 }
 
-export function deleteAlertSink(store: Store, id: string): void {
-  writeTransaction(store, (tx) => {
-    sinkRow(tx, id);
-    tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).run();
+export async function deleteAlertSink(store: Store, id: string): Promise<void> {
+  const { webhookEndpoints } = store.t;
+  await store.write(async (tx) => {
+    await sinkRow(store, tx, id);
+    await tx.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id));
   });
 }
 
-export function listEnabledAlertSinkRows(store: Store): AlertSinkRow[] {
-  return store.db
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.kind, 'alertmanager'), eq(webhookEndpoints.enabled, true)))
-    .all()
-    .flatMap((r) => {
-      const sink = asSinkRow(r);
-      return sink ? [sink] : [];
-    });
+export async function listEnabledAlertSinkRows(store: Store): Promise<AlertSinkRow[]> {
+  const { webhookEndpoints } = store.t;
+  return (
+    await store.read((db) =>
+      db
+        .select()
+        .from(webhookEndpoints)
+        .where(and(eq(webhookEndpoints.kind, 'alertmanager'), eq(webhookEndpoints.enabled, true))),
+    )
+  ).flatMap((r) => {
+    const sink = asSinkRow(r);
+    return sink ? [sink] : [];
+  });
 }
 
 /** A balancer that may raise alerts, with the identity of each of its nodes by id (the caller labels them). */
@@ -224,37 +235,40 @@ export type AlertSubjectRow = Omit<AlertSubject, 'nodeLabels'> & { nodes: Record
  * Balancers whose latest analysis may raise an alert (non-uniform, degraded, down or stuck), with their names
  * and nodes. Healthy uniform balancers raise nothing and are not read.
  */
-export function readAlertSubjects(store: Store): AlertSubjectRow[] {
-  const rows = store.db
-    .select({ id: balancers.id, name: balancers.name, analysis: balancerStates.analysis })
-    .from(balancerStates)
-    .innerJoin(balancers, eq(balancers.id, balancerStates.balancerId))
-    .where(
-      or(
-        eq(balancerStates.status, 'non-uniform'),
-        eq(balancerStates.degraded, true),
-        inArray(balancerStates.displayStatus, ['stuck', 'down']),
+export async function readAlertSubjects(store: Store): Promise<AlertSubjectRow[]> {
+  const { balancerStates, balancers, nodes } = store.t;
+  const rows = await store.read((db) =>
+    db
+      .select({ id: balancers.id, name: balancers.name, analysis: balancerStates.analysis })
+      .from(balancerStates)
+      .innerJoin(balancers, eq(balancers.id, balancerStates.balancerId))
+      .where(
+        or(
+          eq(balancerStates.status, 'non-uniform'),
+          eq(balancerStates.degraded, true),
+          inArray(balancerStates.displayStatus, ['stuck', 'down']),
+        ),
       ),
-    )
-    .all();
+  );
   if (rows.length === 0) return [];
-  const labelRows = store.db
-    .select({
-      id: nodes.id,
-      balancerId: nodes.balancerId,
-      origin: nodes.origin,
-      url: nodes.url,
-      servedBy: nodes.servedBy,
-      address: nodes.address,
-    })
-    .from(nodes)
-    .where(
-      inArray(
-        nodes.balancerId,
-        rows.map((r) => r.id),
+  const labelRows = await store.read((db) =>
+    db
+      .select({
+        id: nodes.id,
+        balancerId: nodes.balancerId,
+        origin: nodes.origin,
+        url: nodes.url,
+        servedBy: nodes.servedBy,
+        address: nodes.address,
+      })
+      .from(nodes)
+      .where(
+        inArray(
+          nodes.balancerId,
+          rows.map((r) => r.id),
+        ),
       ),
-    )
-    .all();
+  );
   return rows.flatMap((r) => {
     const a = r.analysis as Partial<StoredAnalysis> | null;
     if (!a || !Array.isArray(a.partition) || !Array.isArray(a.degraded) || typeof a.counts !== 'object')
@@ -280,24 +294,28 @@ export interface SinkSync {
  * Brings one sink's alerts in line with what fires now, and queues a push when something changed or the
  * resend interval has passed. One transaction, so two delivery workers never queue two pushes.
  */
-export function syncSinkAlerts(
+export async function syncSinkAlerts(
   store: Store,
   sink: AlertSinkRow,
   desired: readonly DesiredAlert[],
   now: number,
-): SinkSync {
+): Promise<SinkSync> {
+  const { sinkAlerts } = store.t;
   // The common case, nothing firing and nothing known, needs no write lock at all.
   if (desired.length === 0) {
-    const any = store.db
-      .select({ fp: sinkAlerts.fingerprint })
-      .from(sinkAlerts)
-      .where(eq(sinkAlerts.endpointId, sink.id))
-      .limit(1)
-      .get();
+    const any = (
+      await store.read((db) =>
+        db
+          .select({ fp: sinkAlerts.fingerprint })
+          .from(sinkAlerts)
+          .where(eq(sinkAlerts.endpointId, sink.id))
+          .limit(1),
+      )
+    )[0];
     if (!any) return { changed: false, firing: 0, pushQueued: false };
   }
-  return writeTransaction(store, (tx) => {
-    const known = tx.select().from(sinkAlerts).where(eq(sinkAlerts.endpointId, sink.id)).all();
+  return store.write(async (tx) => {
+    const known = await tx.select().from(sinkAlerts).where(eq(sinkAlerts.endpointId, sink.id));
     const byFp = new Map(known.map((k) => [k.fingerprint, k]));
     const wanted = new Set(desired.map((d) => d.fingerprint));
     let changed = false;
@@ -310,17 +328,15 @@ export function syncSinkAlerts(
         updatedAt: now,
       };
       if (!row) {
-        tx.insert(sinkAlerts)
-          .values({
-            endpointId: sink.id,
-            fingerprint: d.fingerprint,
-            balancerId: d.balancerId,
-            alertname: d.alertname,
-            startsAt: now,
-            endsAt: null,
-            ...fields,
-          })
-          .run();
+        await tx.insert(sinkAlerts).values({
+          endpointId: sink.id,
+          fingerprint: d.fingerprint,
+          balancerId: d.balancerId,
+          alertname: d.alertname,
+          startsAt: now,
+          endsAt: null,
+          ...fields,
+        });
         changed = true;
         continue;
       }
@@ -330,15 +346,16 @@ export function syncSinkAlerts(
         JSON.stringify(row.annotations) === JSON.stringify(d.annotations) &&
         row.generatorUrl === d.generatorUrl;
       if (same && !revived) continue;
-      tx.update(sinkAlerts)
+      await tx
+        .update(sinkAlerts)
         .set({ ...fields, ...(revived ? { startsAt: now, endsAt: null } : {}) })
-        .where(and(eq(sinkAlerts.endpointId, sink.id), eq(sinkAlerts.fingerprint, d.fingerprint)))
-        .run();
+        .where(and(eq(sinkAlerts.endpointId, sink.id), eq(sinkAlerts.fingerprint, d.fingerprint)));
     }
     const cleared = known.filter((k) => k.endsAt === null && !wanted.has(k.fingerprint));
     if (cleared.length > 0) {
       changed = true;
-      tx.update(sinkAlerts)
+      await tx
+        .update(sinkAlerts)
         .set({ endsAt: now, updatedAt: now })
         .where(
           and(
@@ -348,99 +365,106 @@ export function syncSinkAlerts(
               cleared.map((c) => c.fingerprint),
             ),
           ),
-        )
-        .run();
+        );
     }
-    tx.delete(sinkAlerts)
+    await tx
+      .delete(sinkAlerts)
       .where(
         and(
           eq(sinkAlerts.endpointId, sink.id),
           isNotNull(sinkAlerts.endsAt),
           lt(sinkAlerts.endsAt, now - RESOLVED_KEPT_MS),
         ),
-      )
-      .run();
+      );
     const remaining =
-      tx
-        .select({ n: sql<number>`count(*)` })
-        .from(sinkAlerts)
-        .where(eq(sinkAlerts.endpointId, sink.id))
-        .get()?.n ?? 0;
+      (await tx.select({ n: count() }).from(sinkAlerts).where(eq(sinkAlerts.endpointId, sink.id)))[0]?.n ?? 0;
     const firing = desired.length;
-    const pushQueued = remaining > 0 ? queuePush(tx, sink, now, changed) : false;
+    const pushQueued = remaining > 0 ? await queuePush(store, tx, sink, now, changed) : false;
     return { changed, firing, pushQueued };
   });
 }
 
-function queuePush(tx: Tx, sink: AlertSinkRow, now: number, changed: boolean): boolean {
-  const pending = tx
-    .select()
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, sink.id),
-        eq(webhookDeliveries.type, ALERT_PUSH_TYPE),
-        eq(webhookDeliveries.status, 'pending'),
-      ),
-    )
-    .get();
+async function queuePush(
+  store: Store,
+  tx: Db,
+  sink: AlertSinkRow,
+  now: number,
+  changed: boolean,
+): Promise<boolean> {
+  const { webhookDeliveries } = store.t;
+  const pending = (
+    await tx
+      .select()
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, sink.id),
+          eq(webhookDeliveries.type, ALERT_PUSH_TYPE),
+          eq(webhookDeliveries.status, 'pending'),
+        ),
+      )
+  )[0];
   if (pending) {
     // A push waiting for its retry sends the current alerts when it goes, so a change only brings it forward.
     if (!changed || pending.attempts === 0 || (pending.nextAttemptAt ?? 0) <= now) return false;
-    tx.update(webhookDeliveries)
+    await tx
+      .update(webhookDeliveries)
       .set({ nextAttemptAt: now })
-      .where(eq(webhookDeliveries.id, pending.id))
-      .run();
+      .where(eq(webhookDeliveries.id, pending.id));
     return true;
   }
   if (!changed) {
-    const last = tx
+    const [last] = await tx
       .select({ at: webhookDeliveries.createdAt })
       .from(webhookDeliveries)
       .where(and(eq(webhookDeliveries.endpointId, sink.id), eq(webhookDeliveries.type, ALERT_PUSH_TYPE)))
-      .orderBy(desc(webhookDeliveries.createdAt))
-      .get();
+      .orderBy(desc(webhookDeliveries.createdAt));
     if (last && now - last.at < sink.alertmanager.resendIntervalMs) return false;
   }
-  tx.insert(webhookDeliveries)
-    .values({
-      id: newId('msg'),
-      endpointId: sink.id,
-      eventId: null,
-      balancerId: null,
-      type: ALERT_PUSH_TYPE,
-      payload: '[]',
-      status: 'pending',
-      attempts: 0,
-      nextAttemptAt: now,
-      createdAt: now,
-    })
-    .run();
+  await tx.insert(webhookDeliveries).values({
+    id: newId('msg'),
+    endpointId: sink.id,
+    eventId: null,
+    balancerId: null,
+    type: ALERT_PUSH_TYPE,
+    payload: '[]',
+    status: 'pending',
+    attempts: 0,
+    nextAttemptAt: now,
+    createdAt: now,
+  });
   return true;
 }
 
 /** Every alert the sink knows of, firing first: the body of its next push. */
-export function readSinkAlerts(store: Store, endpointId: string): Array<KnownAlert & SinkAlert> {
-  return store.db
-    .select()
-    .from(sinkAlerts)
-    .where(eq(sinkAlerts.endpointId, endpointId))
-    .orderBy(sql`${sinkAlerts.endsAt} IS NOT NULL`, sinkAlerts.startsAt, sinkAlerts.fingerprint)
-    .all()
-    .map((r) => ({
-      fingerprint: r.fingerprint,
-      status: r.endsAt === null ? ('firing' as const) : ('resolved' as const),
-      labels: r.labels,
-      annotations: r.annotations,
-      generatorUrl: r.generatorUrl,
-      startsAt: r.startsAt,
-      endsAt: r.endsAt,
-    }));
+export async function readSinkAlerts(
+  store: Store,
+  endpointId: string,
+): Promise<Array<KnownAlert & SinkAlert>> {
+  const { sinkAlerts } = store.t;
+  return (
+    await store.read((db) =>
+      db
+        .select()
+        .from(sinkAlerts)
+        .where(eq(sinkAlerts.endpointId, endpointId))
+        .orderBy(sql`${sinkAlerts.endsAt} IS NOT NULL`, sinkAlerts.startsAt, sinkAlerts.fingerprint),
+    )
+  ).map((r) => ({
+    fingerprint: r.fingerprint,
+    status: r.endsAt === null ? ('firing' as const) : ('resolved' as const),
+    labels: r.labels,
+    annotations: r.annotations,
+    generatorUrl: r.generatorUrl,
+    startsAt: r.startsAt,
+    endsAt: r.endsAt,
+  }));
 }
 
 /** Keeps the body a push actually sent, so the delivery log can show it. */
-export function recordPushPayload(store: Store, deliveryId: string, payload: string): void {
-  writeTransaction(store, (tx) => {
-    tx.update(webhookDeliveries).set({ payload }).where(eq(webhookDeliveries.id, deliveryId)).run();
+export async function recordPushPayload(store: Store, deliveryId: string, payload: string): Promise<void> {
+  const { webhookDeliveries } = store.t;
+  await store.write(async (tx) => {
+    await tx.update(webhookDeliveries).set({ payload }).where(eq(webhookDeliveries.id, deliveryId));
   });
 }

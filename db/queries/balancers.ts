@@ -1,5 +1,4 @@
-import type { Statement } from 'better-sqlite3';
-import { and, asc, eq, gt, max, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, max, min, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
@@ -10,10 +9,10 @@ import {
   type UpdateBalancerInput as UpdateBalancerInputType,
 } from '@/lib/schemas/balancer';
 import type { BalancerListItemView, BalancerView } from '@/lib/schemas/balancer-view';
-import { writeTransaction, type Store } from '../index';
+import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
 import { rollupKey, splitRollupKey } from '../rollup-key';
-import { balancers, balancerStates, events, nodes, type BalancerRow } from '../schema';
+import { type BalancerRow } from '../schema';
 
 // The result shapes are the API's (lib/schemas/balancer-view), so the store and the contract cannot drift.
 export type Balancer = Omit<z.output<typeof BalancerView>, 'summary'>;
@@ -56,37 +55,44 @@ function parseSettings(input: unknown): BalancerSettings {
   return parsed.data;
 }
 
-function assertNameFree(store: Store, name: string, exceptId: string | null): void {
-  const clash = store.db.select({ id: balancers.id }).from(balancers).where(eq(balancers.name, name)).get();
+async function assertNameFree(store: Store, name: string, exceptId: string | null): Promise<void> {
+  const { balancers } = store.t;
+  const [clash] = await store.read((db) =>
+    db.select({ id: balancers.id }).from(balancers).where(eq(balancers.name, name)),
+  );
   if (clash && clash.id !== exceptId) throw new ConflictError(`a balancer named '${name}' already exists`);
 }
 
 /** Validates and stores a new balancer. Duplicate name: ConflictError; bad input: ValidationError. */
-export function createBalancer(
+export async function createBalancer(
   store: Store,
   input: CreateBalancerInputType,
   now: number = Date.now(),
-): Balancer {
+): Promise<Balancer> {
+  const { balancers } = store.t;
   const settings = parseSettings(input);
-  return writeTransaction(store, (tx) => {
-    assertNameFree(store, settings.name, null);
-    const row = tx
-      .insert(balancers)
-      .values({ id: newId('bal'), ...settings, createdAt: now, updatedAt: now })
-      .returning()
-      .get();
+  return store.write(async (tx) => {
+    await assertNameFree(store, settings.name, null);
+    const row = firstRow(
+      await tx
+        .insert(balancers)
+        .values({ id: newId('bal'), ...settings, createdAt: now, updatedAt: now })
+        .returning(),
+    );
     return toBalancer(row);
   });
 }
 
-export function getBalancer(store: Store, id: string): Balancer {
-  const row = store.db.select().from(balancers).where(eq(balancers.id, id)).get();
+export async function getBalancer(store: Store, id: string): Promise<Balancer> {
+  const { balancers } = store.t;
+  const [row] = await store.read((db) => db.select().from(balancers).where(eq(balancers.id, id)));
   if (!row) throw new NotFoundError('balancer', id);
   return toBalancer(row);
 }
 
-export function getBalancerByName(store: Store, name: string): Balancer {
-  const row = store.db.select().from(balancers).where(eq(balancers.name, name)).get();
+export async function getBalancerByName(store: Store, name: string): Promise<Balancer> {
+  const { balancers } = store.t;
+  const [row] = await store.read((db) => db.select().from(balancers).where(eq(balancers.name, name)));
   if (!row) throw new NotFoundError('balancer', name);
   return toBalancer(row);
 }
@@ -112,38 +118,40 @@ export function clampLimit(limit: number | undefined, fallback: number, max: num
 }
 
 /** Balancers by name, each with its latest analysis summary; `q` matches a substring of the name. */
-export function listBalancers(
+export async function listBalancers(
   store: Store,
   opts: ListBalancersOptions = {},
-): { items: BalancerListItem[]; nextCursor: string | null } {
+): Promise<{ items: BalancerListItem[]; nextCursor: string | null }> {
+  const { balancers, balancerStates } = store.t;
   const limit = clampLimit(opts.limit, 50, 500);
   const after = opts.cursor ? decodeCursor(opts.cursor) : null;
   const q = opts.q?.trim() ?? '';
   if (q.length > 100) throw new ValidationError([{ path: 'q', message: 'must be at most 100 characters' }]);
   const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-  const rows = store.db
-    // Only the summary columns: the state row's analysis and snapshot JSON are large and the list never reads them.
-    .select({
-      b: balancers,
-      s: {
-        status: balancerStates.status,
-        severity: balancerStates.severity,
-        displayStatus: balancerStates.displayStatus,
-        degraded: balancerStates.degraded,
-        analyzedAt: balancerStates.analyzedAt,
-      },
-    })
-    .from(balancers)
-    .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
-    .where(
-      and(
-        after === null ? undefined : gt(balancers.name, after),
-        q === '' ? undefined : sql`${balancers.name} LIKE ${pattern} ESCAPE '\\'`,
-      ),
-    )
-    .orderBy(asc(balancers.name))
-    .limit(limit + 1)
-    .all();
+  const rows = await store.read((db) =>
+    db
+      // Only the summary columns: the state row's analysis and snapshot JSON are large and the list never reads them.
+      .select({
+        b: balancers,
+        s: {
+          status: balancerStates.status,
+          severity: balancerStates.severity,
+          displayStatus: balancerStates.displayStatus,
+          degraded: balancerStates.degraded,
+          analyzedAt: balancerStates.analyzedAt,
+        },
+      })
+      .from(balancers)
+      .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
+      .where(
+        and(
+          after === null ? undefined : gt(balancers.name, after),
+          q === '' ? undefined : sql`${balancers.name} LIKE ${pattern} ESCAPE '\\'`,
+        ),
+      )
+      .orderBy(asc(balancers.name))
+      .limit(limit + 1),
+  );
   const page = rows.slice(0, limit);
   const items = page.map(({ b, s }) => ({
     ...toBalancer(b),
@@ -156,102 +164,78 @@ export function listBalancers(
 /** A list-page item: the settings without node URLs, headers or legacy versions (the full view has them). */
 export type BalancerPageItem = z.output<typeof BalancerListItemView> & { summary: BalancerSummary | null };
 
-interface PageRow {
-  id: string;
-  name: string;
-  publicUrl: string;
-  nodeUrlCount: number;
-  resolveDns: number;
-  samplesPerCycle: number;
-  intervalMs: number;
-  timeoutMs: number;
-  legacyProbeTimeoutMs: number;
-  allowLegacy: number;
-  auditLegacy: number;
-  attributionHeader: string | null;
-  catalog: number;
-  catalogEvery: number;
-  createdAt: number;
-  updatedAt: number;
-  status: string | null;
-  severity: string | null;
-  displayStatus: string | null;
-  degraded: number | null;
-  analyzedAt: number | null;
-}
-
-// The API's list page is the hottest read: one statement prepared per store, only the columns the page
-// shows, and the node count taken in SQL instead of parsing every node URL list.
-const pageStatements = new WeakMap<Store, Statement<[string, string, number], PageRow>>();
-function pageStatement(store: Store): Statement<[string, string, number], PageRow> {
-  let stmt = pageStatements.get(store);
-  if (!stmt) {
-    stmt = store.sqlite.prepare<[string, string, number], PageRow>(
-      `SELECT b.id, b.name, b.public_url AS publicUrl, json_array_length(b.node_urls) AS nodeUrlCount,
-        b.resolve_dns AS resolveDns, b.samples_per_cycle AS samplesPerCycle, b.interval_ms AS intervalMs,
-        b.timeout_ms AS timeoutMs, b.legacy_probe_timeout_ms AS legacyProbeTimeoutMs,
-        b.allow_legacy AS allowLegacy, b.audit_legacy AS auditLegacy, b.attribution_header AS attributionHeader,
-        b.catalog, b.catalog_every AS catalogEvery, b.created_at AS createdAt, b.updated_at AS updatedAt, s.status, s.severity,
-        s.display_status AS displayStatus, s.degraded, s.analyzed_at AS analyzedAt
-      FROM balancers b LEFT JOIN balancer_states s ON s.balancer_id = b.id
-      WHERE b.name > ? AND b.name LIKE ? ESCAPE '\\'
-      ORDER BY b.name LIMIT ?`,
-    );
-    pageStatements.set(store, stmt);
-  }
-  return stmt;
-}
-
 /** One page of balancers for the API list, by name, each with its latest analysis summary. */
-export function listBalancerPage(
+export async function listBalancerPage(
   store: Store,
   opts: ListBalancersOptions = {},
-): { items: BalancerPageItem[]; nextCursor: string | null } {
+): Promise<{ items: BalancerPageItem[]; nextCursor: string | null }> {
   const limit = clampLimit(opts.limit, 50, 500);
   const after = opts.cursor ? decodeCursor(opts.cursor) : '';
   const q = opts.q?.trim() ?? '';
   if (q.length > 100) throw new ValidationError([{ path: 'q', message: 'must be at most 100 characters' }]);
+  const { balancers: b, balancerStates: s } = store.t;
+  // The list page is the hottest read: only the columns it shows, and the node count taken in SQL
+  // (each engine names its JSON array length function differently) instead of parsing every URL list.
+  const nodeUrlCount =
+    store.engine === 'sqlite'
+      ? sql<number>`json_array_length(${b.nodeUrls})`
+      : sql<number>`jsonb_array_length(${b.nodeUrls})`;
+  const pattern = `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
   // Every name is non-empty, so '' as the lower bound and '%%' as the pattern select everything.
-  const rows = pageStatement(store).all(after, `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`, limit + 1);
-  const items = rows.slice(0, limit).map((r) => ({
-    id: r.id,
-    name: r.name,
-    publicUrl: r.publicUrl,
-    nodeUrlCount: r.nodeUrlCount,
-    resolveDns: r.resolveDns === 1,
-    samplesPerCycle: r.samplesPerCycle,
-    intervalMs: r.intervalMs,
-    timeoutMs: r.timeoutMs,
-    legacyProbeTimeoutMs: r.legacyProbeTimeoutMs,
-    allowLegacy: r.allowLegacy === 1,
-    auditLegacy: r.auditLegacy === 1,
-    attributionHeader: r.attributionHeader,
-    catalog: r.catalog === 1,
-    catalogEvery: r.catalogEvery,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
-    summary:
-      r.status !== null && r.displayStatus !== null && r.analyzedAt !== null
-        ? {
-            status: r.status,
-            severity: r.severity,
-            displayStatus: r.displayStatus,
-            degraded: r.degraded === 1,
-            analyzedAt: r.analyzedAt,
-          }
-        : null,
-  }));
+  const rows = await store.read((db) =>
+    db
+      .select({
+        id: b.id,
+        name: b.name,
+        publicUrl: b.publicUrl,
+        nodeUrlCount,
+        resolveDns: b.resolveDns,
+        samplesPerCycle: b.samplesPerCycle,
+        intervalMs: b.intervalMs,
+        timeoutMs: b.timeoutMs,
+        legacyProbeTimeoutMs: b.legacyProbeTimeoutMs,
+        allowLegacy: b.allowLegacy,
+        auditLegacy: b.auditLegacy,
+        attributionHeader: b.attributionHeader,
+        catalog: b.catalog,
+        catalogEvery: b.catalogEvery,
+        createdAt: b.createdAt,
+        updatedAt: b.updatedAt,
+        status: s.status,
+        severity: s.severity,
+        displayStatus: s.displayStatus,
+        degraded: s.degraded,
+        analyzedAt: s.analyzedAt,
+      })
+      .from(b)
+      .leftJoin(s, eq(s.balancerId, b.id))
+      .where(and(gt(b.name, after), sql`${b.name} LIKE ${pattern} ESCAPE '\\'`))
+      .orderBy(asc(b.name))
+      .limit(limit + 1),
+  );
+  const items = rows.slice(0, limit).map((r) => {
+    const { status, severity, displayStatus, degraded, analyzedAt, nodeUrlCount: count, ...rest } = r;
+    return {
+      ...rest,
+      nodeUrlCount: Number(count),
+      summary:
+        status !== null && displayStatus !== null && analyzedAt !== null
+          ? { status, severity, displayStatus, degraded: degraded === true, analyzedAt }
+          : null,
+    };
+  });
   const last = items[items.length - 1];
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.name) : null };
 }
 
 /** Applies the fields present in `patch`; the merged settings are validated as a whole. */
-export function updateBalancer(
+export async function updateBalancer(
   store: Store,
   id: string,
   patch: UpdateBalancerInputType,
   now: number = Date.now(),
-): Balancer {
+): Promise<Balancer> {
+  const { balancers, nodes } = store.t;
   if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
     throw new ValidationError([{ path: '', message: 'must be an object' }]);
   }
@@ -260,64 +244,75 @@ export function updateBalancer(
   // zod applies defaults inside partial(): keep only the keys the caller actually sent.
   const sent = new Set(Object.keys(patch));
   const changes = Object.fromEntries(Object.entries(parsed.data).filter(([k]) => sent.has(k)));
-  return writeTransaction(store, (tx) => {
-    const current = getBalancer(store, id);
+  return store.write(async (tx) => {
+    const current = await getBalancer(store, id);
     const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = current;
     const merged = parseSettings({ ...settings, ...changes });
-    assertNameFree(store, merged.name, id);
+    await assertNameFree(store, merged.name, id);
     // Listed nodes follow the configured list: a URL taken off it goes, with its state and history.
     const keep = new Set(merged.nodeUrls.map((u) => `listed:${u}`));
-    const dropped = tx
-      .select({ id: nodes.id, key: nodes.key, seq: nodes.seq })
-      .from(nodes)
-      .where(and(eq(nodes.balancerId, id), eq(nodes.origin, 'listed')))
-      .all()
-      .filter((n) => !keep.has(n.key));
-    deleteRollupsOf(
+    const dropped = (
+      await tx
+        .select({ id: nodes.id, key: nodes.key, seq: nodes.seq })
+        .from(nodes)
+        .where(and(eq(nodes.balancerId, id), eq(nodes.origin, 'listed')))
+    ).filter((n) => !keep.has(n.key));
+    await deleteRollupsOf(
       store,
       dropped.flatMap((n) => (n.seq === null ? [] : [n.seq])),
     );
-    for (const n of dropped) tx.delete(nodes).where(eq(nodes.id, n.id)).run();
-    const row = tx
-      .update(balancers)
-      .set({ ...merged, updatedAt: now })
-      .where(eq(balancers.id, id))
-      .returning()
-      .get();
+    for (const n of dropped) await tx.delete(nodes).where(eq(nodes.id, n.id));
+    const row = firstRow(
+      await tx
+        .update(balancers)
+        .set({ ...merged, updatedAt: now })
+        .where(eq(balancers.id, id))
+        .returning(),
+    );
     return toBalancer(row);
   });
 }
 
 /** Deletes a balancer with its nodes, states, history, rollups, events, windows and analysis. */
-export function deleteBalancer(store: Store, id: string): void {
-  writeTransaction(store, (tx) => {
+export async function deleteBalancer(store: Store, id: string): Promise<void> {
+  const { balancers, nodes } = store.t;
+  await store.write(async (tx) => {
     // Rollups are keyed by node seq, not by a foreign key: remove them with the nodes.
-    const seqs = tx.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.balancerId, id)).all();
-    deleteRollupsOf(
+    const seqs = await tx.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.balancerId, id));
+    await deleteRollupsOf(
       store,
       seqs.flatMap((r) => (r.seq === null ? [] : [r.seq])),
     );
-    const res = tx.delete(balancers).where(eq(balancers.id, id)).run();
-    if (res.changes === 0) throw new NotFoundError('balancer', id);
+    const gone = await tx.delete(balancers).where(eq(balancers.id, id)).returning({ id: balancers.id });
+    if (gone.length === 0) throw new NotFoundError('balancer', id);
   });
 }
 
-function deleteRollupsOf(store: Store, seqs: number[]): void {
+async function deleteRollupsOf(store: Store, seqs: number[]): Promise<void> {
   if (seqs.length === 0) return;
-  const span = store.sqlite.prepare('SELECT min(key) AS lo, max(key) AS hi FROM node_rollups').get() as {
-    lo: number | null;
-    hi: number | null;
-  };
-  if (span.lo === null || span.hi === null) return;
-  const del = store.sqlite.prepare('DELETE FROM node_rollups WHERE key = ?');
-  for (let hour = splitRollupKey(span.lo).hour; hour <= splitRollupKey(span.hi).hour; hour++) {
-    for (const seq of seqs) del.run(rollupKey(hour, seq));
-  }
+  const { nodeRollups: r } = store.t;
+  await store.write(async (tx) => {
+    const [span] = await tx.select({ lo: min(r.key), hi: max(r.key) }).from(r);
+    if (span?.lo == null || span.hi == null) return;
+    const keys: number[] = [];
+    for (
+      let hour = splitRollupKey(Number(span.lo)).hour;
+      hour <= splitRollupKey(Number(span.hi)).hour;
+      hour++
+    ) {
+      for (const seq of seqs) keys.push(rollupKey(hour, seq));
+    }
+    // Chunks keep each statement under the engines' bound-parameter limits.
+    for (let i = 0; i < keys.length; i += 500)
+      await tx.delete(r).where(inArray(r.key, keys.slice(i, i + 500)));
+  });
 }
 
 /** How many balancers are registered (readiness: an empty fleet has no cycles to be late). */
-export function countBalancers(store: Store): number {
-  return (store.sqlite.prepare('SELECT count(*) AS n FROM balancers').get() as { n: number }).n;
+export async function countBalancers(store: Store): Promise<number> {
+  const { balancers: b } = store.t;
+  const [row] = await store.read((db) => db.select({ n: count() }).from(b));
+  return Number(row?.n ?? 0);
 }
 
 export interface StoredBalancerAnalysis {
@@ -328,12 +323,16 @@ export interface StoredBalancerAnalysis {
 }
 
 /** The latest analysis of one balancer and since when its state holds; null before the first cycle. */
-export function readBalancerAnalysis(store: Store, id: string): StoredBalancerAnalysis | null {
-  const state = store.db
-    .select({ status: balancerStates.status, analysis: balancerStates.analysis })
-    .from(balancerStates)
-    .where(eq(balancerStates.balancerId, id))
-    .get();
+export async function readBalancerAnalysis(store: Store, id: string): Promise<StoredBalancerAnalysis | null> {
+  const { balancerStates, events } = store.t;
+  const state = (
+    await store.read((db) =>
+      db
+        .select({ status: balancerStates.status, analysis: balancerStates.analysis })
+        .from(balancerStates)
+        .where(eq(balancerStates.balancerId, id)),
+    )
+  )[0];
   if (!state) return null;
   const type =
     state.status === 'non-uniform'
@@ -344,10 +343,13 @@ export function readBalancerAnalysis(store: Store, id: string): StoredBalancerAn
   const since =
     type === null
       ? null
-      : (store.db
-          .select({ at: max(events.at) })
-          .from(events)
-          .where(and(eq(events.balancerId, id), eq(events.type, type)))
-          .get()?.at ?? null);
+      : ((
+          await store.read((db) =>
+            db
+              .select({ at: max(events.at) })
+              .from(events)
+              .where(and(eq(events.balancerId, id), eq(events.type, type))),
+          )
+        )[0]?.at ?? null);
   return { analysis: state.analysis, since };
 }

@@ -1,6 +1,7 @@
 // Subject claims: whoever probes a balancer's or stdio target's nodes (a scheduled cycle or a probe-now, in any
 // process) holds its claim for the duration, so one node is never probed twice at once.
-import { writeTransaction, type Store } from '@/db/index';
+import { and, eq } from 'drizzle-orm';
+import type { Store } from '@/db/index';
 
 /** Takes the claim when it is free, expired or already this holder's; false while someone else holds it. */
 export function claimSubject(
@@ -9,26 +10,23 @@ export function claimSubject(
   holder: string,
   ttlMs: number,
   now: number,
-): boolean {
-  return writeTransaction(store, () => {
-    const current = store.sqlite
-      .prepare('SELECT holder, expires_at AS expiresAt FROM subject_claims WHERE subject_id = ?')
-      .get(subjectId) as { holder: string; expiresAt: number } | undefined;
+): Promise<boolean> {
+  const { subjectClaims: c } = store.t;
+  return store.write(async (tx) => {
+    const [current] = await tx
+      .select({ holder: c.holder, expiresAt: c.expiresAt })
+      .from(c)
+      .where(eq(c.subjectId, subjectId));
     if (current && current.holder !== holder && current.expiresAt > now) return false;
-    store.sqlite
-      .prepare(
-        `INSERT INTO subject_claims (subject_id, holder, expires_at) VALUES (?, ?, ?)
-         ON CONFLICT(subject_id) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at`,
-      )
-      .run(subjectId, holder, now + ttlMs);
+    await tx
+      .insert(c)
+      .values({ subjectId, holder, expiresAt: now + ttlMs })
+      .onConflictDoUpdate({ target: c.subjectId, set: { holder, expiresAt: now + ttlMs } });
     return true;
   });
 }
 
-export function releaseSubject(store: Store, subjectId: string, holder: string): void {
-  writeTransaction(store, () => {
-    store.sqlite
-      .prepare('DELETE FROM subject_claims WHERE subject_id = ? AND holder = ?')
-      .run(subjectId, holder);
-  });
+export async function releaseSubject(store: Store, subjectId: string, holder: string): Promise<void> {
+  const { subjectClaims: c } = store.t;
+  await store.write((tx) => tx.delete(c).where(and(eq(c.subjectId, subjectId), eq(c.holder, holder))));
 }

@@ -5,7 +5,6 @@ import type { Store } from '@/db/index';
 import { getBalancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { getOpenWindow } from '@/db/queries/rollouts';
-import { balancerStates, balancers, events, nodes } from '@/db/schema';
 import { redactAuth, redactHeaders, type NodeIdentity } from '@/lib/schemas/balancer-view';
 import type { BalancerDetail, NodeSummary, StoredAnalysis } from '@/lib/schemas/dashboard';
 
@@ -26,53 +25,65 @@ export interface FleetSourceRow {
 }
 
 /** Every balancer with its latest analysis, by name. */
-export function readFleetSources(store: Store): FleetSourceRow[] {
-  return store.db
-    .select({
-      id: balancers.id,
-      name: balancers.name,
-      publicUrl: balancers.publicUrl,
-      analysis: balancerStates.analysis,
-    })
-    .from(balancers)
-    .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
-    .orderBy(asc(balancers.name))
-    .all()
-    .map((r) => ({ ...r, analysis: asAnalysis(r.analysis) }));
+export async function readFleetSources(store: Store): Promise<FleetSourceRow[]> {
+  const { balancerStates, balancers } = store.t;
+  return (
+    await store.read((db) =>
+      db
+        .select({
+          id: balancers.id,
+          name: balancers.name,
+          publicUrl: balancers.publicUrl,
+          analysis: balancerStates.analysis,
+        })
+        .from(balancers)
+        .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
+        .orderBy(asc(balancers.name)),
+    )
+  ).map((r) => ({ ...r, analysis: asAnalysis(r.analysis) }));
 }
 
 /** When each of these balancers last diverged (its latest `balancer.diverged`), by id; absent when never. */
-export function readDivergedSince(store: Store, balancerIds: readonly string[]): Record<string, number> {
+export async function readDivergedSince(
+  store: Store,
+  balancerIds: readonly string[],
+): Promise<Record<string, number>> {
+  const { events } = store.t;
   if (balancerIds.length === 0) return {};
-  const rows = store.db
-    .select({ balancerId: events.balancerId, at: max(events.at) })
-    .from(events)
-    .where(and(eq(events.type, 'balancer.diverged'), inArray(events.balancerId, [...balancerIds])))
-    .groupBy(events.balancerId)
-    .all();
+  const rows = await store.read((db) =>
+    db
+      .select({ balancerId: events.balancerId, at: max(events.at) })
+      .from(events)
+      .where(and(eq(events.type, 'balancer.diverged'), inArray(events.balancerId, [...balancerIds])))
+      .groupBy(events.balancerId),
+  );
   return Object.fromEntries(rows.flatMap((e) => (e.at === null ? [] : [[e.balancerId, e.at]])));
 }
 
 /** One balancer's settings (header secrets redacted), latest analysis and open rollout window; NotFound if none. */
-export function readBalancerDetail(store: Store, id: string): BalancerDetail {
-  const b = getBalancer(store, id);
-  const state = store.db
-    .select({ analysis: balancerStates.analysis })
-    .from(balancerStates)
-    .where(eq(balancerStates.balancerId, id))
-    .get();
+export async function readBalancerDetail(store: Store, id: string): Promise<BalancerDetail> {
+  const { balancerStates } = store.t;
+  const b = await getBalancer(store, id);
+  const state = (
+    await store.read((db) =>
+      db
+        .select({ analysis: balancerStates.analysis })
+        .from(balancerStates)
+        .where(eq(balancerStates.balancerId, id)),
+    )
+  )[0];
   return {
     ...b,
     headers: redactHeaders(b.headers),
     auth: redactAuth(b.auth),
     analysis: asAnalysis(state?.analysis),
-    window: getOpenWindow(store, id),
+    window: await getOpenWindow(store, id),
   };
 }
 
 /** A balancer's nodes for the matrix: identity and the verdict's headline, without the evidence. */
-export function readNodeSummaries(store: Store, balancerId: string): NodeSummary[] {
-  return listNodes(store, balancerId).map((n) => ({
+export async function readNodeSummaries(store: Store, balancerId: string): Promise<NodeSummary[]> {
+  return (await listNodes(store, balancerId)).map((n) => ({
     id: n.id,
     balancerId: n.balancerId,
     origin: n.origin,
@@ -98,18 +109,23 @@ export function readNodeSummaries(store: Store, balancerId: string): NodeSummary
 }
 
 /** The identity of each of these nodes (origin, URL, address, attribution), by id; unknown ids are absent. */
-export function readNodeIdentities(store: Store, ids: readonly string[]): Record<string, NodeIdentity> {
+export async function readNodeIdentities(
+  store: Store,
+  ids: readonly string[],
+): Promise<Record<string, NodeIdentity>> {
+  const { nodes } = store.t;
   if (ids.length === 0) return {};
-  const rows = store.db
-    .select({
-      id: nodes.id,
-      origin: nodes.origin,
-      url: nodes.url,
-      servedBy: nodes.servedBy,
-      address: nodes.address,
-    })
-    .from(nodes)
-    .where(inArray(nodes.id, [...ids]))
-    .all();
+  const rows = await store.read((db) =>
+    db
+      .select({
+        id: nodes.id,
+        origin: nodes.origin,
+        url: nodes.url,
+        servedBy: nodes.servedBy,
+        address: nodes.address,
+      })
+      .from(nodes)
+      .where(inArray(nodes.id, [...ids])),
+  );
   return Object.fromEntries(rows.map(({ id, ...identity }) => [id, identity]));
 }

@@ -1,9 +1,9 @@
 import { and, desc, eq, gte, lt } from 'drizzle-orm';
 import { ValidationError, type FieldIssue } from '@/lib/errors';
 import type { Event } from '@/lib/schemas/event';
-import type { Store, Tx } from '../index';
+import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
-import { EVENT_TYPES, events, type EventRow, type EventType } from '../schema';
+import { EVENT_TYPES, type EventRow, type EventType } from '../schema';
 import { clampLimit, encodeCursor } from './balancers';
 import { enqueueDeliveries } from './webhooks';
 
@@ -36,31 +36,35 @@ function validateDraft(d: EventDraft, i: number): FieldIssue[] {
 }
 
 /**
- * The single place events are written. Call it inside the transaction that writes the state change, so
- * the event (and anything written beside it, such as webhook deliveries) commits or rolls back with it.
+ * The single place events are written. Call it inside the write that records the state change (it joins
+ * that transaction), so the event (and anything written beside it, such as webhook deliveries) commits or rolls back with it.
  */
-export function insertEvents(tx: Tx, drafts: EventDraft[]): StoredEvent[] {
+export async function insertEvents(store: Store, drafts: EventDraft[]): Promise<StoredEvent[]> {
   const issues = drafts.flatMap(validateDraft);
   if (issues.length > 0) throw new ValidationError(issues);
-  const out: StoredEvent[] = [];
-  for (const d of drafts) {
-    const row = tx
-      .insert(events)
-      .values({
-        id: newId('evt'),
-        balancerId: d.balancerId,
-        nodeId: d.nodeId ?? null,
-        type: d.type,
-        at: d.at,
-        data: d.data ?? {},
-      })
-      .returning()
-      .get();
-    out.push(toEvent(row));
-  }
-  // The webhook outbox rows commit or roll back with their events.
-  enqueueDeliveries(tx, out);
-  return out;
+  const { events } = store.t;
+  return store.write(async (tx) => {
+    const out: StoredEvent[] = [];
+    for (const d of drafts) {
+      const row = firstRow(
+        await tx
+          .insert(events)
+          .values({
+            id: newId('evt'),
+            balancerId: d.balancerId,
+            nodeId: d.nodeId ?? null,
+            type: d.type,
+            at: d.at,
+            data: d.data ?? {},
+          })
+          .returning(),
+      );
+      out.push(toEvent(row));
+    }
+    // The webhook outbox rows commit or roll back with their events.
+    await enqueueDeliveries(store, out);
+    return out;
+  });
 }
 
 export interface ListEventsOptions {
@@ -73,10 +77,11 @@ export interface ListEventsOptions {
 }
 
 /** Newest first; `since` inclusive, `until` exclusive (epoch ms); `cursor` continues a previous page. */
-export function listEvents(
+export async function listEvents(
   store: Store,
   opts: ListEventsOptions = {},
-): { items: StoredEvent[]; nextCursor: string | null } {
+): Promise<{ items: StoredEvent[]; nextCursor: string | null }> {
+  const { events } = store.t;
   const limit = clampLimit(opts.limit, 100, 1000);
   const issues: FieldIssue[] = [];
   if (opts.type !== undefined && !(EVENT_TYPES as readonly string[]).includes(opts.type)) {
@@ -95,21 +100,22 @@ export function listEvents(
     } else before = n;
   }
   if (issues.length > 0) throw new ValidationError(issues);
-  const rows = store.db
-    .select()
-    .from(events)
-    .where(
-      and(
-        opts.balancerId !== undefined ? eq(events.balancerId, opts.balancerId) : undefined,
-        opts.type !== undefined ? eq(events.type, opts.type) : undefined,
-        opts.since !== undefined ? gte(events.at, opts.since) : undefined,
-        opts.until !== undefined ? lt(events.at, opts.until) : undefined,
-        before !== null ? lt(events.seq, before) : undefined,
-      ),
-    )
-    .orderBy(desc(events.seq))
-    .limit(limit + 1)
-    .all();
+  const rows = await store.read((db) =>
+    db
+      .select()
+      .from(events)
+      .where(
+        and(
+          opts.balancerId !== undefined ? eq(events.balancerId, opts.balancerId) : undefined,
+          opts.type !== undefined ? eq(events.type, opts.type) : undefined,
+          opts.since !== undefined ? gte(events.at, opts.since) : undefined,
+          opts.until !== undefined ? lt(events.at, opts.until) : undefined,
+          before !== null ? lt(events.seq, before) : undefined,
+        ),
+      )
+      .orderBy(desc(events.seq))
+      .limit(limit + 1),
+  );
   const page = rows.slice(0, limit).map(toEvent);
   const last = page[page.length - 1];
   return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(String(last.seq)) : null };

@@ -1,7 +1,7 @@
 // What the rollout gauges of /metrics need, read at scrape time: each balancer's latest gate answers, its
 // open rollout window, and when the newest cycle finished. JSON is picked in SQL so no analysis is parsed whole.
-import type { RolloutTarget } from '@/lib/rollout/types';
-import type { Store } from '../index';
+import { eq, isNull, max, sql } from 'drizzle-orm';
+import { selectRows, type Store } from '../index';
 
 export interface GateGauge {
   balancer: string;
@@ -23,40 +23,44 @@ export interface RolloutGauges {
   lastCycleAt: number | null;
 }
 
-export function readRolloutGauges(store: Store): RolloutGauges {
-  const gateRows = store.sqlite
-    .prepare(
-      `SELECT b.name AS balancer, json_extract(g.value, '$.revision') AS revision,
-              json_extract(g.value, '$.ready') AS ready
-         FROM balancers b
-         JOIN balancer_states s ON s.balancer_id = b.id,
-              json_each(s.analysis, '$.gates') g`,
-    )
-    .all() as Array<{ balancer: string; revision: unknown; ready: unknown }>;
-  const gates = gateRows.flatMap((r) =>
-    typeof r.revision === 'string'
-      ? [{ balancer: r.balancer, revision: r.revision, ready: r.ready === 1 }]
-      : [],
-  );
+export function readRolloutGauges(store: Store): Promise<RolloutGauges> {
+  const { balancers: b, balancerStates: s, rolloutWindows: w } = store.t;
+  return store.read(async (db) => {
+    // Each engine picks the gate answers out of the analysis JSON in its own dialect.
+    const gateQuery =
+      store.engine === 'sqlite'
+        ? sql`SELECT b.name AS balancer, json_extract(g.value, '$.revision') AS revision,
+                     json_extract(g.value, '$.ready') AS ready
+                FROM balancers b
+                JOIN balancer_states s ON s.balancer_id = b.id,
+                     json_each(s.analysis, '$.gates') g`
+        : sql`SELECT b.name AS balancer, g->>'revision' AS revision, (g->'ready') = 'true'::jsonb AS ready
+                FROM balancers b
+                JOIN balancer_states s ON s.balancer_id = b.id,
+                     jsonb_array_elements(coalesce(s.analysis->'gates', '[]'::jsonb)) g`;
+    const gateRows = await selectRows<{ balancer: string; revision: unknown; ready: unknown }>(
+      store,
+      db,
+      gateQuery,
+    );
+    const gates = gateRows.flatMap((r) =>
+      typeof r.revision === 'string'
+        ? [{ balancer: r.balancer, revision: r.revision, ready: r.ready === 1 || r.ready === true }]
+        : [],
+    );
 
-  const windowRows = store.sqlite
-    .prepare(
-      `SELECT b.name AS balancer, w.target AS target, w.deadline AS deadline
-         FROM rollout_windows w JOIN balancers b ON b.id = w.balancer_id
-        WHERE w.closed_at IS NULL`,
-    )
-    .all() as Array<{ balancer: string; target: string; deadline: number }>;
-  const windows = windowRows.map((w) => {
-    const target = JSON.parse(w.target) as RolloutTarget;
-    return {
-      balancer: w.balancer,
-      revision: target.negotiatedVersion ?? target.supportedIncludes ?? null,
-      deadline: w.deadline,
-    };
+    const windowRows = await db
+      .select({ balancer: b.name, target: w.target, deadline: w.deadline })
+      .from(w)
+      .innerJoin(b, eq(b.id, w.balancerId))
+      .where(isNull(w.closedAt));
+    const windows = windowRows.map((r) => ({
+      balancer: r.balancer,
+      revision: r.target.negotiatedVersion ?? r.target.supportedIncludes ?? null,
+      deadline: r.deadline,
+    }));
+
+    const [last] = await db.select({ at: max(s.analyzedAt) }).from(s);
+    return { gates, windows, lastCycleAt: last?.at == null ? null : Number(last.at) };
   });
-
-  const last = store.sqlite.prepare('SELECT max(analyzed_at) AS at FROM balancer_states').get() as {
-    at: number | null;
-  };
-  return { gates, windows, lastCycleAt: last.at };
 }

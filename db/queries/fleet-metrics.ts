@@ -1,4 +1,5 @@
 // What /metrics reads from the store at scrape time, so the gauges are right whichever process polls.
+import { and, count, eq, min, sql } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 
 export interface FleetGaugeData {
@@ -9,30 +10,33 @@ export interface FleetGaugeData {
   oldestPendingDeliveryAt: number | null;
 }
 
-export function readFleetGaugeData(store: Store): FleetGaugeData {
-  const balancers = (
-    store.sqlite
-      .prepare(
-        `SELECT b.name AS name, s.status AS status, s.degraded AS degraded
-           FROM balancers b LEFT JOIN balancer_states s ON s.balancer_id = b.id`,
-      )
-      .all() as Array<{ name: string; status: string | null; degraded: number | null }>
-  ).map((r) => ({ name: r.name, status: r.status, degraded: Boolean(r.degraded) }));
-  const nodesByEra = store.sqlite
-    .prepare(
-      `SELECT coalesce(ns.client_era, 'unprobed') AS era, count(*) AS count
-         FROM nodes n LEFT JOIN node_states ns ON ns.node_id = n.id GROUP BY 1`,
-    )
-    .all() as Array<{ era: string; count: number }>;
-  const deliveriesByStatus = store.sqlite
-    .prepare('SELECT status, count(*) AS count FROM webhook_deliveries GROUP BY status')
-    .all() as Array<{ status: string; count: number }>;
-  const oldest = store.sqlite
-    .prepare(
-      `SELECT min(d.created_at) AS at FROM webhook_deliveries d
-         JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.status = 'pending' AND e.enabled = 1`,
-    )
-    .get() as { at: number | null } | undefined;
-  return { balancers, nodesByEra, deliveriesByStatus, oldestPendingDeliveryAt: oldest?.at ?? null };
+export function readFleetGaugeData(store: Store): Promise<FleetGaugeData> {
+  const { balancers: b, balancerStates: s, nodes: n, nodeStates: ns } = store.t;
+  const { webhookDeliveries: d, webhookEndpoints: e } = store.t;
+  return store.read(async (db) => {
+    const balancers = (
+      await db
+        .select({ name: b.name, status: s.status, degraded: s.degraded })
+        .from(b)
+        .leftJoin(s, eq(s.balancerId, b.id))
+    ).map((r) => ({ name: r.name, status: r.status, degraded: Boolean(r.degraded) }));
+    const era = sql<string>`coalesce(${ns.clientEra}, 'unprobed')`;
+    const nodesByEra = (
+      await db.select({ era, count: count() }).from(n).leftJoin(ns, eq(ns.nodeId, n.id)).groupBy(era)
+    ).map((r) => ({ era: r.era, count: Number(r.count) }));
+    const deliveriesByStatus = (
+      await db.select({ status: d.status, count: count() }).from(d).groupBy(d.status)
+    ).map((r) => ({ status: r.status, count: Number(r.count) }));
+    const [oldest] = await db
+      .select({ at: min(d.createdAt) })
+      .from(d)
+      .innerJoin(e, eq(e.id, d.endpointId))
+      .where(and(eq(d.status, 'pending'), eq(e.enabled, true)));
+    return {
+      balancers,
+      nodesByEra,
+      deliveriesByStatus,
+      oldestPendingDeliveryAt: oldest?.at == null ? null : Number(oldest.at),
+    };
+  });
 }

@@ -1,22 +1,24 @@
 // Readiness heartbeats: a real write that needs a free page, so a full disk (or a store that may not grow)
 // fails it while reads still work.
 import crypto from 'node:crypto';
-import { writeTransaction, type Store } from '@/db/index';
+import { and, eq, lt, or } from 'drizzle-orm';
+import type { Store } from '@/db/index';
 
 const PAD_BYTES = 4096;
 
 export type HeartbeatResult = { ok: true } | { ok: false; error: string; code: string | null };
 
 /** Writes this holder's new heartbeat row, then drops its older ones, in one transaction. */
-export function writeHeartbeat(store: Store, holder: string, now: number): HeartbeatResult {
+export async function writeHeartbeat(store: Store, holder: string, now: number): Promise<HeartbeatResult> {
+  const { storeHeartbeats: h } = store.t;
   try {
-    writeTransaction(store, () => {
-      const { lastInsertRowid } = store.sqlite
-        .prepare('INSERT INTO store_heartbeats (holder, at, pad) VALUES (?, ?, ?)')
-        .run(holder, now, crypto.randomBytes(PAD_BYTES));
-      store.sqlite
-        .prepare('DELETE FROM store_heartbeats WHERE (holder = ? AND id < ?) OR at < ?')
-        .run(holder, lastInsertRowid, now - 86_400_000);
+    await store.write(async (tx) => {
+      const [row] = await tx
+        .insert(h)
+        .values({ holder, at: now, pad: crypto.randomBytes(PAD_BYTES) })
+        .returning({ id: h.id });
+      const id = row?.id ?? 0;
+      await tx.delete(h).where(or(and(eq(h.holder, holder), lt(h.id, id)), lt(h.at, now - 86_400_000)));
     });
     return { ok: true };
   } catch (err) {
@@ -27,4 +29,10 @@ export function writeHeartbeat(store: Store, holder: string, now: number): Heart
       code: typeof code === 'string' ? code : null,
     };
   }
+}
+
+/** Drops one holder's heartbeat rows (tests make room in a full store with it). */
+export async function deleteHeartbeats(store: Store, holder: string): Promise<void> {
+  const { storeHeartbeats: h } = store.t;
+  await store.write((tx) => tx.delete(h).where(eq(h.holder, holder)));
 }

@@ -1,7 +1,9 @@
 // The poll lease: one row. Whoever holds an unexpired row polls; everyone else waits and takes over once it
-// expires, or at once when the caller can tell the holder is gone. Every step is one BEGIN IMMEDIATE
-// transaction, so two contenders cannot both win.
-import { writeTransaction, type Store } from '@/db/index';
+// expires, or at once when the caller can tell the holder is gone. Every step is one write transaction, so
+// two contenders cannot both win.
+import { and, eq, sql } from 'drizzle-orm';
+import { sqliteOf, type Db, type Store } from '@/db/index';
+import { sqliteReleaseLeaseNow } from '@/db/engines/sqlite-exit';
 
 export const LEASE_NAME = 'poller';
 
@@ -17,11 +19,25 @@ export interface LeaseHolder {
 
 export type LeaseAttempt = { acquired: true; lease: LeaseHolder } | { acquired: false; heldBy: LeaseHolder };
 
-const SELECT = `SELECT holder, pid, hostname, acquired_at AS acquiredAt, renewed_at AS renewedAt,
-  expires_at AS expiresAt, last_cycle_at AS lastCycleAt FROM poller_lease WHERE name = ?`;
+async function leaseRow(store: Store, db: Db): Promise<LeaseHolder | null> {
+  const { pollerLease: l } = store.t;
+  const rows = await db
+    .select({
+      holder: l.holder,
+      pid: l.pid,
+      hostname: l.hostname,
+      acquiredAt: l.acquiredAt,
+      renewedAt: l.renewedAt,
+      expiresAt: l.expiresAt,
+      lastCycleAt: l.lastCycleAt,
+    })
+    .from(l)
+    .where(eq(l.name, LEASE_NAME));
+  return rows[0] ?? null;
+}
 
-export function readLease(store: Store): LeaseHolder | null {
-  return (store.sqlite.prepare(SELECT).get(LEASE_NAME) as LeaseHolder | undefined) ?? null;
+export function readLease(store: Store): Promise<LeaseHolder | null> {
+  return store.read((db) => leaseRow(store, db));
 }
 
 export interface LeaseClaimant {
@@ -33,9 +49,15 @@ export interface LeaseClaimant {
 }
 
 /** Takes the lease when it is free, expired, its holder is gone, or already ours (which renews it). */
-export function acquireLease(store: Store, me: LeaseClaimant, ttlMs: number, now: number): LeaseAttempt {
-  return writeTransaction(store, () => {
-    const current = readLease(store);
+export function acquireLease(
+  store: Store,
+  me: LeaseClaimant,
+  ttlMs: number,
+  now: number,
+): Promise<LeaseAttempt> {
+  const { pollerLease: l } = store.t;
+  return store.write(async (tx) => {
+    const current = await leaseRow(store, tx);
     if (current && current.holder !== me.holder && current.expiresAt > now && !me.holderGone?.(current))
       return { acquired: false, heldBy: current };
     const mine = current?.holder === me.holder;
@@ -48,24 +70,14 @@ export function acquireLease(store: Store, me: LeaseClaimant, ttlMs: number, now
       expiresAt: now + ttlMs,
       lastCycleAt: mine && current ? current.lastCycleAt : null,
     };
-    store.sqlite
-      .prepare(
-        `INSERT INTO poller_lease (name, holder, pid, hostname, acquired_at, renewed_at, expires_at, last_cycle_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT(name) DO UPDATE SET holder = excluded.holder, pid = excluded.pid, hostname = excluded.hostname,
-           acquired_at = excluded.acquired_at, renewed_at = excluded.renewed_at, expires_at = excluded.expires_at,
-           last_cycle_at = excluded.last_cycle_at`,
-      )
-      .run(
-        LEASE_NAME,
-        lease.holder,
-        lease.pid,
-        lease.hostname,
-        lease.acquiredAt,
-        lease.renewedAt,
-        lease.expiresAt,
-        lease.lastCycleAt,
-      );
+    const { holder, pid, hostname, acquiredAt, renewedAt, expiresAt, lastCycleAt } = lease;
+    await tx
+      .insert(l)
+      .values({ name: LEASE_NAME, ...lease })
+      .onConflictDoUpdate({
+        target: l.name,
+        set: { holder, pid, hostname, acquiredAt, renewedAt, expiresAt, lastCycleAt },
+      });
     return { acquired: true, lease };
   });
 }
@@ -77,18 +89,36 @@ export function renewLease(
   ttlMs: number,
   now: number,
   lastCycleAt: number | null,
-): boolean {
-  return writeTransaction(store, () => {
-    const res = store.sqlite
-      .prepare(
-        `UPDATE poller_lease SET renewed_at = ?, expires_at = ?, last_cycle_at = COALESCE(?, last_cycle_at)
-         WHERE name = ? AND holder = ?`,
-      )
-      .run(now, now + ttlMs, lastCycleAt, LEASE_NAME, holder);
-    return res.changes === 1;
+): Promise<boolean> {
+  const { pollerLease: l } = store.t;
+  return store.write(async (tx) => {
+    const rows = await tx
+      .update(l)
+      .set({
+        renewedAt: now,
+        expiresAt: now + ttlMs,
+        lastCycleAt: lastCycleAt === null ? sql`${l.lastCycleAt}` : lastCycleAt,
+      })
+      .where(and(eq(l.name, LEASE_NAME), eq(l.holder, holder)))
+      .returning({ name: l.name });
+    return rows.length === 1;
   });
 }
 
-export function releaseLease(store: Store, holder: string): void {
-  store.sqlite.prepare('DELETE FROM poller_lease WHERE name = ? AND holder = ?').run(LEASE_NAME, holder);
+export async function releaseLease(store: Store, holder: string): Promise<void> {
+  const { pollerLease: l } = store.t;
+  await store.write((tx) => tx.delete(l).where(and(eq(l.name, LEASE_NAME), eq(l.holder, holder))));
+}
+
+/**
+ * At process exit, where nothing can be awaited: releases the lease synchronously on SQLite. Other engines
+ * cannot, so their lease simply expires. Never throws (the store may already be closed).
+ */
+export function releaseLeaseAtExit(store: Store, holder: string): void {
+  if (store.engine !== 'sqlite') return;
+  try {
+    sqliteReleaseLeaseNow(sqliteOf(store), LEASE_NAME, holder);
+  } catch {
+    // The database may already be closed; the lease then expires on its own.
+  }
 }

@@ -1,6 +1,7 @@
 // Cumulative metric series in the store: writers add deltas, readers list the totals. Counters and histogram
 // buckets only (both only ever grow), so any number of processes can add to one series.
-import { writeTransaction, type Store } from '@/db/index';
+import { asc, sql } from 'drizzle-orm';
+import type { Store } from '@/db/index';
 
 export interface SeriesDelta {
   name: string;
@@ -15,22 +16,41 @@ export interface SeriesValue {
   value: number;
 }
 
-/** Adds every delta in one transaction. */
-export function addToSeries(store: Store, deltas: readonly SeriesDelta[]): void {
+/** Adds every delta in one transaction (one statement). */
+export async function addToSeries(store: Store, deltas: readonly SeriesDelta[]): Promise<void> {
   if (deltas.length === 0) return;
-  writeTransaction(store, () => {
-    const stmt = store.sqlite.prepare(
-      `INSERT INTO metric_series (name, labels, value) VALUES (?, ?, ?)
-       ON CONFLICT(name, labels) DO UPDATE SET value = value + excluded.value`,
-    );
-    for (const d of deltas) stmt.run(d.name, d.labels, d.delta);
+  const { metricSeries: m } = store.t;
+  // One row per (name, labels) per statement: an upsert may not touch the same row twice.
+  const merged = new Map<string, SeriesDelta>();
+  for (const d of deltas) {
+    const key = `${d.name}\u0000${d.labels}`;
+    const prev = merged.get(key);
+    merged.set(key, prev ? { ...prev, delta: prev.delta + d.delta } : d);
+  }
+  const rows = Array.from(merged, ([, d]) => d).map((d) => ({
+    name: d.name,
+    labels: d.labels,
+    value: d.delta,
+  }));
+  await store.write(async (tx) => {
+    // Chunks keep each statement under SQLite's bound-parameter limit.
+    for (let i = 0; i < rows.length; i += 200) {
+      await tx
+        .insert(m)
+        .values(rows.slice(i, i + 200))
+        .onConflictDoUpdate({
+          target: [m.name, m.labels],
+          set: { value: sql`${m.value} + excluded.value` },
+        });
+    }
   });
 }
 
 /** Every series whose name starts with one of the prefixes, sorted by name and labels. */
-export function listSeries(store: Store, prefixes: readonly string[]): SeriesValue[] {
-  const rows = store.sqlite
-    .prepare('SELECT name, labels, value FROM metric_series ORDER BY name, labels')
-    .all() as SeriesValue[];
+export async function listSeries(store: Store, prefixes: readonly string[]): Promise<SeriesValue[]> {
+  const { metricSeries: m } = store.t;
+  const rows = await store.read((db) =>
+    db.select({ name: m.name, labels: m.labels, value: m.value }).from(m).orderBy(asc(m.name), asc(m.labels)),
+  );
   return rows.filter((r) => prefixes.some((p) => r.name.startsWith(p)));
 }

@@ -1,4 +1,4 @@
-import { asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt } from 'drizzle-orm';
 import { NotFoundError, ValidationError } from '@/lib/errors';
 import { availabilityOf, CLIENT_ERAS } from '@/lib/probe/types';
 import type { z } from 'zod';
@@ -7,7 +7,7 @@ import type { Store } from '../index';
 import { formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '../histogram';
 import { firstKeyOfHour, HOUR_MS, hourOf, rollupKey, splitRollupKey } from '../rollup-key';
 import { clampLimit } from './balancers';
-import { balancers, nodeHistory, nodes, nodeStates, type NodeStateRow } from '../schema';
+import { type NodeStateRow } from '../schema';
 
 // The result shapes are the API's (lib/schemas), so the store and the contract cannot drift apart.
 export type { NodeState, NodeWithState } from '@/lib/schemas/balancer-view';
@@ -25,50 +25,55 @@ function toState(s: NodeStateRow | null): NodeState | null {
 }
 
 /** Every node of a balancer (listed, DNS and sample-attributed), with its current state; NotFound if no balancer. */
-export function listNodes(store: Store, balancerId: string): NodeWithState[] {
-  const exists = store.db
-    .select({ id: balancers.id })
-    .from(balancers)
-    .where(eq(balancers.id, balancerId))
-    .get();
+export async function listNodes(store: Store, balancerId: string): Promise<NodeWithState[]> {
+  const { balancers, nodes, nodeStates } = store.t;
+  const [exists] = await store.read((db) =>
+    db.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, balancerId)),
+  );
   if (!exists) throw new NotFoundError('balancer', balancerId);
-  return store.db
-    .select({ n: nodes, s: nodeStates })
-    .from(nodes)
-    .leftJoin(nodeStates, eq(nodeStates.nodeId, nodes.id))
-    .where(eq(nodes.balancerId, balancerId))
-    .orderBy(asc(nodes.key))
-    .all()
-    .map(({ n, s }) => ({ ...n, state: toState(s) }));
+  return (
+    await store.read((db) =>
+      db
+        .select({ n: nodes, s: nodeStates })
+        .from(nodes)
+        .leftJoin(nodeStates, eq(nodeStates.nodeId, nodes.id))
+        .where(eq(nodes.balancerId, balancerId))
+        .orderBy(asc(nodes.key)),
+    )
+  ).map(({ n, s }) => ({ ...n, state: toState(s) }));
 }
 
 /** One node with its current verdict and evidence. */
-export function getNode(store: Store, nodeId: string): NodeWithState {
-  const row = store.db
-    .select({ n: nodes, s: nodeStates })
-    .from(nodes)
-    .leftJoin(nodeStates, eq(nodeStates.nodeId, nodes.id))
-    .where(eq(nodes.id, nodeId))
-    .get();
+export async function getNode(store: Store, nodeId: string): Promise<NodeWithState> {
+  const { nodes, nodeStates } = store.t;
+  const [row] = await store.read((db) =>
+    db
+      .select({ n: nodes, s: nodeStates })
+      .from(nodes)
+      .leftJoin(nodeStates, eq(nodeStates.nodeId, nodes.id))
+      .where(eq(nodes.id, nodeId)),
+  );
   if (!row) throw new NotFoundError('node', nodeId);
   return { ...row.n, state: toState(row.s) };
 }
 
 /** Fingerprint spans of a node, newest first; the open span has `endedAt` null. */
-export function getNodeHistory(
+export async function getNodeHistory(
   store: Store,
   nodeId: string,
   opts: { limit?: number } = {},
-): z.output<typeof NodeHistoryEntry>[] {
+): Promise<z.output<typeof NodeHistoryEntry>[]> {
+  const { nodeHistory } = store.t;
   const limit = clampLimit(opts.limit, 100, 1000);
-  getNode(store, nodeId);
-  return store.db
-    .select()
-    .from(nodeHistory)
-    .where(eq(nodeHistory.nodeId, nodeId))
-    .orderBy(desc(nodeHistory.startedAt), desc(nodeHistory.id))
-    .limit(limit)
-    .all();
+  await getNode(store, nodeId);
+  return await store.read((db) =>
+    db
+      .select()
+      .from(nodeHistory)
+      .where(eq(nodeHistory.nodeId, nodeId))
+      .orderBy(desc(nodeHistory.startedAt), desc(nodeHistory.id))
+      .limit(limit),
+  );
 }
 
 export type Rollup = z.output<typeof RollupEntry> & {
@@ -105,22 +110,34 @@ function toRollup(hour: number, probes: number, failures: number, h: Map<number,
   };
 }
 
-function readRollups(store: Store, seqs: number[], firstHour: number, lastHour: number): RollupRow[] {
+async function readRollups(
+  store: Store,
+  seqs: number[],
+  firstHour: number,
+  lastHour: number,
+): Promise<RollupRow[]> {
   if (seqs.length === 0 || lastHour < firstHour) return [];
+  const { nodeRollups: r } = store.t;
+  const cols = { key: r.key, probes: r.probes, failures: r.failures, latency: r.latency };
   const hours = lastHour - firstHour + 1;
   if (seqs.length * hours <= MAX_LOOKUP_KEYS) {
     const keys: number[] = [];
     for (let h = firstHour; h <= lastHour; h++) for (const seq of seqs) keys.push(rollupKey(h, seq));
-    return store.sqlite
-      .prepare(
-        'SELECT key, probes, failures, latency FROM node_rollups WHERE key IN (SELECT value FROM json_each(?))',
-      )
-      .all(JSON.stringify(keys)) as RollupRow[];
+    const out: RollupRow[] = [];
+    // Chunks keep each statement under the engines' bound-parameter limits.
+    for (let i = 0; i < keys.length; i += 500) {
+      const chunk = keys.slice(i, i + 500);
+      out.push(...(await store.read((db) => db.select(cols).from(r).where(inArray(r.key, chunk)))));
+    }
+    return out;
   }
   const wanted = new Set(seqs);
-  const rows = store.sqlite
-    .prepare('SELECT key, probes, failures, latency FROM node_rollups WHERE key >= ? AND key < ?')
-    .all(firstKeyOfHour(firstHour), firstKeyOfHour(lastHour + 1)) as RollupRow[];
+  const rows = await store.read((db) =>
+    db
+      .select(cols)
+      .from(r)
+      .where(and(gte(r.key, firstKeyOfHour(firstHour)), lt(r.key, firstKeyOfHour(lastHour + 1)))),
+  );
   return rows.filter((r) => wanted.has(splitRollupKey(r.key).seq));
 }
 
@@ -128,7 +145,12 @@ function readRollups(store: Store, seqs: number[], firstHour: number, lastHour: 
  * Hourly rollups of hours starting at or after `since` (epoch ms) up to `now`, oldest first; for a
  * balancer, its nodes merged per hour.
  */
-export function getRollups(store: Store, query: RollupQuery, now: number = Date.now()): Rollup[] {
+export async function getRollups(
+  store: Store,
+  query: RollupQuery,
+  now: number = Date.now(),
+): Promise<Rollup[]> {
+  const { balancers, nodes } = store.t;
   if (!Number.isFinite(query.since)) {
     throw new ValidationError([{ path: 'since', message: 'must be epoch milliseconds' }]);
   }
@@ -136,25 +158,24 @@ export function getRollups(store: Store, query: RollupQuery, now: number = Date.
   const firstHour = Math.max(Math.ceil(query.since / HOUR_MS), lastHour - MAX_ROLLUP_HOURS + 1);
   let seqs: number[];
   if (query.nodeId !== undefined) {
-    const row = store.db.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.id, query.nodeId)).get();
+    const [row] = await store.read((db) =>
+      db.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.id, query.nodeId)),
+    );
     if (!row) throw new NotFoundError('node', query.nodeId);
     seqs = row.seq === null ? [] : [row.seq];
   } else {
-    const exists = store.db
-      .select({ id: balancers.id })
-      .from(balancers)
-      .where(eq(balancers.id, query.balancerId))
-      .get();
+    const [exists] = await store.read((db) =>
+      db.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, query.balancerId)),
+    );
     if (!exists) throw new NotFoundError('balancer', query.balancerId);
-    seqs = store.db
-      .select({ seq: nodes.seq })
-      .from(nodes)
-      .where(eq(nodes.balancerId, query.balancerId))
-      .all()
-      .flatMap((r) => (r.seq === null ? [] : [r.seq]));
+    seqs = (
+      await store.read((db) =>
+        db.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.balancerId, query.balancerId)),
+      )
+    ).flatMap((r) => (r.seq === null ? [] : [r.seq]));
   }
   const byHour = new Map<number, { probes: number; failures: number; h: Map<number, number> }>();
-  for (const r of readRollups(store, seqs, firstHour, lastHour)) {
+  for (const r of await readRollups(store, seqs, firstHour, lastHour)) {
     const { hour } = splitRollupKey(r.key);
     const acc = byHour.get(hour) ?? { probes: 0, failures: 0, h: new Map<number, number>() };
     acc.probes += r.probes;

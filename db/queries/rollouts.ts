@@ -2,20 +2,20 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { RolloutTarget } from '@/lib/rollout/types';
 import { checkTarget } from '@/lib/rollout/validate';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '@/lib/errors';
-import { writeTransaction, type Store } from '../index';
+import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
 import type { RolloutWindow } from '@/lib/schemas/rollout';
-import { balancers, rolloutWindows } from '../schema';
 
 export type { RolloutWindow } from '@/lib/schemas/rollout';
 
 /** Declares a rollout window; one open window per balancer (a second is a ConflictError). */
-export function openRolloutWindow(
+export async function openRolloutWindow(
   store: Store,
   balancerId: string,
   input: { target: RolloutTarget; deadline: number },
   now: number = Date.now(),
-): RolloutWindow {
+): Promise<RolloutWindow> {
+  const { balancers, rolloutWindows } = store.t;
   const issues: FieldIssue[] = [];
   const targetIssues: string[] = [];
   checkTarget(input?.target, targetIssues);
@@ -27,49 +27,60 @@ export function openRolloutWindow(
     issues.push({ path: 'deadline', message: 'must be epoch milliseconds' });
   } else if (input.deadline <= now) issues.push({ path: 'deadline', message: 'must be in the future' });
   if (issues.length > 0) throw new ValidationError(issues);
-  return writeTransaction(store, (tx) => {
-    const b = tx.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, balancerId)).get();
+  return store.write(async (tx) => {
+    const [b] = await tx.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, balancerId));
     if (!b) throw new NotFoundError('balancer', balancerId);
-    const open = getOpenWindow(store, balancerId);
+    const open = await getOpenWindow(store, balancerId);
     if (open)
       throw new ConflictError(`balancer '${balancerId}' already has an open rollout window (${open.id})`);
-    return tx
-      .insert(rolloutWindows)
-      .values({
-        id: newId('win'),
-        balancerId,
-        target: pickTarget(input.target),
-        deadline: input.deadline,
-        openedAt: now,
-        closedAt: null,
-      })
-      .returning()
-      .get();
+    return firstRow(
+      await tx
+        .insert(rolloutWindows)
+        .values({
+          id: newId('win'),
+          balancerId,
+          target: pickTarget(input.target),
+          deadline: input.deadline,
+          openedAt: now,
+          closedAt: null,
+        })
+        .returning(),
+    );
   });
 }
 
-export function closeRolloutWindow(store: Store, windowId: string, now: number = Date.now()): RolloutWindow {
-  return writeTransaction(store, (tx) => {
-    const w = tx.select().from(rolloutWindows).where(eq(rolloutWindows.id, windowId)).get();
+export async function closeRolloutWindow(
+  store: Store,
+  windowId: string,
+  now: number = Date.now(),
+): Promise<RolloutWindow> {
+  const { rolloutWindows } = store.t;
+  return store.write(async (tx) => {
+    const [w] = await tx.select().from(rolloutWindows).where(eq(rolloutWindows.id, windowId));
     if (!w) throw new NotFoundError('rollout window', windowId);
     if (w.closedAt !== null) throw new ConflictError(`rollout window '${windowId}' is already closed`);
-    const updated = tx
-      .update(rolloutWindows)
-      .set({ closedAt: now })
-      .where(eq(rolloutWindows.id, windowId))
-      .returning()
-      .get();
+    const updated = firstRow(
+      await tx
+        .update(rolloutWindows)
+        .set({ closedAt: now })
+        .where(eq(rolloutWindows.id, windowId))
+        .returning(),
+    );
     return updated ?? { ...w, closedAt: now };
   });
 }
 
-export function getOpenWindow(store: Store, balancerId: string): RolloutWindow | null {
+export async function getOpenWindow(store: Store, balancerId: string): Promise<RolloutWindow | null> {
+  const { rolloutWindows } = store.t;
   return (
-    store.db
-      .select()
-      .from(rolloutWindows)
-      .where(and(eq(rolloutWindows.balancerId, balancerId), isNull(rolloutWindows.closedAt)))
-      .get() ?? null
+    (
+      await store.read((db) =>
+        db
+          .select()
+          .from(rolloutWindows)
+          .where(and(eq(rolloutWindows.balancerId, balancerId), isNull(rolloutWindows.closedAt))),
+      )
+    )[0] ?? null
   );
 }
 

@@ -1,9 +1,9 @@
 // Stdio targets: written only from the config file (applied idempotently, matched by name) and by the
 // poller's probes; read by the API and the dashboard without env values.
 import { and, asc, desc, eq, isNull } from 'drizzle-orm';
-import type { Store, Tx } from '../index';
+import type { Db, Store } from '../index';
 import { newId } from '../ids';
-import { stdioTargetHistory, stdioTargetStates, stdioTargets, type StdioTargetRow } from '../schema';
+import type { StdioTargetRow, StdioTargetStateRow } from '../schema';
 import { NotFoundError } from '@/lib/errors';
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { describeCommand } from '@/lib/probe/stdio-transport';
@@ -50,49 +50,60 @@ function storedFields(s: StdioTargetSettings, templates: StdioEnvTemplates) {
  * launched drops the stored state, since it described another program.
  */
 export function upsertStdioTarget(
-  tx: Tx,
+  store: Store,
   settings: StdioTargetSettings,
   templates: StdioEnvTemplates,
   now: number,
-): 'created' | 'updated' | 'unchanged' {
+): Promise<'created' | 'updated' | 'unchanged'> {
+  return store.write((tx) => upsertIn(store, tx, settings, templates, now));
+}
+
+async function upsertIn(
+  store: Store,
+  tx: Db,
+  settings: StdioTargetSettings,
+  templates: StdioEnvTemplates,
+  now: number,
+): Promise<'created' | 'updated' | 'unchanged'> {
+  const { stdioTargetHistory, stdioTargetStates, stdioTargets } = store.t;
   const wanted = storedFields(settings, templates);
-  const current = tx.select().from(stdioTargets).where(eq(stdioTargets.name, settings.name)).get();
+  const [current] = await tx.select().from(stdioTargets).where(eq(stdioTargets.name, settings.name));
   if (!current) {
-    tx.insert(stdioTargets)
-      .values({ id: newId('sto'), ...wanted, createdAt: now, updatedAt: now })
-      .run();
+    await tx.insert(stdioTargets).values({ id: newId('sto'), ...wanted, createdAt: now, updatedAt: now });
     return 'created';
   }
   const { id, createdAt: _c, updatedAt: _u, ...stored } = current;
   if (JSON.stringify(stored) === JSON.stringify(wanted)) return 'unchanged';
-  tx.update(stdioTargets)
+  await tx
+    .update(stdioTargets)
     .set({ ...wanted, updatedAt: now })
-    .where(eq(stdioTargets.id, id))
-    .run();
+    .where(eq(stdioTargets.id, id));
   const launchChanged =
     JSON.stringify(stdioSpecOf(current)) !== JSON.stringify(stdioSpecOf({ ...current, ...wanted }));
   if (launchChanged) {
-    tx.delete(stdioTargetStates).where(eq(stdioTargetStates.targetId, id)).run();
-    tx.update(stdioTargetHistory)
+    await tx.delete(stdioTargetStates).where(eq(stdioTargetStates.targetId, id));
+    await tx
+      .update(stdioTargetHistory)
       .set({ endedAt: now })
-      .where(and(eq(stdioTargetHistory.targetId, id), isNull(stdioTargetHistory.endedAt)))
-      .run();
+      .where(and(eq(stdioTargetHistory.targetId, id), isNull(stdioTargetHistory.endedAt)));
   }
   return 'updated';
 }
 
 /** Every stdio target with its settings (env values included): for the poller and export, never the API. */
-export function listStdioTargetRows(store: Store): StdioTarget[] {
-  return store.db.select().from(stdioTargets).orderBy(asc(stdioTargets.name)).all();
+export async function listStdioTargetRows(store: Store): Promise<StdioTarget[]> {
+  const { stdioTargets } = store.t;
+  return await store.read((db) => db.select().from(stdioTargets).orderBy(asc(stdioTargets.name)));
 }
 
-export function getStdioTargetRow(store: Store, id: string): StdioTarget {
-  const row = store.db.select().from(stdioTargets).where(eq(stdioTargets.id, id)).get();
+export async function getStdioTargetRow(store: Store, id: string): Promise<StdioTarget> {
+  const { stdioTargets } = store.t;
+  const [row] = await store.read((db) => db.select().from(stdioTargets).where(eq(stdioTargets.id, id)));
   if (!row) throw new NotFoundError('stdio target', id);
   return row;
 }
 
-type StateRow = typeof stdioTargetStates.$inferSelect;
+type StateRow = StdioTargetStateRow;
 
 function toView(t: StdioTarget, s: StateRow | null): StdioTargetView {
   return {
@@ -128,32 +139,43 @@ function toView(t: StdioTarget, s: StateRow | null): StdioTargetView {
 }
 
 /** All stdio targets with their latest verdict summary, by name. */
-export function listStdioTargets(store: Store): StdioTargetView[] {
-  return store.db
-    .select({ t: stdioTargets, s: stdioTargetStates })
-    .from(stdioTargets)
-    .leftJoin(stdioTargetStates, eq(stdioTargetStates.targetId, stdioTargets.id))
-    .orderBy(asc(stdioTargets.name))
-    .all()
-    .map(({ t, s }) => toView(t, s));
+export async function listStdioTargets(store: Store): Promise<StdioTargetView[]> {
+  const { stdioTargetStates, stdioTargets } = store.t;
+  return (
+    await store.read((db) =>
+      db
+        .select({ t: stdioTargets, s: stdioTargetStates })
+        .from(stdioTargets)
+        .leftJoin(stdioTargetStates, eq(stdioTargetStates.targetId, stdioTargets.id))
+        .orderBy(asc(stdioTargets.name)),
+    )
+  ).map(({ t, s }) => toView(t, s));
 }
 
 /** One stdio target: its latest verdict with the evidence, and its fingerprint spans, newest first. */
-export function getStdioTarget(store: Store, id: string, historyLimit = 100): StdioTargetDetail {
-  const row = store.db
-    .select({ t: stdioTargets, s: stdioTargetStates })
-    .from(stdioTargets)
-    .leftJoin(stdioTargetStates, eq(stdioTargetStates.targetId, stdioTargets.id))
-    .where(eq(stdioTargets.id, id))
-    .get();
+export async function getStdioTarget(
+  store: Store,
+  id: string,
+  historyLimit = 100,
+): Promise<StdioTargetDetail> {
+  const { stdioTargetHistory, stdioTargetStates, stdioTargets } = store.t;
+  const [row] = await store.read((db) =>
+    db
+      .select({ t: stdioTargets, s: stdioTargetStates })
+      .from(stdioTargets)
+      .leftJoin(stdioTargetStates, eq(stdioTargetStates.targetId, stdioTargets.id))
+      .where(eq(stdioTargets.id, id)),
+  );
   if (!row) throw new NotFoundError('stdio target', id);
-  const history = store.db
-    .select()
-    .from(stdioTargetHistory)
-    .where(eq(stdioTargetHistory.targetId, id))
-    .orderBy(desc(stdioTargetHistory.startedAt), desc(stdioTargetHistory.id))
-    .limit(historyLimit)
-    .all()
-    .map(({ id: _id, targetId: _t, ...h }) => h);
+  const history = (
+    await store.read((db) =>
+      db
+        .select()
+        .from(stdioTargetHistory)
+        .where(eq(stdioTargetHistory.targetId, id))
+        .orderBy(desc(stdioTargetHistory.startedAt), desc(stdioTargetHistory.id))
+        .limit(historyLimit),
+    )
+  ).map(({ id: _id, targetId: _t, ...h }) => h);
   return { ...toView(row.t, row.s), verdict: row.s?.verdict ?? null, history };
 }

@@ -2,9 +2,9 @@ import { desc, eq, and, isNull } from 'drizzle-orm';
 import { NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import { displayPrefix, generateToken, hashToken } from '@/lib/auth/tokens';
 import { CreateTokenInput, type ApiToken, type CreatedApiToken, type TokenScope } from '@/lib/schemas/token';
-import { writeTransaction, type Store } from '../index';
+import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
-import { apiTokens, type ApiTokenRow } from '../schema/tokens';
+import { type ApiTokenRow } from '../schema/tokens';
 
 function toApiToken(row: ApiTokenRow): ApiToken {
   return {
@@ -19,39 +19,49 @@ function toApiToken(row: ApiTokenRow): ApiToken {
 }
 
 /** Creates a token and returns it with its secret, the only time the secret is available. */
-export function createApiToken(store: Store, input: unknown, now: number = Date.now()): CreatedApiToken {
+export async function createApiToken(
+  store: Store,
+  input: unknown,
+  now: number = Date.now(),
+): Promise<CreatedApiToken> {
+  const { apiTokens } = store.t;
   const parsed = CreateTokenInput.safeParse(input);
   if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
   const token = generateToken(parsed.data.scope);
-  const row = writeTransaction(store, (tx) =>
-    tx
-      .insert(apiTokens)
-      .values({
-        id: newId('tok'),
-        name: parsed.data.name,
-        scope: parsed.data.scope,
-        prefix: displayPrefix(token),
-        hash: hashToken(token),
-        createdAt: now,
-      })
-      .returning()
-      .get(),
+  const row = await store.write(async (tx) =>
+    firstRow(
+      await tx
+        .insert(apiTokens)
+        .values({
+          id: newId('tok'),
+          name: parsed.data.name,
+          scope: parsed.data.scope,
+          prefix: displayPrefix(token),
+          hash: hashToken(token),
+          createdAt: now,
+        })
+        .returning(),
+    ),
   );
   return { ...toApiToken(row), token };
 }
 
-export function listApiTokens(store: Store): ApiToken[] {
-  return store.db.select().from(apiTokens).orderBy(desc(apiTokens.createdAt)).all().map(toApiToken);
+export async function listApiTokens(store: Store): Promise<ApiToken[]> {
+  const { apiTokens } = store.t;
+  return (await store.read((db) => db.select().from(apiTokens).orderBy(desc(apiTokens.createdAt)))).map(
+    toApiToken,
+  );
 }
 
 /** Revokes a token (kept for the audit trail). Revoking twice is a no-op that returns the same row. */
-export function revokeApiToken(store: Store, id: string, now: number = Date.now()): ApiToken {
-  return writeTransaction(store, (tx) => {
-    const row = tx.select().from(apiTokens).where(eq(apiTokens.id, id)).get();
+export async function revokeApiToken(store: Store, id: string, now: number = Date.now()): Promise<ApiToken> {
+  const { apiTokens } = store.t;
+  return store.write(async (tx) => {
+    const [row] = await tx.select().from(apiTokens).where(eq(apiTokens.id, id));
     if (!row) throw new NotFoundError('token', id);
     if (row.revokedAt !== null) return toApiToken(row);
     return toApiToken(
-      tx.update(apiTokens).set({ revokedAt: now }).where(eq(apiTokens.id, id)).returning().get(),
+      firstRow(await tx.update(apiTokens).set({ revokedAt: now }).where(eq(apiTokens.id, id)).returning()),
     );
   });
 }
@@ -65,19 +75,21 @@ export interface TokenIdentity {
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** The live token with this secret, or null (unknown or revoked). */
-export function findTokenBySecret(
+export async function findTokenBySecret(
   store: Store,
   token: string,
   now: number = Date.now(),
-): TokenIdentity | null {
-  const row = store.db
-    .select()
-    .from(apiTokens)
-    .where(and(eq(apiTokens.hash, hashToken(token)), isNull(apiTokens.revokedAt)))
-    .get();
+): Promise<TokenIdentity | null> {
+  const { apiTokens } = store.t;
+  const [row] = await store.read((db) =>
+    db
+      .select()
+      .from(apiTokens)
+      .where(and(eq(apiTokens.hash, hashToken(token)), isNull(apiTokens.revokedAt))),
+  );
   if (!row) return null;
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
-    store.db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.id)).run();
+    await store.write((db) => db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.id)));
   }
   return { id: row.id, scope: row.scope };
 }

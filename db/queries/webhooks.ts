@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, lt, or, sql, count, min } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
   CreateWebhookInput,
@@ -11,17 +11,9 @@ import {
 } from '@/lib/schemas/webhook';
 import { buildEnvelope, type EnvelopeEvent } from '@/lib/webhooks/envelope';
 import { generateWebhookSecret } from '@/lib/webhooks/signing';
-import { writeTransaction, type Store, type Tx } from '../index';
+import { firstRow, selectRows, type Db, type Store } from '../index';
 import { newId } from '../ids';
-import { rolloutWindows } from '../schema/rollout-windows';
-import {
-  webhookAttempts,
-  webhookDeliveries,
-  webhookEndpoints,
-  type EndpointKind,
-  type WebhookDeliveryRow,
-  type WebhookEndpointRow,
-} from '../schema/webhooks';
+import { type EndpointKind, type WebhookDeliveryRow, type WebhookEndpointRow } from '../schema/webhooks';
 import { encodeCursor } from './balancers';
 
 /** Alerts expected while a declared rollout runs: held until the window closes (dropped) or overruns (sent). */
@@ -66,140 +58,168 @@ function toDelivery(row: WebhookDeliveryRow): WebhookDelivery {
   };
 }
 
-function assertNameFree(tx: Tx, name: string, exceptId: string | null): void {
-  const clash = tx
+async function assertNameFree(store: Store, tx: Db, name: string, exceptId: string | null): Promise<void> {
+  const { webhookEndpoints } = store.t;
+  const [clash] = await tx
     .select({ id: webhookEndpoints.id })
     .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.name, name))
-    .get();
+    .where(eq(webhookEndpoints.name, name));
   if (clash && clash.id !== exceptId) throw new ConflictError(`an endpoint named '${name}' already exists`);
 }
 
 /** `kind` names which endpoints count: an alert sink shares the table but is not a webhook. */
-export function getWebhookRow(
-  store: Store | { db: Tx },
+export async function getWebhookRow(
+  store: Store,
   id: string,
   kind: EndpointKind | 'any' = 'webhook',
-): WebhookEndpointRow {
-  const row = store.db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)).get();
+): Promise<WebhookEndpointRow> {
+  const { webhookEndpoints } = store.t;
+  const [row] = await store.read((db) =>
+    db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, id)),
+  );
   if (!row || (kind !== 'any' && row.kind !== kind))
     throw new NotFoundError(kind === 'alertmanager' ? 'alert sink' : 'webhook', id);
   return row;
 }
 
-export function getWebhookByName(store: Store, name: string): WebhookEndpointRow | null {
+export async function getWebhookByName(store: Store, name: string): Promise<WebhookEndpointRow | null> {
+  const { webhookEndpoints } = store.t;
   return (
-    store.db
-      .select()
-      .from(webhookEndpoints)
-      .where(and(eq(webhookEndpoints.name, name), eq(webhookEndpoints.kind, 'webhook')))
-      .get() ?? null
+    (
+      await store.read((db) =>
+        db
+          .select()
+          .from(webhookEndpoints)
+          .where(and(eq(webhookEndpoints.name, name), eq(webhookEndpoints.kind, 'webhook'))),
+      )
+    )[0] ?? null
   );
 }
 
 /** Creates an endpoint; returns it with its secret (generated when not given), the only time it is shown. */
-export function createWebhook(
+export async function createWebhook(
   store: Store,
   input: CreateWebhookInputType,
   now: number = Date.now(),
-): WebhookEndpoint & { secret: string } {
+): Promise<WebhookEndpoint & { secret: string }> {
+  const { webhookEndpoints } = store.t;
   const parsed = CreateWebhookInput.safeParse(input);
   if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
   const { secret: given, ...fields } = parsed.data;
   const secret = given ?? generateWebhookSecret();
-  return writeTransaction(store, (tx) => {
-    assertNameFree(tx, fields.name, null);
-    const row = tx
-      .insert(webhookEndpoints)
-      .values({
-        id: newId('whk'),
-        ...fields,
-        secret,
-        enabled: fields.enabled,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .returning()
-      .get();
+  return store.write(async (tx) => {
+    await assertNameFree(store, tx, fields.name, null);
+    const row = firstRow(
+      await tx
+        .insert(webhookEndpoints)
+        .values({
+          id: newId('whk'),
+          ...fields,
+          secret,
+          enabled: fields.enabled,
+          createdAt: now,
+          updatedAt: now,
+        })
+        .returning(),
+    );
     return { ...toWebhookEndpoint(row, now), secret };
   });
 }
 
-export function listWebhooks(store: Store, now: number = Date.now()): WebhookEndpoint[] {
-  return store.db
-    .select()
-    .from(webhookEndpoints)
-    .where(eq(webhookEndpoints.kind, 'webhook'))
-    .orderBy(asc(webhookEndpoints.name))
-    .all()
-    .map((r) => toWebhookEndpoint(r, now));
+export async function listWebhooks(store: Store, now: number = Date.now()): Promise<WebhookEndpoint[]> {
+  const { webhookEndpoints } = store.t;
+  return (
+    await store.read((db) =>
+      db
+        .select()
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.kind, 'webhook'))
+        .orderBy(asc(webhookEndpoints.name)),
+    )
+  ).map((r) => toWebhookEndpoint(r, now));
 }
 
 /** Applies the fields sent. Re-enabling clears the disabled reason and the failure run. */
-export function updateWebhook(
+export async function updateWebhook(
   store: Store,
   id: string,
   patch: UpdateWebhookInputType,
   now: number = Date.now(),
-): WebhookEndpoint {
+): Promise<WebhookEndpoint> {
+  const { webhookEndpoints } = store.t;
   const parsed = UpdateWebhookInput.safeParse(patch);
   if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
   const sent = new Set(Object.keys(patch));
   const changes = Object.fromEntries(Object.entries(parsed.data).filter(([k]) => sent.has(k)));
-  return writeTransaction(store, (tx) => {
-    const current = getWebhookRow({ db: tx }, id);
-    if (typeof changes.name === 'string') assertNameFree(tx, changes.name, id);
+  return store.write(async (tx) => {
+    const current = await getWebhookRow(store, id);
+    if (typeof changes.name === 'string') await assertNameFree(store, tx, changes.name, id);
     const reenable = changes.enabled === true && !current.enabled;
     const disable = changes.enabled === false && current.enabled;
-    const row = tx
-      .update(webhookEndpoints)
-      .set({
-        ...changes,
-        ...(reenable ? { disabledReason: null, disabledAt: null, failingSince: null } : {}),
-        ...(disable ? { disabledReason: 'disabled by an operator', disabledAt: now } : {}),
-        updatedAt: now,
-      })
-      .where(eq(webhookEndpoints.id, id))
-      .returning()
-      .get();
+    const row = firstRow(
+      await tx
+        .update(webhookEndpoints)
+        .set({
+          ...changes,
+          ...(reenable ? { disabledReason: null, disabledAt: null, failingSince: null } : {}),
+          ...(disable ? { disabledReason: 'disabled by an operator', disabledAt: now } : {}),
+          updatedAt: now,
+        })
+        .where(eq(webhookEndpoints.id, id))
+        .returning(),
+    );
     return toWebhookEndpoint(row, now);
   });
 }
 
-export function deleteWebhook(store: Store, id: string): void {
-  writeTransaction(store, (tx) => {
-    const res = tx
+export async function deleteWebhook(store: Store, id: string): Promise<void> {
+  const { webhookEndpoints } = store.t;
+  await store.write(async (tx) => {
+    const gone = await tx
       .delete(webhookEndpoints)
       .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.kind, 'webhook')))
-      .run();
-    if (res.changes === 0) throw new NotFoundError('webhook', id);
+      .returning({ id: webhookEndpoints.id });
+    if (gone.length === 0) throw new NotFoundError('webhook', id);
   });
 }
 
+/** Replaces the signing secret outright, with no overlap (the config file names the one secret to use). */
+export async function replaceWebhookSecret(store: Store, id: string, secret: string): Promise<void> {
+  const { webhookEndpoints } = store.t;
+  await store.write((tx) =>
+    tx
+      .update(webhookEndpoints)
+      .set({ secret, previousSecret: null, previousSecretUntil: null })
+      .where(eq(webhookEndpoints.id, id)),
+  );
+}
+
 /** A new signing secret; the old one keeps signing beside it for `overlapMs`. */
-export function rotateWebhookSecret(
+export async function rotateWebhookSecret(
   store: Store,
   id: string,
   opts: { overlapMs: number; secret?: string },
   now: number = Date.now(),
-): WebhookEndpoint & { secret: string } {
+): Promise<WebhookEndpoint & { secret: string }> {
+  const { webhookEndpoints } = store.t;
   const secret = opts.secret ?? generateWebhookSecret();
-  return writeTransaction(store, (tx) => {
-    const current = getWebhookRow({ db: tx }, id);
+  return store.write(async (tx) => {
+    const current = await getWebhookRow(store, id);
     if (secret === current.secret) {
       throw new ValidationError([{ path: 'secret', message: 'must differ from the current secret' }]);
     }
-    const row = tx
-      .update(webhookEndpoints)
-      .set({
-        secret,
-        previousSecret: opts.overlapMs > 0 ? current.secret : null,
-        previousSecretUntil: opts.overlapMs > 0 ? now + opts.overlapMs : null,
-        updatedAt: now,
-      })
-      .where(eq(webhookEndpoints.id, id))
-      .returning()
-      .get();
+    const row = firstRow(
+      await tx
+        .update(webhookEndpoints)
+        .set({
+          secret,
+          previousSecret: opts.overlapMs > 0 ? current.secret : null,
+          previousSecretUntil: opts.overlapMs > 0 ? now + opts.overlapMs : null,
+          updatedAt: now,
+        })
+        .where(eq(webhookEndpoints.id, id))
+        .returning(),
+    );
     return { ...toWebhookEndpoint(row, now), secret };
   });
 }
@@ -226,13 +246,26 @@ function wants(endpoint: WebhookEndpointRow, event: EnvelopeEvent): boolean {
  * The outbox write: one delivery per (event, interested enabled endpoint), in the caller's transaction, so a
  * committed event always has its deliveries. Alerts inside an open rollout window are written as held.
  */
-export function enqueueDeliveries(tx: Tx, events: readonly EnvelopeEvent[], now?: number): number {
+export async function enqueueDeliveries(
+  store: Store,
+  events: readonly EnvelopeEvent[],
+  now?: number,
+): Promise<number> {
   if (events.length === 0) return 0;
-  const endpoints = tx
+  return store.write((tx) => enqueueIn(store, tx, events, now));
+}
+
+async function enqueueIn(
+  store: Store,
+  tx: Db,
+  events: readonly EnvelopeEvent[],
+  now?: number,
+): Promise<number> {
+  const { webhookDeliveries, webhookEndpoints, rolloutWindows } = store.t;
+  const endpoints = await tx
     .select()
     .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.enabled, true), eq(webhookEndpoints.kind, 'webhook')))
-    .all();
+    .where(and(eq(webhookEndpoints.enabled, true), eq(webhookEndpoints.kind, 'webhook')));
   if (endpoints.length === 0) return 0;
   let written = 0;
   const windowCache = new Map<string, { id: string; deadline: number } | null>();
@@ -242,13 +275,14 @@ export function enqueueDeliveries(tx: Tx, events: readonly EnvelopeEvent[], now?
     let holdWindow: { id: string; deadline: number } | null = null;
     if (event.balancerId !== null && HELD_DURING_ROLLOUT.includes(event.type)) {
       if (!windowCache.has(event.balancerId)) {
-        const w = tx
-          .select({ id: rolloutWindows.id, deadline: rolloutWindows.deadline })
-          .from(rolloutWindows)
-          .where(
-            and(eq(rolloutWindows.balancerId, event.balancerId), sql`${rolloutWindows.closedAt} IS NULL`),
-          )
-          .get();
+        const w = (
+          await tx
+            .select({ id: rolloutWindows.id, deadline: rolloutWindows.deadline })
+            .from(rolloutWindows)
+            .where(
+              and(eq(rolloutWindows.balancerId, event.balancerId), sql`${rolloutWindows.closedAt} IS NULL`),
+            )
+        )[0];
         windowCache.set(event.balancerId, w ?? null);
       }
       const w = windowCache.get(event.balancerId) ?? null;
@@ -257,21 +291,19 @@ export function enqueueDeliveries(tx: Tx, events: readonly EnvelopeEvent[], now?
     const payload = JSON.stringify(buildEnvelope(event));
     const at = now ?? event.at;
     for (const endpoint of targets) {
-      tx.insert(webhookDeliveries)
-        .values({
-          id: newId('msg'),
-          endpointId: endpoint.id,
-          eventId: event.id,
-          balancerId: event.balancerId,
-          type: event.type,
-          payload,
-          status: holdWindow ? 'held' : 'pending',
-          rolloutWindowId: holdWindow?.id ?? null,
-          attempts: 0,
-          nextAttemptAt: holdWindow ? null : at,
-          createdAt: at,
-        })
-        .run();
+      await tx.insert(webhookDeliveries).values({
+        id: newId('msg'),
+        endpointId: endpoint.id,
+        eventId: event.id,
+        balancerId: event.balancerId,
+        type: event.type,
+        payload,
+        status: holdWindow ? 'held' : 'pending',
+        rolloutWindowId: holdWindow?.id ?? null,
+        attempts: 0,
+        nextAttemptAt: holdWindow ? null : at,
+        createdAt: at,
+      });
       written++;
     }
   }
@@ -282,9 +314,13 @@ export function enqueueDeliveries(tx: Tx, events: readonly EnvelopeEvent[], now?
  * Settles held alerts: a window closed before its deadline means the rollout finished as declared, so its held
  * alerts are dropped (suppressed); a window past its deadline releases them for delivery beside rollout.stuck.
  */
-export function settleHeldDeliveries(store: Store, now: number): { released: number; suppressed: number } {
-  return writeTransaction(store, (tx) => {
-    const held = tx
+export async function settleHeldDeliveries(
+  store: Store,
+  now: number,
+): Promise<{ released: number; suppressed: number }> {
+  const { webhookDeliveries, rolloutWindows } = store.t;
+  return store.write(async (tx) => {
+    const held = await tx
       .select({
         id: webhookDeliveries.id,
         windowId: webhookDeliveries.rolloutWindowId,
@@ -293,8 +329,7 @@ export function settleHeldDeliveries(store: Store, now: number): { released: num
       })
       .from(webhookDeliveries)
       .leftJoin(rolloutWindows, eq(rolloutWindows.id, webhookDeliveries.rolloutWindowId))
-      .where(eq(webhookDeliveries.status, 'held'))
-      .all();
+      .where(eq(webhookDeliveries.status, 'held'));
     const release: string[] = [];
     const suppress: string[] = [];
     for (const h of held) {
@@ -304,20 +339,20 @@ export function settleHeldDeliveries(store: Store, now: number): { released: num
       else if (now >= h.deadline) release.push(h.id);
     }
     if (release.length > 0) {
-      tx.update(webhookDeliveries)
+      await tx
+        .update(webhookDeliveries)
         .set({ status: 'pending', nextAttemptAt: now })
-        .where(inArray(webhookDeliveries.id, release))
-        .run();
+        .where(inArray(webhookDeliveries.id, release));
     }
     if (suppress.length > 0) {
-      tx.update(webhookDeliveries)
+      await tx
+        .update(webhookDeliveries)
         .set({
           status: 'suppressed',
           completedAt: now,
           lastError: 'held during a rollout window that closed in time',
         })
-        .where(inArray(webhookDeliveries.id, suppress))
-        .run();
+        .where(inArray(webhookDeliveries.id, suppress));
     }
     return { released: release.length, suppressed: suppress.length };
   });
@@ -343,32 +378,44 @@ export interface ClaimOptions {
  * Takes due deliveries of enabled endpoints, oldest first, and leases them (next attempt pushed past the
  * attempt deadline), so a second worker skips them and a crash mid-attempt retries them after the lease.
  */
-export function claimDueDeliveries(store: Store, now: number, opts: ClaimOptions): ClaimedDelivery[] {
+export async function claimDueDeliveries(
+  store: Store,
+  now: number,
+  opts: ClaimOptions,
+): Promise<ClaimedDelivery[]> {
+  const { webhookDeliveries, webhookEndpoints } = store.t;
   const exclude = opts.excludeEndpointIds ?? [];
-  return writeTransaction(store, (tx) => {
-    const ids = store.sqlite
-      .prepare(
-        `SELECT id FROM (
+  return store.write(async (tx) => {
+    const skip =
+      exclude.length === 0
+        ? sql``
+        : sql`AND d.endpoint_id NOT IN (${sql.join(
+            exclude.map((id) => sql`${id}`),
+            sql`, `,
+          )})`;
+    const ids = (
+      await selectRows<{ id: string }>(
+        store,
+        tx,
+        sql`SELECT id FROM (
            SELECT d.id AS id, d.next_attempt_at AS due,
                   row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS nth
              FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-            WHERE d.status = 'pending' AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?
-              AND e.enabled = 1 AND d.endpoint_id NOT IN (SELECT value FROM json_each(?)))
-          WHERE nth <= ? ORDER BY due, id LIMIT ?`,
+            WHERE d.status = 'pending' AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ${now}
+              AND e.enabled ${skip}) ranked
+          WHERE nth <= ${opts.perEndpoint ?? opts.limit} ORDER BY due, id LIMIT ${opts.limit}`,
       )
-      .pluck()
-      .all(now, JSON.stringify(exclude), opts.perEndpoint ?? opts.limit, opts.limit) as string[];
+    ).map((r) => r.id);
     if (ids.length === 0) return [];
-    tx.update(webhookDeliveries)
+    await tx
+      .update(webhookDeliveries)
       .set({ nextAttemptAt: now + opts.leaseMs })
-      .where(inArray(webhookDeliveries.id, ids))
-      .run();
-    const rows = tx
+      .where(inArray(webhookDeliveries.id, ids));
+    const rows = await tx
       .select({ d: webhookDeliveries, e: webhookEndpoints })
       .from(webhookDeliveries)
       .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-      .where(inArray(webhookDeliveries.id, ids))
-      .all();
+      .where(inArray(webhookDeliveries.id, ids));
     const order = new Map(ids.map((id, i) => [id, i]));
     rows.sort((a, b) => (order.get(a.d.id) ?? 0) - (order.get(b.d.id) ?? 0));
     return rows.map((r) => ({ delivery: r.d, endpoint: r.e }));
@@ -376,19 +423,24 @@ export function claimDueDeliveries(store: Store, now: number, opts: ClaimOptions
 }
 
 /** The earliest time something is due (pending attempt or held window deadline), for the worker's sleep. */
-export function nextDueAt(store: Store): number | null {
-  const pending = store.db
-    .select({ at: sql<number | null>`min(${webhookDeliveries.nextAttemptAt})` })
-    .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
-    .where(and(eq(webhookDeliveries.status, 'pending'), eq(webhookEndpoints.enabled, true)))
-    .get();
-  const held = store.db
-    .select({ at: sql<number | null>`min(${rolloutWindows.deadline})` })
-    .from(webhookDeliveries)
-    .innerJoin(rolloutWindows, eq(rolloutWindows.id, webhookDeliveries.rolloutWindowId))
-    .where(eq(webhookDeliveries.status, 'held'))
-    .get();
+export async function nextDueAt(store: Store): Promise<number | null> {
+  const { webhookDeliveries, webhookEndpoints, rolloutWindows } = store.t;
+  const pending = (
+    await store.read((db) =>
+      db
+        .select({ at: min(webhookDeliveries.nextAttemptAt) })
+        .from(webhookDeliveries)
+        .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+        .where(and(eq(webhookDeliveries.status, 'pending'), eq(webhookEndpoints.enabled, true))),
+    )
+  )[0];
+  const [held] = await store.read((db) =>
+    db
+      .select({ at: min(rolloutWindows.deadline) })
+      .from(webhookDeliveries)
+      .innerJoin(rolloutWindows, eq(rolloutWindows.id, webhookDeliveries.rolloutWindowId))
+      .where(eq(webhookDeliveries.status, 'held')),
+  );
   const candidates = [pending?.at, held?.at].filter((v): v is number => typeof v === 'number');
   return candidates.length > 0 ? Math.min(...candidates) : null;
 }
@@ -411,19 +463,19 @@ export interface AttemptDecision {
 }
 
 /** Writes one attempt, the delivery's new state and the endpoint's health, in one transaction. */
-export function recordAttempt(
+export async function recordAttempt(
   store: Store,
   deliveryId: string,
   endpointId: string,
   attempt: AttemptRecord,
   decision: AttemptDecision,
-): void {
-  writeTransaction(store, (tx) => {
-    tx.insert(webhookAttempts)
-      .values({ deliveryId, endpointId, ...attempt })
-      .run();
+): Promise<void> {
+  const { webhookDeliveries, webhookEndpoints, webhookAttempts } = store.t;
+  await store.write(async (tx) => {
+    await tx.insert(webhookAttempts).values({ deliveryId, endpointId, ...attempt });
     const done = decision.status === 'succeeded' || decision.status === 'failed';
-    tx.update(webhookDeliveries)
+    await tx
+      .update(webhookDeliveries)
       .set({
         status: decision.status,
         attempts: sql`${webhookDeliveries.attempts} + 1`,
@@ -433,9 +485,9 @@ export function recordAttempt(
         lastError: attempt.error,
         completedAt: done ? attempt.at : null,
       })
-      .where(eq(webhookDeliveries.id, deliveryId))
-      .run();
-    tx.update(webhookEndpoints)
+      .where(eq(webhookDeliveries.id, deliveryId));
+    await tx
+      .update(webhookEndpoints)
       .set({
         failingSince:
           decision.failingSince === null
@@ -445,8 +497,7 @@ export function recordAttempt(
           ? { enabled: false, disabledReason: decision.disableReason, disabledAt: attempt.at }
           : {}),
       })
-      .where(eq(webhookEndpoints.id, endpointId))
-      .run();
+      .where(eq(webhookEndpoints.id, endpointId));
   });
 }
 
@@ -459,12 +510,13 @@ export interface ListDeliveriesOptions {
 }
 
 /** An endpoint's delivery log, newest first, each with its attempts. */
-export function listDeliveries(
+export async function listDeliveries(
   store: Store,
   endpointId: string,
   opts: ListDeliveriesOptions,
-): { items: WebhookDelivery[]; nextCursor: string | null } {
-  getWebhookRow(store, endpointId, opts.kind);
+): Promise<{ items: WebhookDelivery[]; nextCursor: string | null }> {
+  const { webhookDeliveries, webhookAttempts } = store.t;
+  await getWebhookRow(store, endpointId, opts.kind);
   let before: { createdAt: number; id: string } | null = null;
   if (opts.cursor) {
     const decoded = Buffer.from(opts.cursor, 'base64url').toString('utf8');
@@ -474,39 +526,41 @@ export function listDeliveries(
     }
     before = { createdAt: Number(m[1]), id: m[2] };
   }
-  const rows = store.db
-    .select()
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.endpointId, endpointId),
-        opts.status ? eq(webhookDeliveries.status, opts.status) : undefined,
-        before
-          ? or(
-              lt(webhookDeliveries.createdAt, before.createdAt),
-              and(eq(webhookDeliveries.createdAt, before.createdAt), lt(webhookDeliveries.id, before.id)),
-            )
-          : undefined,
-      ),
-    )
-    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
-    .limit(opts.limit + 1)
-    .all();
+  const rows = await store.read((db) =>
+    db
+      .select()
+      .from(webhookDeliveries)
+      .where(
+        and(
+          eq(webhookDeliveries.endpointId, endpointId),
+          opts.status ? eq(webhookDeliveries.status, opts.status) : undefined,
+          before
+            ? or(
+                lt(webhookDeliveries.createdAt, before.createdAt),
+                and(eq(webhookDeliveries.createdAt, before.createdAt), lt(webhookDeliveries.id, before.id)),
+              )
+            : undefined,
+        ),
+      )
+      .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+      .limit(opts.limit + 1),
+  );
   const page = rows.slice(0, opts.limit);
   const attempts =
     page.length === 0
       ? []
-      : store.db
-          .select()
-          .from(webhookAttempts)
-          .where(
-            inArray(
-              webhookAttempts.deliveryId,
-              page.map((r) => r.id),
-            ),
-          )
-          .orderBy(asc(webhookAttempts.at), asc(webhookAttempts.id))
-          .all();
+      : await store.read((db) =>
+          db
+            .select()
+            .from(webhookAttempts)
+            .where(
+              inArray(
+                webhookAttempts.deliveryId,
+                page.map((r) => r.id),
+              ),
+            )
+            .orderBy(asc(webhookAttempts.at), asc(webhookAttempts.id)),
+        );
   const items = page.map((r) => ({
     ...toDelivery(r),
     log: attempts
@@ -526,35 +580,45 @@ export function listDeliveries(
   };
 }
 
-export function getDelivery(store: Store, endpointId: string, deliveryId: string): WebhookDeliveryRow {
-  const row = store.db
-    .select()
-    .from(webhookDeliveries)
-    .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, endpointId)))
-    .get();
+export async function getDelivery(
+  store: Store,
+  endpointId: string,
+  deliveryId: string,
+): Promise<WebhookDeliveryRow> {
+  const { webhookDeliveries } = store.t;
+  const row = (
+    await store.read((db) =>
+      db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.endpointId, endpointId))),
+    )
+  )[0];
   if (!row) throw new NotFoundError('delivery', deliveryId);
   return row;
 }
 
 /** Queues a delivery again (same id and body), with a fresh retry schedule. */
-export function redeliver(
+export async function redeliver(
   store: Store,
   endpointId: string,
   deliveryId: string,
   now: number = Date.now(),
   kind: EndpointKind = 'webhook',
-): WebhookDelivery {
-  return writeTransaction(store, (tx) => {
-    const endpoint = getWebhookRow({ db: tx }, endpointId, kind);
+): Promise<WebhookDelivery> {
+  const { webhookDeliveries } = store.t;
+  return store.write(async (tx) => {
+    const endpoint = await getWebhookRow(store, endpointId, kind);
     if (!endpoint.enabled)
       throw new ConflictError(`webhook '${endpointId}' is disabled; enable it before redelivering`);
-    getDelivery(store, endpointId, deliveryId);
-    const row = tx
-      .update(webhookDeliveries)
-      .set({ status: 'pending', attempts: 0, nextAttemptAt: now, completedAt: null })
-      .where(eq(webhookDeliveries.id, deliveryId))
-      .returning()
-      .get();
+    await getDelivery(store, endpointId, deliveryId);
+    const row = firstRow(
+      await tx
+        .update(webhookDeliveries)
+        .set({ status: 'pending', attempts: 0, nextAttemptAt: now, completedAt: null })
+        .where(eq(webhookDeliveries.id, deliveryId))
+        .returning(),
+    );
     return toDelivery(row);
   });
 }
@@ -564,14 +628,15 @@ export function redeliver(
  * `leaseMs` away), so the caller's inline attempt is the only one: the outbox worker retries it only after a
  * failed attempt schedules a retry, or after the lease when the caller crashed.
  */
-export function enqueueTestDelivery(
+export async function enqueueTestDelivery(
   store: Store,
   endpointId: string,
   now: number = Date.now(),
   leaseMs = 30_000,
-): WebhookDeliveryRow {
-  return writeTransaction(store, (tx) => {
-    const endpoint = getWebhookRow({ db: tx }, endpointId);
+): Promise<WebhookDeliveryRow> {
+  const { webhookDeliveries } = store.t;
+  return store.write(async (tx) => {
+    const endpoint = await getWebhookRow(store, endpointId);
     const id = newId('msg');
     const payload = JSON.stringify(
       buildEnvelope({
@@ -583,37 +648,43 @@ export function enqueueTestDelivery(
         data: { message: `test delivery to '${endpoint.name}'` },
       }),
     );
-    return tx
-      .insert(webhookDeliveries)
-      .values({
-        id,
-        endpointId,
-        eventId: null,
-        balancerId: null,
-        type: 'webhook.test',
-        payload,
-        status: 'pending',
-        attempts: 0,
-        nextAttemptAt: now + leaseMs,
-        createdAt: now,
-      })
-      .returning()
-      .get();
+    return firstRow(
+      await tx
+        .insert(webhookDeliveries)
+        .values({
+          id,
+          endpointId,
+          eventId: null,
+          balancerId: null,
+          type: 'webhook.test',
+          payload,
+          status: 'pending',
+          attempts: 0,
+          nextAttemptAt: now + leaseMs,
+          createdAt: now,
+        })
+        .returning(),
+    );
   });
 }
 
 /** Delivery outcomes counted by status, for metrics. */
-export function countDeliveriesByStatus(store: Store): Array<{ status: string; count: number }> {
-  return store.db
-    .select({ status: webhookDeliveries.status, count: sql<number>`count(*)` })
-    .from(webhookDeliveries)
-    .groupBy(webhookDeliveries.status)
-    .all();
+export async function countDeliveriesByStatus(
+  store: Store,
+): Promise<Array<{ status: string; count: number }>> {
+  const { webhookDeliveries } = store.t;
+  return await store.read((db) =>
+    db
+      .select({ status: webhookDeliveries.status, count: count() })
+      .from(webhookDeliveries)
+      .groupBy(webhookDeliveries.status),
+  );
 }
 
 /** Deletes finished deliveries (and their attempts) completed before `before`; pending and held ones stay. */
-export function pruneDeliveries(store: Store, before: number): number {
-  return writeTransaction(store, (tx) =>
+export async function pruneDeliveries(store: Store, before: number): Promise<number> {
+  const { webhookDeliveries } = store.t;
+  const gone = await store.write((tx) =>
     tx
       .delete(webhookDeliveries)
       .where(
@@ -623,6 +694,7 @@ export function pruneDeliveries(store: Store, before: number): number {
           lt(webhookDeliveries.completedAt, before),
         ),
       )
-      .run(),
-  ).changes;
+      .returning({ id: webhookDeliveries.id }),
+  );
+  return gone.length;
 }

@@ -28,16 +28,16 @@ export function alertsEndpoint(base: string): string {
 }
 
 /** Brings every enabled sink's alerts up to date and queues the pushes that are due; returns pushes queued. */
-export function reconcileAlertSinks(store: Store, now: number, publicUrl: string): number {
-  const sinks = listEnabledAlertSinkRows(store);
+export async function reconcileAlertSinks(store: Store, now: number, publicUrl: string): Promise<number> {
+  const sinks = await listEnabledAlertSinkRows(store);
   if (sinks.length === 0) return 0;
-  const firing = readAlertSubjects(store).flatMap(({ nodes, ...s }) =>
+  const firing = (await readAlertSubjects(store)).flatMap(({ nodes, ...s }) =>
     alertsFor({ ...s, nodeLabels: nodeLabels(nodes) }, publicUrl),
   );
   let queued = 0;
   for (const sink of sinks) {
     const wanted = firing.filter((a) => sinkWants(sink, a));
-    const sync = syncSinkAlerts(store, sink, wanted, now);
+    const sync = await syncSinkAlerts(store, sink, wanted, now);
     if (sync.pushQueued) queued++;
   }
   return queued;
@@ -87,9 +87,9 @@ export async function pushSinkAlerts(
   deps: PushDeps,
 ): Promise<AttemptResult> {
   const started = deps.now();
-  const alerts = readSinkAlerts(store, sink.id);
+  const alerts = await readSinkAlerts(store, sink.id);
   const body = JSON.stringify(postableAlerts(alerts, started, sink.alertmanager.resendIntervalMs));
-  recordPushPayload(store, deliveryId, body);
+  await recordPushPayload(store, deliveryId, body);
   const auth = authorizationHeader(sink.alertmanager.auth, deps.env ?? process.env);
   if (!auth.ok) return { outcome: 'config_error', httpStatus: null, error: auth.error, durationMs: 0 };
   const headers: Record<string, string> = auth.header ? { authorization: auth.header } : {};

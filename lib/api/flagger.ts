@@ -26,7 +26,7 @@ export async function answerFlaggerHook(
       { headers: { 'www-authenticate': 'Bearer realm="erawatch"' } },
     );
   }
-  const principal = principalForSecret(token, ctx.store, ctx.mode, ctx.now);
+  const principal = await principalForSecret(token, ctx.store, ctx.mode, ctx.now);
   enforceRateLimit(principal, ctx.now);
 
   const gate = await answerGate(ctx.store, body.metadata.balancer, body.metadata.revision, {

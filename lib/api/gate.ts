@@ -20,12 +20,12 @@ export function freshWaitMs(env: Record<string, string | undefined> = process.en
  * A balancer by id, else by name (a pipeline knows the name); an id wins over an equal name. A path segment
  * may arrive still percent-encoded, so the decoded form is tried too.
  */
-export function resolveBalancer(store: Store, ref: string): Balancer {
+export async function resolveBalancer(store: Store, ref: string): Promise<Balancer> {
   const candidates = [...new Set([ref, safeDecode(ref)])];
   for (const lookup of [getBalancer, getBalancerByName]) {
     for (const candidate of candidates) {
       try {
-        return lookup(store, candidate);
+        return await lookup(store, candidate);
       } catch (err) {
         if (!(err instanceof NotFoundError)) throw err;
       }
@@ -42,14 +42,14 @@ function safeDecode(value: string): string {
   }
 }
 
-export function gateForBalancer(
+export async function gateForBalancer(
   store: Store,
   balancer: Pick<Balancer, 'id' | 'name'>,
   revision: string,
   now: number,
   fresh = false,
-): GateAnswer {
-  const nodes = listNodes(store, balancer.id);
+): Promise<GateAnswer> {
+  const nodes = await listNodes(store, balancer.id);
   const unprobed = nodes.filter((n) => n.state === null).map((n) => n.id);
   const observations: NodeObservation[] = nodes.flatMap((n) =>
     n.state ? [{ nodeId: n.id, verdict: n.state.verdict, recentChanges: [] }] : [],
@@ -89,12 +89,12 @@ export async function answerGate(
   options: AnswerGateOptions,
 ): Promise<GateAnswer> {
   const clock = options.clock ?? Date.now;
-  const balancer = resolveBalancer(store, ref);
-  if (!options.fresh) return gateForBalancer(store, balancer, revision, clock());
+  const balancer = await resolveBalancer(store, ref);
+  if (!options.fresh) return await gateForBalancer(store, balancer, revision, clock());
 
   const outcome = await probeWithin(options.probeNow(balancer.id), options.waitMs);
-  if (outcome.kind === 'done') return gateForBalancer(store, balancer, revision, clock(), true);
-  const stale = gateForBalancer(store, balancer, revision, clock());
+  if (outcome.kind === 'done') return await gateForBalancer(store, balancer, revision, clock(), true);
+  const stale = await gateForBalancer(store, balancer, revision, clock());
   const why =
     outcome.kind === 'timeout'
       ? `the fresh probe did not finish within ${options.waitMs} ms`

@@ -12,7 +12,7 @@ export async function probeBalancerNow(store: Store, balancerId: string): Promis
     probe: instrumentProbe(createDefaultProbe(process.env)),
   });
   try {
-    flushStoredMetrics(store);
+    await flushStoredMetrics(store);
   } catch {
     // A worker's flusher in this process writes the series on its next round.
   }

@@ -6,9 +6,9 @@ import { sortFleet, toFleetRow, type FleetRow } from '@/lib/ui/fleet';
 import { nodeLabels } from '@/lib/ui/node-label';
 
 /** Every balancer as an overview row, non-uniform first, with when its divergence began. */
-export function readFleetRows(store: Store): FleetRow[] {
-  const fleet = readFleetSources(store).map(toFleetRow);
-  const since = readDivergedSince(
+export async function readFleetRows(store: Store): Promise<FleetRow[]> {
+  const fleet = (await readFleetSources(store)).map(toFleetRow);
+  const since = await readDivergedSince(
     store,
     fleet.filter((r) => r.nonUniform).map((r) => r.id),
   );
@@ -17,6 +17,6 @@ export function readFleetRows(store: Store): FleetRow[] {
 }
 
 /** How operators know each of these nodes (URL, address or attribution), for lists that carry node ids. */
-export function readNodeLabels(store: Store, ids: readonly string[]): Record<string, string> {
-  return nodeLabels(readNodeIdentities(store, ids));
+export async function readNodeLabels(store: Store, ids: readonly string[]): Promise<Record<string, string>> {
+  return nodeLabels(await readNodeIdentities(store, ids));
 }

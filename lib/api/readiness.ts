@@ -17,21 +17,21 @@ export interface Readiness {
 export const DEFAULT_MAX_CYCLE_AGE_MS = 5 * 60_000;
 const HEARTBEAT_HOLDER = `${os.hostname()}:${process.pid}`;
 
-function checkDatabase(store: Store, now: number): { ok: boolean; detail: string } {
-  const beat = writeHeartbeat(store, HEARTBEAT_HOLDER, now);
+async function checkDatabase(store: Store, now: number): Promise<{ ok: boolean; detail: string }> {
+  const beat = await writeHeartbeat(store, HEARTBEAT_HOLDER, now);
   if (beat.ok) return { ok: true, detail: 'heartbeat written' };
   return { ok: false, detail: `heartbeat write failed: ${beat.error}${beat.code ? ` (${beat.code})` : ''}` };
 }
 
-export function checkReadiness(
+export async function checkReadiness(
   store: Store,
   env: Record<string, string | undefined>,
   now: number,
   maxCycleAgeMs = DEFAULT_MAX_CYCLE_AGE_MS,
-): Readiness {
-  const database = checkDatabase(store, now);
+): Promise<Readiness> {
+  const database = await checkDatabase(store, now);
   let poller: { ok: boolean; detail: string };
-  const status = getPollerStatus(store, now);
+  const status = await getPollerStatus(store, now);
   if (!status.leaseHeld) {
     poller = {
       ok: false,
@@ -43,7 +43,7 @@ export function checkReadiness(
   } else if (
     status.lastCycleAgeMs !== null &&
     status.lastCycleAgeMs > maxCycleAgeMs &&
-    countBalancers(store) > 0
+    (await countBalancers(store)) > 0
   ) {
     poller = { ok: false, detail: `last cycle ${Math.round(status.lastCycleAgeMs / 1000)} s ago` };
   } else {

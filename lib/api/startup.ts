@@ -10,7 +10,9 @@ import { workerSettingsRefusal } from '@/lib/worker/region';
 const STARTED = Symbol.for('erawatch.api-startup');
 type GlobalWithFlag = typeof globalThis & { [STARTED]?: WorkerHandle };
 
-export function startServerSide(env: Record<string, string | undefined> = process.env): WorkerHandle {
+export async function startServerSide(
+  env: Record<string, string | undefined> = process.env,
+): Promise<WorkerHandle> {
   const refusal = startupRefusal(currentAuthMode()) ?? workerSettingsRefusal(env);
   if (refusal) {
     console.error(`erawatch: ${refusal}`);
@@ -21,7 +23,7 @@ export function startServerSide(env: Record<string, string | undefined> = proces
   if (existing) return existing;
   let store;
   try {
-    store = getStore();
+    store = await getStore();
   } catch (err) {
     if (err instanceof Error && err.name === 'StoreOpenError') {
       console.error(`erawatch: ${err.message}`);
@@ -29,7 +31,7 @@ export function startServerSide(env: Record<string, string | undefined> = proces
     }
     throw err;
   }
-  const handle = startWorker({ store, roles: webRolesFromEnv(env), env });
+  const handle = await startWorker({ store, roles: webRolesFromEnv(env), env });
   if (handle.poller) rememberPoller(handle.poller);
   g[STARTED] = handle;
   return handle;

@@ -49,22 +49,32 @@ function unauthorized(code: string, detail: string): HttpProblem {
 }
 
 /** The principal a bearer secret stands for (the admin secret or a token); 401 when it is neither. */
-export function principalForSecret(secret: string, store: Store, mode: AuthMode, now: number): Principal {
+export async function principalForSecret(
+  secret: string,
+  store: Store,
+  mode: AuthMode,
+  now: number,
+): Promise<Principal> {
   if (mode.adminSecret !== null && secretsEqual(secret, mode.adminSecret))
     return { kind: 'admin', via: 'secret' };
-  const token = looksLikeToken(secret) ? findTokenBySecret(store, secret, now) : null;
+  const token = looksLikeToken(secret) ? await findTokenBySecret(store, secret, now) : null;
   if (!token) throw unauthorized('invalid_token', 'the bearer token is unknown or has been revoked');
   return { kind: 'token', id: token.id, scope: token.scope };
 }
 
 /** Who is calling. Throws 401/403 for credentials that are present but wrong. */
-export function authenticate(req: Request, store: Store, mode: AuthMode, now: number): Principal {
+export async function authenticate(
+  req: Request,
+  store: Store,
+  mode: AuthMode,
+  now: number,
+): Promise<Principal> {
   const header = req.headers.get('authorization');
   if (header !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match?.[1])
       throw unauthorized('invalid_authorization', 'the Authorization header must be "Bearer <token>"');
-    return principalForSecret(match[1], store, mode, now);
+    return await principalForSecret(match[1], store, mode, now);
   }
   const cookie = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
   if (cookie !== null && mode.adminSecret !== null && verifySession(cookie, mode.adminSecret, now)) {
@@ -254,8 +264,8 @@ export function withApi<P extends Record<string, string> = Record<string, never>
           });
         }
       }
-      const store = getStore();
-      const principal = authenticate(req, store, mode, now);
+      const store = await getStore();
+      const principal = await authenticate(req, store, mode, now);
       requireAccess(principal, access);
       const params = route ? await route.params : ({} as P);
       return await handler({ req, params, principal, store, now, mode });
@@ -347,9 +357,9 @@ export function readQuery<S extends z.ZodType>(req: Request, schema: S): z.outpu
 }
 
 /** Runs a store call whose ValidationErrors concern query parameters (cursor, limit): those are 400s. */
-export function asQueryErrors<T>(fn: () => T): T {
+export async function asQueryErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
-    return fn();
+    return await fn();
   } catch (err) {
     if (err instanceof ValidationError) {
       const errors: InvalidParam[] = err.issues.map((i) => ({

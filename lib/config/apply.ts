@@ -1,13 +1,11 @@
 // Applies a validated config to the store, idempotently: entities are matched by name, created or updated
 // only when a field differs, all in one transaction (an error leaves the previous state). Entities not in
 // the file are left alone: the API may have registered them.
-import { eq } from 'drizzle-orm';
-import { writeTransaction, type Store } from '@/db/index';
+import type { Store } from '@/db/index';
 import { createAlertSink, findAlertSinkByName, updateAlertSink } from '@/db/queries/alert-sinks';
 import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from '@/db/queries/balancers';
 import { upsertStdioTarget } from '@/db/queries/stdio-targets';
-import { createWebhook, getWebhookByName, updateWebhook } from '@/db/queries/webhooks';
-import { webhookEndpoints } from '@/db/schema/webhooks';
+import { createWebhook, getWebhookByName, replaceWebhookSecret, updateWebhook } from '@/db/queries/webhooks';
 import { NotFoundError } from '@/lib/errors';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { ConfigFile } from '@/lib/schemas/config';
@@ -27,9 +25,9 @@ function sameJson(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function findBalancer(store: Store, name: string): Balancer | null {
+async function findBalancer(store: Store, name: string): Promise<Balancer | null> {
   try {
-    return getBalancerByName(store, name);
+    return await getBalancerByName(store, name);
   } catch (err) {
     if (err instanceof NotFoundError) return null;
     throw err;
@@ -38,12 +36,17 @@ function findBalancer(store: Store, name: string): Balancer | null {
 
 /** `stdioEnvTemplates` (from loadConfigFile) records which env values came from `${VAR}`, for export. */
 /** Applies the file's alert sinks after the rest; match by name, update only what differs. */
-function applyAlertSinks(store: Store, config: ConfigFile, summary: ApplySummary, now: number): void {
+async function applyAlertSinks(
+  store: Store,
+  config: ConfigFile,
+  summary: ApplySummary,
+  now: number,
+): Promise<void> {
   for (const wanted of config.alertSinks) {
     const label = `alert sink '${wanted.name}'`;
-    const current = findAlertSinkByName(store, wanted.name);
+    const current = await findAlertSinkByName(store, wanted.name);
     if (!current) {
-      createAlertSink(store, wanted, now);
+      await createAlertSink(store, wanted, now);
       summary.created.push(label);
       continue;
     }
@@ -69,34 +72,34 @@ function applyAlertSinks(store: Store, config: ConfigFile, summary: ApplySummary
       summary.unchanged.push(label);
       continue;
     }
-    updateAlertSink(store, current.id, { ...fields, ...(disable ? { enabled: false } : {}) }, now);
+    await updateAlertSink(store, current.id, { ...fields, ...(disable ? { enabled: false } : {}) }, now);
     summary.updated.push(label);
   }
 }
 
-export function applyConfig(
+export async function applyConfig(
   store: Store,
   config: ConfigFile & { stdioEnvTemplates?: Record<string, Record<string, string>> },
   now: number = Date.now(),
-): ApplySummary {
+): Promise<ApplySummary> {
   const summary: ApplySummary = { created: [], updated: [], unchanged: [] };
-  writeTransaction(store, (tx) => {
+  await store.write(async () => {
     for (const wanted of config.balancers) {
       const label = `balancer '${wanted.name}'`;
-      const current = findBalancer(store, wanted.name);
+      const current = await findBalancer(store, wanted.name);
       if (!current) {
-        createBalancer(store, wanted, now);
+        await createBalancer(store, wanted, now);
         summary.created.push(label);
       } else if (!sameJson(settingsOf(current), { ...settingsOf(current), ...wanted })) {
-        updateBalancer(store, current.id, wanted, now);
+        await updateBalancer(store, current.id, wanted, now);
         summary.updated.push(label);
       } else summary.unchanged.push(label);
     }
     for (const wanted of config.webhooks) {
       const label = `webhook '${wanted.name}'`;
-      const current = getWebhookByName(store, wanted.name);
+      const current = await getWebhookByName(store, wanted.name);
       if (!current) {
-        createWebhook(store, wanted, now);
+        await createWebhook(store, wanted, now);
         summary.created.push(label);
         continue;
       }
@@ -119,18 +122,20 @@ export function applyConfig(
         summary.unchanged.push(label);
         continue;
       }
-      updateWebhook(store, current.id, { ...fields, ...(disable ? { enabled: false } : {}) }, now);
-      if (newSecret) {
-        tx.update(webhookEndpoints)
-          .set({ secret: wanted.secret, previousSecret: null, previousSecretUntil: null })
-          .where(eq(webhookEndpoints.id, current.id))
-          .run();
+      await updateWebhook(store, current.id, { ...fields, ...(disable ? { enabled: false } : {}) }, now);
+      if (newSecret && wanted.secret !== undefined) {
+        await replaceWebhookSecret(store, current.id, wanted.secret);
       }
       summary.updated.push(label);
     }
-    applyAlertSinks(store, config, summary, now);
+    await applyAlertSinks(store, config, summary, now);
     for (const wanted of config.stdio) {
-      const result = upsertStdioTarget(tx, wanted, config.stdioEnvTemplates?.[wanted.name] ?? {}, now);
+      const result = await upsertStdioTarget(
+        store,
+        wanted,
+        config.stdioEnvTemplates?.[wanted.name] ?? {},
+        now,
+      );
       summary[result].push(`stdio target '${wanted.name}'`);
     }
   });

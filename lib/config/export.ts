@@ -20,11 +20,11 @@ function envName(...parts: string[]): string {
     .replace(/^_+|_+$/g, '');
 }
 
-function allBalancers(store: Store): Balancer[] {
+async function allBalancers(store: Store): Promise<Balancer[]> {
   const out: Balancer[] = [];
   let cursor: string | null = null;
   for (let page = 0; page < 10_000; page++) {
-    const res = listBalancers(store, { limit: 500, cursor });
+    const res = await listBalancers(store, { limit: 500, cursor });
     out.push(...res.items.map(({ summary: _s, ...b }) => b));
     if (!res.nextCursor) break;
     cursor = res.nextCursor;
@@ -32,9 +32,12 @@ function allBalancers(store: Store): Balancer[] {
   return out;
 }
 
-export function exportConfig(store: Store, opts: ExportOptions): { yaml: string; envNeeded: string[] } {
+export async function exportConfig(
+  store: Store,
+  opts: ExportOptions,
+): Promise<{ yaml: string; envNeeded: string[] }> {
   const envNeeded: string[] = [];
-  const balancers = allBalancers(store).map((b) => {
+  const balancers = (await allBalancers(store)).map((b) => {
     const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = b;
     const headers = Object.fromEntries(
       Object.entries(settings.headers).map(([k, v]) => {
@@ -52,25 +55,29 @@ export function exportConfig(store: Store, opts: ExportOptions): { yaml: string;
     }
     return { ...settings, headers, auth };
   });
-  const webhooks = listWebhooks(store).map((w) => ({
-    name: w.name,
-    url: w.url,
-    description: w.description,
-    eventTypes: w.eventTypes,
-    balancerIds: w.balancerIds,
-    enabled: w.enabled,
-    ...(opts.includeSecrets ? { secret: getWebhookRow(store, w.id).secret } : {}),
-  }));
+  const webhooks = [];
+  for (const w of await listWebhooks(store)) {
+    webhooks.push({
+      name: w.name,
+      url: w.url,
+      description: w.description,
+      eventTypes: w.eventTypes,
+      balancerIds: w.balancerIds,
+      enabled: w.enabled,
+      ...(opts.includeSecrets ? { secret: (await getWebhookRow(store, w.id)).secret } : {}),
+    });
+  }
   // Alert sink credentials: `env:NAME` stays as written, a literal becomes a `${ENV}` reference.
-  const alertSinks = listAlertSinks(store).map((s) => {
-    const { auth } = getAlertSinkRow(store, s.id).alertmanager;
+  const alertSinks = [];
+  for (const s of await listAlertSinks(store)) {
+    const { auth } = (await getAlertSinkRow(store, s.id)).alertmanager;
     const hide = (value: string, what: string) => {
       if (opts.includeSecrets || value.startsWith('env:')) return value;
       const name = envName('ERAWATCH', s.name, what);
       envNeeded.push(name);
       return `\${${name}}`;
     };
-    return {
+    alertSinks.push({
       name: s.name,
       kind: s.kind,
       urls: s.urls,
@@ -85,10 +92,10 @@ export function exportConfig(store: Store, opts: ExportOptions): { yaml: string;
       balancerIds: s.balancerIds,
       resendIntervalMs: s.resendIntervalMs,
       enabled: s.enabled,
-    };
-  });
+    });
+  }
   // Env values that came from `${VAR}` are written as that template (the variable is then needed).
-  const stdio = listStdioTargetRows(store).map((t) => {
+  const stdio = (await listStdioTargetRows(store)).map((t) => {
     const env = Object.fromEntries(
       Object.entries(t.env).map(([k, v]) => {
         const template = t.envTemplates[k];

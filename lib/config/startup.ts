@@ -13,15 +13,15 @@ export function configFileFromEnv(env: Record<string, string | undefined> = proc
   return given ? { file: given, explicit: true } : { file: DEFAULT_CONFIG_FILE, explicit: false };
 }
 
-export function applyConfigAtStartup(
+export async function applyConfigAtStartup(
   store: Store,
   env: Record<string, string | undefined> = process.env,
   log: (line: string) => void = (l) => console.error(l),
-): ApplySummary | null {
+): Promise<ApplySummary | null> {
   const { file, explicit } = configFileFromEnv(env);
   if (!explicit && !fs.existsSync(file)) return null;
   try {
-    const summary = applyConfig(store, loadConfigFile(file, env));
+    const summary = await applyConfig(store, loadConfigFile(file, env));
     log(
       `erawatch: applied ${file}: ${summary.created.length} created, ${summary.updated.length} updated, ${summary.unchanged.length} unchanged`,
     );

@@ -16,26 +16,31 @@ export interface Registration {
   action: 'created' | 'updated';
 }
 
-export function registerDemoBalancers(
+export async function registerDemoBalancers(
   store: Store,
   inputs: readonly CreateBalancerInput[],
   now: number = Date.now(),
-): Registration[] {
-  return inputs.map((input) => {
-    const existing = findBalancer(store, input.name);
-    if (!existing) return { balancer: createBalancer(store, input, now), action: 'created' };
+): Promise<Registration[]> {
+  const out: Registration[] = [];
+  for (const input of inputs) {
+    const existing = await findBalancer(store, input.name);
+    if (!existing) {
+      out.push({ balancer: await createBalancer(store, input, now), action: 'created' });
+      continue;
+    }
     // Send every setting (defaults included), so a demo balancer edited by hand is reset to the demo's.
     const full = CreateBalancerInput.safeParse(input);
-    return {
-      balancer: updateBalancer(store, existing.id, full.success ? full.data : input, now),
+    out.push({
+      balancer: await updateBalancer(store, existing.id, full.success ? full.data : input, now),
       action: 'updated',
-    };
-  });
+    });
+  }
+  return out;
 }
 
-function findBalancer(store: Store, name: string): Balancer | null {
+async function findBalancer(store: Store, name: string): Promise<Balancer | null> {
   try {
-    return getBalancerByName(store, name);
+    return await getBalancerByName(store, name);
   } catch (err) {
     if (err instanceof NotFoundError) return null;
     throw err;
@@ -43,12 +48,12 @@ function findBalancer(store: Store, name: string): Balancer | null {
 }
 
 /** Deletes the named balancers with all their history (nodes, events, rollups); returns the names removed. */
-export function resetDemoBalancers(store: Store, names: readonly string[]): string[] {
+export async function resetDemoBalancers(store: Store, names: readonly string[]): Promise<string[]> {
   const removed: string[] = [];
   for (const name of names) {
-    const existing = findBalancer(store, name);
+    const existing = await findBalancer(store, name);
     if (!existing) continue;
-    deleteBalancer(store, existing.id);
+    await deleteBalancer(store, existing.id);
     removed.push(name);
   }
   return removed;

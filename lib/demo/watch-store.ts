@@ -6,12 +6,15 @@ import { listEvents, type StoredEvent } from '@/db/queries/events';
 
 export interface StoreWatcher {
   /** Reads what is new since the last call and reports it; returns the lines it printed. */
-  poll(): string[];
+  poll(): Promise<string[]>;
 }
 
 /** Watches the balancers with the given ids; events already stored when it starts are not repeated. */
-export function watchStore(store: Store, balancerNames: ReadonlyMap<string, string>): StoreWatcher {
-  let lastSeq = listEvents(store, { limit: 1 }).items[0]?.seq ?? 0;
+export async function watchStore(
+  store: Store,
+  balancerNames: ReadonlyMap<string, string>,
+): Promise<StoreWatcher> {
+  let lastSeq = (await listEvents(store, { limit: 1 })).items[0]?.seq ?? 0;
   const flags = new Map<string, string>();
 
   function describeEvent(e: StoredEvent): string {
@@ -22,16 +25,16 @@ export function watchStore(store: Store, balancerNames: ReadonlyMap<string, stri
   }
 
   return {
-    poll() {
+    async poll() {
       const lines: string[] = [];
-      const fresh = listEvents(store, { since: 0, limit: 200 })
-        .items.filter((e) => e.seq > lastSeq && balancerNames.has(e.balancerId))
+      const fresh = (await listEvents(store, { since: 0, limit: 200 })).items
+        .filter((e) => e.seq > lastSeq && balancerNames.has(e.balancerId))
         .sort((a, b) => a.seq - b.seq);
       for (const e of fresh) lines.push(describeEvent(e));
-      const newest = listEvents(store, { limit: 1 }).items[0];
+      const newest = (await listEvents(store, { limit: 1 })).items[0];
       if (newest) lastSeq = Math.max(lastSeq, newest.seq);
 
-      for (const b of listBalancers(store, { limit: 500 }).items) {
+      for (const b of (await listBalancers(store, { limit: 500 })).items) {
         if (!balancerNames.has(b.id) || !b.summary) continue;
         const s = b.summary;
         const flag = `${s.status}${s.severity ? ` (${s.severity})` : ''}${s.degraded ? ', degraded' : ''}`;

@@ -4,12 +4,12 @@ import { readRolloutGauges } from '@/db/queries/fleet-gauges';
 import { readFleetGaugeData } from '@/db/queries/fleet-metrics';
 import { getMetrics, type Metrics } from './registry';
 
-export function refreshFleetGauges(
+export async function refreshFleetGauges(
   store: Store,
   metrics: Metrics = getMetrics(),
   now: number = Date.now(),
-): void {
-  const data = readFleetGaugeData(store);
+): Promise<void> {
+  const data = await readFleetGaugeData(store);
   metrics.balancerState.reset();
   for (const s of data.balancers) {
     metrics.balancerState.set({ balancer: s.name, state: s.status ?? 'unknown' }, 1);
@@ -22,11 +22,11 @@ export function refreshFleetGauges(
   for (const d of data.deliveriesByStatus) metrics.webhookDeliveries.set({ status: d.status }, d.count);
   const oldest = data.oldestPendingDeliveryAt;
   metrics.webhookOldestPending.set(oldest === null ? 0 : Math.max(0, (now - oldest) / 1000));
-  refreshRolloutGauges(store, metrics, now);
+  await refreshRolloutGauges(store, metrics, now);
 }
 
-function refreshRolloutGauges(store: Store, metrics: Metrics, now: number): void {
-  const { gates, windows, lastCycleAt } = readRolloutGauges(store);
+async function refreshRolloutGauges(store: Store, metrics: Metrics, now: number): Promise<void> {
+  const { gates, windows, lastCycleAt } = await readRolloutGauges(store);
   metrics.gateOpen.reset();
   for (const g of gates)
     metrics.gateOpen.set({ balancer: g.balancer, revision: g.revision }, g.ready ? 1 : 0);

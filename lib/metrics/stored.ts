@@ -143,12 +143,12 @@ export function recordWebhookAttempt(outcome: string, durationMs: number): void 
 }
 
 /** Writes what this process observed since the last flush; on a failed write the deltas wait for the next. */
-export function flushStoredMetrics(store: Store): void {
+export async function flushStoredMetrics(store: Store): Promise<void> {
   if (pending.size === 0) return;
   const deltas = [...pending.values()];
   pending.clear();
   try {
-    addToSeries(store, deltas);
+    await addToSeries(store, deltas);
   } catch (err) {
     for (const d of deltas) add(d.name, d.labels, d.delta);
     throw err;
@@ -156,7 +156,8 @@ export function flushStoredMetrics(store: Store): void {
 }
 
 export interface MetricFlusher {
-  stop(): void;
+  /** Stops the timer and writes what is left. */
+  stop(): Promise<void>;
 }
 
 /** Flushes every `everyMs` until stopped, and once more on stop. */
@@ -166,9 +167,9 @@ export function startMetricFlusher(
   log: (l: string) => void = console.error,
 ): MetricFlusher {
   let failing = false;
-  const flush = () => {
+  const flush = async () => {
     try {
-      flushStoredMetrics(store);
+      await flushStoredMetrics(store);
       failing = false;
     } catch (err) {
       if (!failing)
@@ -178,12 +179,12 @@ export function startMetricFlusher(
       failing = true;
     }
   };
-  const timer = setInterval(flush, everyMs);
+  const timer = setInterval(() => void flush(), everyMs);
   timer.unref();
   return {
-    stop() {
+    async stop() {
       clearInterval(timer);
-      flush();
+      await flush();
     },
   };
 }
@@ -199,8 +200,8 @@ function leOf(labels: string): number {
 }
 
 /** The stored families in the Prometheus text format. */
-export function renderStoredSeries(store: Store): string {
-  const rows = listSeries(store, Object.keys(STORED_FAMILIES));
+export async function renderStoredSeries(store: Store): Promise<string> {
+  const rows = await listSeries(store, Object.keys(STORED_FAMILIES));
   const out: string[] = [];
   for (const [family, meta] of Object.entries(STORED_FAMILIES)) {
     out.push(`# HELP ${family} ${meta.help}`, `# TYPE ${family} ${meta.type}`);

@@ -36,19 +36,16 @@ export async function withSubjectClaim<T>(
   const waitMs = opts.waitMs ?? 0;
   const retryMs = opts.retryMs ?? 50;
   const giveUpAt = now() + waitMs;
-  while (!claimSubject(store, subjectId, holder, CLAIM_TTL_MS, now())) {
+  while (!(await claimSubject(store, subjectId, holder, CLAIM_TTL_MS, now()))) {
     if (now() >= giveUpAt) {
       if (waitMs === 0) return null;
       throw new ConflictError(`a cycle of '${subjectId.replace(/^[a-z]+:/, '')}' is still running elsewhere`);
     }
     await new Promise((r) => setTimeout(r, retryMs));
   }
+  // A failed renewal leaves the claim to expire on its own; the task itself is not interrupted.
   const renew = setInterval(() => {
-    try {
-      claimSubject(store, subjectId, holder, CLAIM_TTL_MS, now());
-    } catch {
-      // A failed renewal leaves the claim to expire on its own; the task itself is not interrupted.
-    }
+    void claimSubject(store, subjectId, holder, CLAIM_TTL_MS, now()).catch(() => undefined);
   }, RENEW_EVERY_MS);
   renew.unref();
   try {
@@ -56,7 +53,7 @@ export async function withSubjectClaim<T>(
   } finally {
     clearInterval(renew);
     try {
-      releaseSubject(store, subjectId, holder);
+      await releaseSubject(store, subjectId, holder);
     } catch {
       // The claim expires after CLAIM_TTL_MS.
     }

@@ -9,17 +9,21 @@ import type { ProbeTarget, Verdict } from '@/lib/probe/types';
 import { DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';
 import { analyzeCycle, diffSnapshots, DEFAULT_FLAP_WINDOW_MS, keyedFingerprintOf } from '@/lib/rollout';
 import { carryCatalog, catalogRequestFor } from '@/lib/rollout/catalog';
-import type {
-  BalancerAnalysis,
-  BalancerSnapshot,
-  NodeObservation,
-  SampleObservation,
-} from '@/lib/rollout/types';
+import type { BalancerAnalysis, NodeObservation, SampleObservation } from '@/lib/rollout/types';
 import { createLimiter, type Limiter } from './limiter';
 import { unavailableVerdict } from '@/lib/probe/types';
 import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
-import { writeCycle, type NewNode, type NodeResult, type PriorState } from './write';
+import {
+  readKnownNodes,
+  readPreviousSnapshot,
+  readRecentChanges,
+  writeCycle,
+  type KnownNode,
+  type NewNode,
+  type NodeResult,
+  type PriorState,
+} from '@/db/queries/subjects';
 
 export interface CycleDeps {
   probe: ProbeFn;
@@ -54,25 +58,6 @@ export class CycleAbandonedError extends Error {
   }
 }
 
-interface KnownNode extends PriorStateRow {
-  id: string;
-  seq: number | null;
-  key: string;
-  origin: string;
-  address: string | null;
-}
-
-interface PriorStateRow {
-  fingerprintKey: string | null;
-  verdictDigest: string | null;
-  lastAvailableKey: string | null;
-  fingerprintSince: number | null;
-  probes: number | null;
-  failures: number | null;
-  consecutiveFailures: number | null;
-  lastSeenAt: number;
-}
-
 function priorOf(n: KnownNode): PriorState | null {
   if (n.fingerprintKey === null) return null;
   return {
@@ -85,37 +70,6 @@ function priorOf(n: KnownNode): PriorState | null {
     consecutiveFailures: n.consecutiveFailures ?? 0,
     lastSeenAt: n.lastSeenAt,
   };
-}
-
-function loadKnownNodes(store: Store, balancerId: string): Map<string, KnownNode> {
-  const rows = store.sqlite
-    .prepare(
-      `SELECT n.id, n.seq, n.key, n.origin, n.address, n.last_seen_at AS lastSeenAt, s.fingerprint_key AS fingerprintKey, s.verdict_digest AS verdictDigest,
-         s.last_available_key AS lastAvailableKey, s.fingerprint_since AS fingerprintSince, s.probes, s.failures,
-         s.consecutive_failures AS consecutiveFailures
-       FROM nodes n LEFT JOIN node_states s ON s.node_id = n.id WHERE n.balancer_id = ?`,
-    )
-    .all(balancerId) as KnownNode[];
-  return new Map(rows.map((r) => [r.key, r]));
-}
-
-function loadRecentChanges(store: Store, balancerId: string, since: number): Map<string, number[]> {
-  const rows = store.sqlite
-    .prepare(
-      `SELECT h.node_id AS nodeId, h.started_at AS at FROM node_history h JOIN nodes n ON n.id = h.node_id
-       WHERE n.balancer_id = ? AND h.is_change = 1 AND h.started_at >= ? ORDER BY h.started_at`,
-    )
-    .all(balancerId, since) as Array<{ nodeId: string; at: number }>;
-  const out = new Map<string, number[]>();
-  for (const r of rows) out.set(r.nodeId, [...(out.get(r.nodeId) ?? []), r.at]);
-  return out;
-}
-
-function loadPreviousSnapshot(store: Store, balancerId: string): BalancerSnapshot | null {
-  const row = store.sqlite
-    .prepare('SELECT snapshot FROM balancer_states WHERE balancer_id = ?')
-    .get(balancerId) as { snapshot: string } | undefined;
-  return row ? (JSON.parse(row.snapshot) as BalancerSnapshot) : null;
 }
 
 /** Host:port of a URL, as a proxy's served-by header would name it. */
@@ -139,8 +93,8 @@ function attributionKey(servedBy: string, planned: readonly PlannedNode[]): stri
 export async function runCycle(store: Store, balancerId: string, deps: CycleDeps): Promise<CycleResult> {
   const started = deps.now();
   const dueAt = deps.dueAt ?? started;
-  const balancer = getBalancer(store, balancerId);
-  const known = loadKnownNodes(store, balancerId);
+  const balancer = await getBalancer(store, balancerId);
+  const known = await readKnownNodes(store, balancerId);
 
   let addresses: string[] | null = null;
   let dnsProblem: string | null = null;
@@ -184,7 +138,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     });
 
   // The catalog cadence and the last full catalog of each node live in the previous snapshot.
-  const previous = loadPreviousSnapshot(store, balancerId);
+  const previous = await readPreviousSnapshot(store, balancerId);
   const cadence = { enabled: balancer.catalog, every: balancer.catalogEvery };
   const cycleNumber = (previous?.cycle ?? 0) + 1;
   const lastOf = new Map((previous?.nodes ?? []).map((n) => [n.nodeId, n]));
@@ -230,7 +184,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
 
   const results: NodeResult[] = [];
   const observations: NodeObservation[] = [];
-  const recent = loadRecentChanges(store, balancerId, at - DEFAULT_FLAP_WINDOW_MS);
+  const recent = await readRecentChanges(store, balancerId, at - DEFAULT_FLAP_WINDOW_MS);
   plan.nodes.forEach((p, i) => {
     const verdict = nodeVerdicts[i];
     if (!verdict) return;
@@ -272,7 +226,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   }
   results.push(...sampleStates.values());
 
-  const open = getOpenWindow(store, balancerId);
+  const open = await getOpenWindow(store, balancerId);
   const analysis = analyzeCycle({
     balancerId,
     at,
@@ -286,7 +240,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   });
   const drafts = diffSnapshots(previous, analysis.snapshot, at);
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
-  const events = writeCycle(store, { balancerId, at, newNodes, results, analysis, events: drafts });
+  const events = await writeCycle(store, { balancerId, at, newNodes, results, analysis, events: drafts });
   return {
     balancerId,
     at,

@@ -17,11 +17,11 @@ const HANDLE_KEY = Symbol.for('erawatch.poller');
 type GlobalWithPoller = typeof globalThis & { [HANDLE_KEY]?: PollerHandle };
 
 /** Starts the poller (one per process: a second call returns the running one). */
-export function startPoller(opts: Partial<PollerOptions> = {}): PollerHandle {
+export async function startPoller(opts: Partial<PollerOptions> = {}): Promise<PollerHandle> {
   const g = globalThis as GlobalWithPoller;
   const existing = g[HANDLE_KEY];
   if (existing && existing.status().state !== 'stopped') return existing;
-  const handle = startPollerWith({ ...opts, store: opts.store ?? getStore() });
+  const handle = startPollerWith({ ...opts, store: opts.store ?? (await getStore()) });
   g[HANDLE_KEY] = handle;
   return handle;
 }
@@ -83,9 +83,13 @@ export interface PollerReadiness {
 }
 
 /** For /readyz: is the fleet being polled, by whom, and how long since the last finished cycle. */
-export function getPollerStatus(store: Store = getStore(), now: number = Date.now()): PollerReadiness {
+export async function getPollerStatus(
+  maybeStore?: Store,
+  now: number = Date.now(),
+): Promise<PollerReadiness> {
+  const store = maybeStore ?? (await getStore());
   const local = (globalThis as GlobalWithPoller)[HANDLE_KEY]?.status() ?? null;
-  const lease = readLease(store);
+  const lease = await readLease(store);
   const leaseHeld = lease !== null && lease.expiresAt > now;
   const lastCycleAt = Math.max(local?.lastCycleAt ?? -Infinity, lease?.lastCycleAt ?? -Infinity);
   const last = Number.isFinite(lastCycleAt) ? lastCycleAt : null;

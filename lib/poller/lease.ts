@@ -9,7 +9,7 @@ import {
   type LeaseHolder,
 } from '@/db/queries/lease';
 
-export { LEASE_NAME, readLease, releaseLease, renewLease } from '@/db/queries/lease';
+export { LEASE_NAME, readLease, releaseLease, releaseLeaseAtExit, renewLease } from '@/db/queries/lease';
 export type { LeaseAttempt, LeaseHolder } from '@/db/queries/lease';
 
 /** The holder ran on this host and its process is gone (ESRCH); EPERM means it exists under another user. */
@@ -24,7 +24,12 @@ export function holderGoneOnThisHost(current: LeaseHolder, hostname: string = os
 }
 
 /** Takes the lease when it is free, expired, held by a dead process on this host, or already ours. */
-export function acquireLease(store: Store, holder: string, ttlMs: number, now: number): LeaseAttempt {
+export function acquireLease(
+  store: Store,
+  holder: string,
+  ttlMs: number,
+  now: number,
+): Promise<LeaseAttempt> {
   return acquireLeaseRow(
     store,
     { holder, pid: process.pid, hostname: os.hostname(), holderGone: (h) => holderGoneOnThisHost(h) },
@@ -38,7 +43,7 @@ export function describeHolder(h: LeaseHolder, now: number): string {
   return `${h.holder} (pid ${h.pid} on ${h.hostname}), lease expires in ${seconds}s`;
 }
 
-export function leaseHeldNow(store: Store, now: number): boolean {
-  const lease = readLease(store);
+export async function leaseHeldNow(store: Store, now: number): Promise<boolean> {
+  const lease = await readLease(store);
   return lease !== null && lease.expiresAt > now;
 }

@@ -5,8 +5,17 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Store } from '@/db';
 import { runCycle, runExclusive, CycleAbandonedError, type CycleResult } from './cycle';
-import { acquireLease, describeHolder, readLease, releaseLease, renewLease, type LeaseHolder } from './lease';
-import { startCheckpointer, type Checkpointer } from './checkpointer';
+import {
+  acquireLease,
+  describeHolder,
+  readLease,
+  releaseLease,
+  releaseLeaseAtExit,
+  renewLease,
+  type LeaseHolder,
+} from './lease';
+import { listScheduledSubjects } from '@/db/queries/subjects';
+import { startCheckpointer, type Checkpointer } from '@/db/checkpoints';
 import { createLimiter } from './limiter';
 import { closeDefaultProbe, createDefaultProbe, resolveAllAddresses } from './probe';
 import { instrumentProbe } from '@/lib/metrics/probe';
@@ -181,13 +190,8 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     opts.onProbeStart?.(lagMs);
   };
 
-  function refreshBalancers(t: number): void {
-    const balancers = store.sqlite
-      .prepare('SELECT id, interval_ms AS intervalMs FROM balancers')
-      .all() as Array<{ id: string; intervalMs: number }>;
-    const stdio = store.sqlite
-      .prepare('SELECT id, interval_ms AS intervalMs FROM stdio_targets')
-      .all() as Array<{ id: string; intervalMs: number }>;
+  async function refreshBalancers(t: number): Promise<void> {
+    const { balancers, stdioTargets: stdio } = await listScheduledSubjects(store);
     // Balancers and stdio targets share the probe cap, so they share one spread.
     const phases = assignPhases([
       ...balancers.map((r) => ({ key: `b:${r.id}`, intervalMs: r.intervalMs })),
@@ -297,16 +301,19 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
       });
   }
 
-  function tick(): void {
+  async function tick(): Promise<void> {
     tickTimer = null;
     if (state !== 'polling') return;
-    const t = now();
+    let t = now();
     try {
-      if (t - lastRefresh >= refreshMs) refreshBalancers(t);
+      if (t - lastRefresh >= refreshMs) await refreshBalancers(t);
     } catch (err) {
       lastError = err instanceof Error ? err.message : String(err);
       log(`reading the schedule failed: ${lastError}`);
     }
+    // The lease may have been lost or the poller stopped while the schedule was read.
+    if (state !== 'polling' || tickTimer !== null) return;
+    t = now();
     let next = t + refreshMs;
     for (const entry of schedule.values()) {
       // A running entry's dueAt is already its next cycle's, so it still bounds the next tick.
@@ -317,23 +324,31 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
       if (!entry.running && entry.dueAt <= t) startStdioCycle(entry, t);
       next = Math.min(next, entry.dueAt);
     }
-    tickTimer = setTimeout(tick, Math.max(0, Math.min(next - now(), refreshMs)));
+    tickTimer = setTimeout(() => void tick(), Math.max(0, Math.min(next - now(), refreshMs)));
   }
 
-  function onLease(): void {
+  const stoppingOrStopped = () => state === 'stopping' || state === 'stopped';
+  async function onLease(): Promise<void> {
     leaseTimer = null;
-    if (state === 'stopping' || state === 'stopped') return;
+    if (stoppingOrStopped()) return;
     const t = now();
     try {
       if (state === 'polling') {
-        if (!renewLease(store, holderId, leaseTtlMs, t, lastCycleAt)) {
+        const renewed = await renewLease(store, holderId, leaseTtlMs, t, lastCycleAt);
+        if (stoppingOrStopped()) return;
+        if (!renewed) {
           log('lost the poller lease to another poller; pausing');
           state = 'waiting';
           if (tickTimer) clearTimeout(tickTimer);
           tickTimer = null;
         }
       } else {
-        const attempt = acquireLease(store, holderId, leaseTtlMs, t);
+        const attempt = await acquireLease(store, holderId, leaseTtlMs, t);
+        // stop() ran while the lease was being taken: hand it straight back.
+        if (stoppingOrStopped()) {
+          if (attempt.acquired) await releaseLease(store, holderId);
+          return;
+        }
         if (attempt.acquired) {
           heldBy = null;
           lastHolderSeen = null;
@@ -341,7 +356,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
           checkpointer ??= startCheckpointer(store, 1_000, log);
           flusher ??= startMetricFlusher(store, 1_000, log);
           log(`holding the poller lease as ${holderId}`);
-          tick();
+          void tick();
         } else {
           heldBy = attempt.heldBy;
           if (lastHolderSeen !== attempt.heldBy.holder) {
@@ -354,23 +369,20 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
       lastError = err instanceof Error ? err.message : String(err);
       log(`lease check failed: ${lastError}`);
     }
-    leaseTimer = setTimeout(onLease, leaseRenewMs);
+    if (!stoppingOrStopped()) leaseTimer = setTimeout(() => void onLease(), leaseRenewMs);
   }
 
   // On a hard exit (the web server's own signal handling calls process.exit) the lease is released
   // synchronously; an unfinished cycle simply never writes.
   const releaseOnExit = () => {
     if (state === 'polling') {
-      try {
-        releaseLease(store, holderId);
-      } catch {
-        // The database may already be closed; the lease then expires on its own.
-      }
+      // Synchronous where the engine allows it; otherwise the lease expires on its own.
+      releaseLeaseAtExit(store, holderId);
     }
   };
   process.once('exit', releaseOnExit);
 
-  onLease();
+  void onLease();
 
   let stopping: Promise<void> | null = null;
   const handle: PollerHandle = {
@@ -402,16 +414,16 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
           }
         }
         abort.abort();
-        if (wasPolling || readLease(store)?.holder === holderId) {
+        if (wasPolling || (await readLease(store).catch(() => null))?.holder === holderId) {
           try {
-            releaseLease(store, holderId);
+            await releaseLease(store, holderId);
           } catch (err) {
             log(`could not release the lease: ${err instanceof Error ? err.message : String(err)}`);
           }
         }
         await checkpointer?.stop();
         checkpointer = null;
-        flusher?.stop();
+        await flusher?.stop();
         flusher = null;
         if (!opts.probe) await closeDefaultProbe();
         state = 'stopped';
@@ -430,7 +442,8 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         cyclesCompleted: counters.completed,
         cyclesFailed: counters.failed,
         cyclesAbandoned: counters.abandoned,
-        cyclesRunning: [...schedule.values(), ...stdioSchedule.values()].filter((e) => e.running).length,
+        cyclesRunning: [...schedule.values(), ...stdioSchedule.values()].filter((e) => e.running !== null)
+          .length,
         probes: counters.probes,
         lastCycleAt,
         lastCycleAgeMs: lastCycleAt === null ? null : t - lastCycleAt,

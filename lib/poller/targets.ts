@@ -1,6 +1,6 @@
 // Which probes one balancer cycle makes: its listed node URLs, one per DNS address of its host, and K samples
 // of its public URL. Pure: the resolved addresses and the environment are parameters.
-import type { NodeOrigin } from '@/db/schema';
+import type { NodeOrigin } from '@/db';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { OAuthClientCredentials, ProbeOptions, ProbeTarget } from '@/lib/probe/types';
 import { DEFAULT_PROBE_OPTIONS } from '@/lib/probe/types';

@@ -10,8 +10,8 @@ export async function sendTestDelivery(
   endpointId: string,
   deps: DeliveryDeps = defaultDeliveryDeps(),
 ) {
-  const delivery = enqueueTestDelivery(store, endpointId, deps.now(), attemptLeaseMs(deps));
-  const endpoint = getWebhookRow(store, endpointId);
+  const delivery = await enqueueTestDelivery(store, endpointId, deps.now(), attemptLeaseMs(deps));
+  const endpoint = await getWebhookRow(store, endpointId);
   const result = await attemptNow(store, { delivery, endpoint }, deps);
   return { deliveryId: delivery.id, ...result };
 }

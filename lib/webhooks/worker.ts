@@ -136,7 +136,7 @@ async function attemptOne(
   const at = deps.now();
   const result = await DELIVERERS[claimed.endpoint.kind](store, claimed, at, deps);
   const decision = decideAfterAttempt(claimed, result, at, deps);
-  recordAttempt(
+  await recordAttempt(
     store,
     claimed.delivery.id,
     claimed.endpoint.id,
@@ -163,9 +163,12 @@ export interface PassSummary {
 /** One bounded pass over what is due now, waiting for every attempt it started (tests and one-shot use). */
 export async function runDeliveryPass(store: Store, deps: DeliveryDeps): Promise<PassSummary> {
   const now = deps.now();
-  reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
-  const { released, suppressed } = settleHeldDeliveries(store, now);
-  const claimed = claimDueDeliveries(store, now, { limit: deps.batchSize, leaseMs: attemptLeaseMs(deps) });
+  await reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
+  const { released, suppressed } = await settleHeldDeliveries(store, now);
+  const claimed = await claimDueDeliveries(store, now, {
+    limit: deps.batchSize,
+    leaseMs: attemptLeaseMs(deps),
+  });
   let succeeded = 0;
   let next = 0;
   const lanes = Array.from({ length: Math.min(deps.concurrency, claimed.length) }, async () => {
@@ -233,7 +236,7 @@ export function startDeliveryWorker(
   const schedule = (delayMs: number) => {
     if (state !== 'running') return;
     if (timer) clearTimeout(timer);
-    timer = setTimeout(tick, delayMs);
+    timer = setTimeout(() => void tick(), delayMs);
     timer.unref();
   };
 
@@ -256,15 +259,35 @@ export function startDeliveryWorker(
     lanes.set(endpointId, lane);
   };
 
-  function tick(): void {
+  // One pass at a time: a wake during a pass runs another pass right after it, not beside it.
+  let passing = false;
+  let again = false;
+  async function tick(): Promise<void> {
     timer = null;
     if (state !== 'running') return;
+    if (passing) {
+      again = true;
+      return;
+    }
+    passing = true;
+    try {
+      await pass();
+    } finally {
+      passing = false;
+    }
+    if (again) {
+      again = false;
+      schedule(0);
+    }
+  }
+
+  async function pass(): Promise<void> {
     const now = deps.now();
     let claimed: ClaimedDelivery[] = [];
     try {
-      reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
-      settleHeldDeliveries(store, now);
-      claimed = claimDueDeliveries(store, now, {
+      await reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
+      await settleHeldDeliveries(store, now);
+      claimed = await claimDueDeliveries(store, now, {
         limit: deps.batchSize,
         leaseMs: attemptLeaseMs(deps),
         perEndpoint: deps.concurrency,
@@ -274,6 +297,8 @@ export function startDeliveryWorker(
       lastError = describe(err);
       log(`erawatch webhooks: delivery pass failed: ${lastError}`);
     }
+    // Stopped during the pass: what was claimed is retried after its attempt lease.
+    if (state !== 'running') return;
     passes += 1;
     attempted += claimed.length;
     const byEndpoint = new Map<string, ClaimedDelivery[]>();

@@ -78,14 +78,14 @@ export interface WorkerHandle {
   stop(): Promise<void>;
 }
 
-export function startWorker(opts: WorkerOptions): WorkerHandle {
+export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
   const env = opts.env ?? process.env;
   const log = opts.log ?? ((l: string) => process.stdout.write(`${l}\n`));
   const jobs: Job[] = [];
   let poller: PollerHandle | null = null;
   for (const role of opts.roles) {
     if (role === 'maintain') {
-      const job = startMaintenance({
+      const job = await startMaintenance({
         store: opts.store,
         env,
         log,
@@ -120,7 +120,7 @@ export function startWorker(opts: WorkerOptions): WorkerHandle {
     stop() {
       stopping ??= (async () => {
         await Promise.allSettled(jobs.map((j) => j.stop()));
-        flusher.stop();
+        await flusher.stop();
       })();
       return stopping;
     },

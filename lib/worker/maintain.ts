@@ -32,7 +32,7 @@ export interface MaintainJob {
   status(): MaintainStatus;
 }
 
-export function startMaintenance(opts: MaintainOptions): MaintainJob {
+export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJob> {
   const { store } = opts;
   const env = opts.env ?? process.env;
   const now = opts.now ?? Date.now;
@@ -41,15 +41,15 @@ export function startMaintenance(opts: MaintainOptions): MaintainJob {
   const holder = newClaimHolder('maintain');
   const status: MaintainStatus = { state: 'running', runs: 0, lastRunAt: null, lastError: null };
 
-  if (opts.applyConfig !== false) applyConfigAtStartup(store, env, log);
+  if (opts.applyConfig !== false) await applyConfigAtStartup(store, env, log);
 
-  const run = () => {
+  const run = async () => {
     const t = now();
     try {
       // A fresh holder per run: even this process's own claim from the last run blocks until the period ends.
-      if (!claimSubject(store, 'maintain:retention', `${holder}:${t}`, everyMs, t)) return;
-      const pruned = pruneOldData(store, t - retentionFromEnv(env));
-      const deliveries = pruneDeliveries(store, t - DEFAULT_DELIVERY_RETENTION_MS);
+      if (!(await claimSubject(store, 'maintain:retention', `${holder}:${t}`, everyMs, t))) return;
+      const pruned = await pruneOldData(store, t - retentionFromEnv(env));
+      const deliveries = await pruneDeliveries(store, t - DEFAULT_DELIVERY_RETENTION_MS);
       const total = pruned.rollups + pruned.history + pruned.events + deliveries;
       if (total > 0) {
         log(
@@ -63,8 +63,8 @@ export function startMaintenance(opts: MaintainOptions): MaintainJob {
       log(`[maintain] retention failed: ${status.lastError}`);
     }
   };
-  run();
-  const timer = setInterval(run, Math.min(everyMs, 60_000));
+  void run();
+  const timer = setInterval(() => void run(), Math.min(everyMs, 60_000));
   timer.unref();
   return {
     async stop() {

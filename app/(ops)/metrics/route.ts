@@ -8,8 +8,8 @@ export const dynamic = 'force-dynamic';
 /** Prometheus exposition; needs a read token except in local mode (balancer names are fleet information). */
 export const GET = withApi('read', async ({ store }) => {
   const metrics = getMetrics();
-  refreshFleetGauges(store, metrics);
-  const body = (await metrics.registry.metrics()) + renderStoredSeries(store);
+  await refreshFleetGauges(store, metrics);
+  const body = (await metrics.registry.metrics()) + (await renderStoredSeries(store));
   return new Response(body, {
     headers: { 'content-type': metrics.registry.contentType, 'cache-control': 'no-store' },
   });

@@ -4,10 +4,10 @@ import { checkReadiness } from '@/lib/api/readiness';
 export const dynamic = 'force-dynamic';
 
 /** 200 when ready, 503 with the failing check otherwise; public and secret-free, for load balancers. */
-export function GET(): Response {
+export async function GET(): Promise<Response> {
   let body;
   try {
-    body = checkReadiness(getStore(), process.env, Date.now());
+    body = await checkReadiness(await getStore(), process.env, Date.now());
   } catch (err) {
     body = { ready: false, error: err instanceof Error ? err.message : String(err) };
   }

@@ -4,6 +4,6 @@ import { readFleetRows } from '@/lib/api/read-model';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('read', ({ store, now }) =>
-  json({ rows: readFleetRows(store), generatedAt: now }),
+export const GET = withApi('read', async ({ store, now }) =>
+  json({ rows: await readFleetRows(store), generatedAt: now }),
 );

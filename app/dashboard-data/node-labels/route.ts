@@ -13,6 +13,6 @@ const LabelsQuery = z.object({
     .pipe(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be node ids')).max(500, 'at most 500 ids')),
 });
 
-export const GET = withApi('read', ({ req, store }) =>
-  json({ labels: readNodeLabels(store, readQuery(req, LabelsQuery).ids) }),
+export const GET = withApi('read', async ({ req, store }) =>
+  json({ labels: await readNodeLabels(store, readQuery(req, LabelsQuery).ids) }),
 );

@@ -1,6 +1,6 @@
 // `erawatch config <export|apply|check|schema>`: config as code against the database at ERAWATCH_DB.
 import fs from 'node:fs';
-import { openDb, dbFileFromEnv } from '@/db/index';
+import { openStore, dbFileFromEnv } from '@/db/index';
 import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile } from '@/lib/config/load';
@@ -53,9 +53,9 @@ export async function run(argv: string[]): Promise<number> {
         const outIdx = args.indexOf('--out');
         const out = outIdx >= 0 ? args[outIdx + 1] : undefined;
         if (outIdx >= 0 && !out) throw new Error('--out needs a file name');
-        const store = openDb(dbFileFromEnv());
+        const store = await openStore(dbFileFromEnv());
         try {
-          const { yaml, envNeeded } = exportConfig(store, {
+          const { yaml, envNeeded } = await exportConfig(store, {
             includeSecrets: args.includes('--include-secrets'),
           });
           if (out) fs.writeFileSync(out, yaml, { mode: 0o600 });
@@ -63,16 +63,16 @@ export async function run(argv: string[]): Promise<number> {
           if (envNeeded.length > 0)
             process.stderr.write(`secrets left out; set ${envNeeded.join(', ')} before applying\n`);
         } finally {
-          store.close();
+          await store.close();
         }
         return 0;
       }
       case 'apply': {
         const file = fileArg(args);
         const config = loadConfigFile(file);
-        const store = openDb(dbFileFromEnv());
+        const store = await openStore(dbFileFromEnv());
         try {
-          const s = applyConfig(store, config);
+          const s = await applyConfig(store, config);
           process.stdout.write(
             `${file}: ${s.created.length} created, ${s.updated.length} updated, ${s.unchanged.length} unchanged\n`,
           );
@@ -83,7 +83,7 @@ export async function run(argv: string[]): Promise<number> {
             for (const item of list) process.stdout.write(`  ${verb} ${item}\n`);
           }
         } finally {
-          store.close();
+          await store.close();
         }
         return 0;
       }

@@ -1,5 +1,5 @@
 // `erawatch db-migrate [--db FILE]`: applies the committed migrations (they also run whenever the database opens).
-import { dbFileFromEnv, openDb } from '@/db';
+import { countAppliedMigrations, dbFileFromEnv, openStore } from '@/db';
 import { formatHelp, HELP_FLAG, USAGE_EXIT, usageLines, type CommandHelp } from '../help';
 
 export const HELP: CommandHelp = {
@@ -28,14 +28,12 @@ export async function run(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const store = openDb(file);
+  const store = await openStore(file);
   try {
-    const rows = store.sqlite.prepare('select count(*) as n from __drizzle_migrations').get() as {
-      n: number;
-    };
-    process.stdout.write(`database ${file}: ${rows.n} migration(s) applied, schema up to date\n`);
+    const applied = await countAppliedMigrations(store);
+    process.stdout.write(`database ${file}: ${applied} migration(s) applied, schema up to date\n`);
     return 0;
   } finally {
-    store.close();
+    await store.close();
   }
 }

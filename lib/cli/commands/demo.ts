@@ -3,7 +3,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { openDb, type Store } from '@/db';
+import { openStore, type Store } from '@/db';
 import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
 import {
   buildNextApp,
@@ -147,7 +147,7 @@ export async function run(argv: string[]): Promise<number> {
     if (args.portGiven) await choosePort(HOST, args.port, true);
     // So does a database path we cannot write (StoreOpenError: one line naming the path, exit 1).
     const dbFile = path.resolve(process.env.ERAWATCH_DB?.trim() || DEFAULT_DB);
-    store = openDb(dbFile);
+    store = await openStore(dbFile);
 
     // (a) the production build
     const build = checkBuild(ROOT);
@@ -186,7 +186,7 @@ export async function run(argv: string[]): Promise<number> {
 
     // (d) registrations
     if (args.reset) {
-      const removed = resetDemoBalancers(
+      const removed = await resetDemoBalancers(
         store,
         fleet.balancers.map((b) => b.name),
       );
@@ -196,7 +196,7 @@ export async function run(argv: string[]): Promise<number> {
           : 'Reset: nothing to remove',
       );
     }
-    const registered = registerDemoBalancers(store, fleet.balancers);
+    const registered = await registerDemoBalancers(store, fleet.balancers);
     const names = new Map(registered.map((r) => [r.balancer.id, r.balancer.name]));
     printFleet(fleet, registered);
 
@@ -223,15 +223,15 @@ export async function run(argv: string[]): Promise<number> {
     printWatchGuide(server.url, args);
 
     // (g) console echo of what the poller records, and the scripted rollout
-    const watcher = watchStore(store, names);
-    const echo = () => {
+    const watcher = await watchStore(store, names);
+    const echo = async () => {
       try {
-        for (const line of watcher.poll()) say(line);
+        for (const line of await watcher.poll()) say(line);
       } catch (err) {
         say(`[watch] could not read the database: ${err instanceof Error ? err.message : String(err)}`);
       }
     };
-    ticker = setInterval(echo, 2_000);
+    ticker = setInterval(() => void echo(), 2_000);
     const unexpectedExit: { code: number | null } = { code: null };
     void server.exited.then((code) => {
       if (stop.signal.aborted) return;
@@ -254,7 +254,7 @@ export async function run(argv: string[]): Promise<number> {
       if (report.outcome !== 'aborted') say('The demo keeps running; press Ctrl-C to stop it.');
     }
     await abortPromise(stop.signal);
-    echo();
+    await echo();
     return unexpectedExit.code === null ? 0 : 1;
   } catch (err) {
     process.stderr.write(`erawatch demo: ${err instanceof Error ? err.message : String(err)}\n`);
@@ -265,7 +265,7 @@ export async function run(argv: string[]): Promise<number> {
     // Dashboard first (its poller releases the lease), then the fleet it was probing.
     await server?.stop();
     await fleet?.stop();
-    store?.close();
+    await store?.close();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
     if (server || fleet) say('Stopped the dashboard and every demo server.');
@@ -287,7 +287,7 @@ function killQuietly(pid: number): void {
   }
 }
 
-function printFleet(fleet: DemoFleet, registered: ReturnType<typeof registerDemoBalancers>): void {
+function printFleet(fleet: DemoFleet, registered: Awaited<ReturnType<typeof registerDemoBalancers>>): void {
   for (const { balancer, action } of registered) {
     const proxy = fleet.proxies().find((p) => p.balancer === balancer.name);
     say(`  ${balancer.name} (${action}): public URL ${proxy?.url ?? balancer.publicUrl}`);

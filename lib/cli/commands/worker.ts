@@ -2,7 +2,7 @@
 // own process. Every role is safe beside others running it (the poll lease, claimed deliveries, claimed
 // maintenance runs). SIGTERM or SIGINT stops every role: the poller finishes (or abandons) its running cycles
 // and releases the lease, the delivery lanes finish their attempts.
-import { dbFileFromEnv, openDb } from '@/db';
+import { dbFileFromEnv, openStore } from '@/db';
 import { rememberPoller } from '@/lib/poller';
 import { parseRoles, ROLES, startWorker, type Role } from '@/lib/worker';
 import { regionFromEnv, workerSettingsRefusal } from '@/lib/worker/region';
@@ -95,14 +95,14 @@ export async function runWorker(
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  const store = openDb(file);
+  const store = await openStore(file);
   // The roles' timers are unref'd; without this a deliver- or maintain-only worker would exit at once.
   const keepAlive = setInterval(() => undefined, 2 ** 30);
   const tag = `[${command}]`;
   process.stdout.write(
     `${tag} database ${file}, roles ${roles.join(',')}, region ${regionFromEnv(process.env)}\n`,
   );
-  const handle = startWorker({
+  const handle = await startWorker({
     store,
     roles,
     log: (l) => process.stdout.write(`${l}\n`),
@@ -114,7 +114,7 @@ export async function runWorker(
   const cycles = roles.includes('poll') ? 'finishing the running cycles and releasing the lease; ' : '';
   process.stdout.write(`${tag} ${signal}: ${cycles}stopping ${roles.join(', ')}\n`);
   await handle.stop();
-  store.close();
+  await store.close();
   process.stdout.write(`${tag} stopped\n`);
   return 0;
 }

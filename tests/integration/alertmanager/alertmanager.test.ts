@@ -16,7 +16,7 @@ import { tempStore } from '../poller/support';
 
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
 
-const env = tempStore('alertmanager');
+const env = await tempStore('alertmanager');
 const agent = createEgressAgent({ allowLoopback: true, allowPrivate: false });
 const PUBLIC_URL = 'http://127.0.0.1:3999';
 let am: RunningAlertmanager | null = null;
@@ -32,7 +32,7 @@ afterAll(async () => {
   await Promise.all(peers.map((p) => p.stop()));
   await am?.stop();
   await agent.close();
-  env.cleanup();
+  await env.cleanup();
 });
 
 async function swapPeer(old: RunningPeer, kind: 'v1-stateful' | 'v2-modern'): Promise<RunningPeer> {
@@ -54,14 +54,14 @@ it('a node switching SDKs fires ErawatchNonUniform in Alertmanager, and convergi
   const a = await startPeer('v2-modern', { name: 'shop-node', version: '2.0.0' });
   const b = await startPeer('v2-modern', { name: 'shop-node', version: '2.0.0' });
   peers.push(a, b);
-  const balancer = createBalancer(store, {
+  const balancer = await createBalancer(store, {
     name: 'shop-mcp',
     publicUrl: a.url,
     nodeUrls: [a.url, b.url],
     samplesPerCycle: 0,
     allowLegacy: true,
   });
-  const sink = createAlertSink(store, {
+  const sink = await createAlertSink(store, {
     name: 'team-alertmanager',
     urls: [alertmanager.url],
     resendIntervalMs: 10_000,
@@ -114,13 +114,13 @@ it('a node switching SDKs fires ErawatchNonUniform in Alertmanager, and convergi
     const alerts = await alertmanager.alerts([`balancer="shop-mcp"`]);
     return alerts.length === 0;
   });
-  const known = readSinkAlerts(store, sink.id);
+  const known = await readSinkAlerts(store, sink.id);
   expect(known.map((k) => [k.labels.alertname, k.status])).toEqual([['ErawatchNonUniform', 'resolved']]);
   const resolvedAt = known[0]?.endsAt ?? 0;
   expect(resolvedAt).toBeGreaterThan(startsAt);
 
   // Every push is in the sink's delivery log; the last one sent the alert with its endsAt.
-  const log = listDeliveries(store, sink.id, { limit: 50, kind: 'alertmanager' }).items;
+  const log = (await listDeliveries(store, sink.id, { limit: 50, kind: 'alertmanager' })).items;
   expect(log.length).toBeGreaterThanOrEqual(2);
   expect(log.every((d) => d.type === 'alertmanager.push')).toBe(true);
   expect(log[0]).toMatchObject({ status: 'succeeded', lastHttpStatus: 200 });

@@ -27,7 +27,7 @@ interface Hit {
   alerts: PostableAlert[];
 }
 
-const env = tempStore('am-delivery');
+const env = await tempStore('am-delivery');
 const agent = createEgressAgent({ allowLoopback: true, allowPrivate: false });
 const peers: RunningPeer[] = [];
 const hits: Hit[] = [];
@@ -71,7 +71,7 @@ beforeAll(async () => {
   const b = await startPeer('v1-stateful', { name: 'n', version: '1.0.0' });
   peers.push(a, b);
   splitNodeB = b;
-  const split = createBalancer(env.store, {
+  const split = await createBalancer(env.store, {
     name: 'split-fleet',
     publicUrl: a.url,
     nodeUrls: [a.url, b.url],
@@ -88,7 +88,7 @@ afterAll(async () => {
   receiver.closeAllConnections();
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
   await agent.close();
-  env.cleanup();
+  await env.cleanup();
 });
 
 const hitsAt = (prefix: string) => hits.filter((h) => h.path.startsWith(prefix));
@@ -97,7 +97,7 @@ describe('an Alertmanager sink', () => {
   it('pushes to every URL with the bearer token from env, re-sends on the interval, and resolves with endsAt', async () => {
     if (!am) throw new Error('alertmanager not started');
     const alertmanager = am;
-    const sink = createAlertSink(env.store, {
+    const sink = await createAlertSink(env.store, {
       name: 'two-replicas',
       urls: [`${receiverUrl}/ok`, alertmanager.url],
       auth: { type: 'bearer', token: 'env:ERAWATCH_TEST_AM_TOKEN' },
@@ -145,7 +145,7 @@ describe('an Alertmanager sink', () => {
     await runDeliveryPass(env.store, deps);
     const resolved = hitsAt('/ok/')[2]?.alerts[0];
     expect(resolved?.endsAt).toBe(new Date(resolvedAt).toISOString());
-    expect(readSinkAlerts(env.store, sink.id).map((a) => a.status)).toEqual(['resolved']);
+    expect((await readSinkAlerts(env.store, sink.id)).map((a) => a.status)).toEqual(['resolved']);
     // (Alertmanager's own view of a resolve is checked in alertmanager.test.ts, on real time.)
 
     // Resolved alerts ride along for 15 minutes, then the sink forgets them and stops pushing.
@@ -155,9 +155,9 @@ describe('an Alertmanager sink', () => {
     t += 2 * 60_000;
     await runDeliveryPass(env.store, deps);
     expect(hitsAt('/ok/')).toHaveLength(before);
-    expect(readSinkAlerts(env.store, sink.id)).toEqual([]);
+    expect(await readSinkAlerts(env.store, sink.id)).toEqual([]);
 
-    const log = listDeliveries(env.store, sink.id, { limit: 50, kind: 'alertmanager' }).items;
+    const log = (await listDeliveries(env.store, sink.id, { limit: 50, kind: 'alertmanager' })).items;
     expect(log.every((d) => d.status === 'succeeded' && d.type === 'alertmanager.push')).toBe(true);
   }, 60_000);
 
@@ -165,7 +165,7 @@ describe('an Alertmanager sink', () => {
     const a = await startPeer('v2-modern', { name: 'w', version: '2.0.0' });
     const b = await startPeer('v1-stateful', { name: 'w', version: '1.0.0' });
     peers.push(a, b);
-    const rolling = createBalancer(env.store, {
+    const rolling = await createBalancer(env.store, {
       name: 'rolling-fleet',
       publicUrl: a.url,
       nodeUrls: [a.url, b.url],
@@ -173,18 +173,18 @@ describe('an Alertmanager sink', () => {
       allowLegacy: true,
     });
     const opened = Date.now();
-    openRolloutWindow(
+    await openRolloutWindow(
       env.store,
       rolling.id,
       { target: { era: 'modern' }, deadline: opened + 60_000 },
       opened,
     );
-    const all = createAlertSink(env.store, {
+    const all = await createAlertSink(env.store, {
       name: 'rolling-all',
       urls: [`${receiverUrl}/rolling-all`],
       balancerIds: [rolling.id],
     });
-    const stuckOnly = createAlertSink(env.store, {
+    const stuckOnly = await createAlertSink(env.store, {
       name: 'rolling-stuck-only',
       urls: [`${receiverUrl}/rolling-stuck`],
       eventTypes: ['rollout.stuck'],
@@ -194,7 +194,7 @@ describe('an Alertmanager sink', () => {
     t += 1_000;
     await runDeliveryPass(env.store, deps);
     expect(hitsAt('/rolling-')).toEqual([]);
-    expect(readSinkAlerts(env.store, all.id)).toEqual([]);
+    expect(await readSinkAlerts(env.store, all.id)).toEqual([]);
 
     await runBalancerCycle(env.store, rolling.id, { now: () => opened + 61_000 });
     t += 1_000;
@@ -203,17 +203,19 @@ describe('an Alertmanager sink', () => {
       (hitsAt(prefix).at(-1)?.alerts ?? []).map((x) => x.labels.alertname).sort();
     expect(names('/rolling-all/')).toEqual(['ErawatchNonUniform', 'ErawatchRolloutStuck']);
     expect(names('/rolling-stuck/')).toEqual(['ErawatchRolloutStuck']);
-    expect(readSinkAlerts(env.store, stuckOnly.id).map((x) => x.labels.severity)).toEqual(['critical']);
+    expect((await readSinkAlerts(env.store, stuckOnly.id)).map((x) => x.labels.severity)).toEqual([
+      'critical',
+    ]);
   }, 60_000);
 
   it('records a failing Alertmanager and an unset credential in the delivery log, and retries like a webhook', async () => {
-    const failing = createAlertSink(env.store, {
+    const failing = await createAlertSink(env.store, {
       name: 'failing-am',
       urls: [`${receiverUrl}/fail`],
       auth: { type: 'basic', username: 'erawatch', password: 'literal-pass' },
       balancerIds: [],
     });
-    const unset = createAlertSink(env.store, {
+    const unset = await createAlertSink(env.store, {
       name: 'unset-credential',
       urls: [`${receiverUrl}/never`],
       auth: { type: 'bearer', token: 'env:ERAWATCH_TEST_NOT_SET' },
@@ -221,7 +223,7 @@ describe('an Alertmanager sink', () => {
     t += 1_000;
     const at = t;
     await runDeliveryPass(env.store, deps);
-    const [push] = listDeliveries(env.store, failing.id, { limit: 5, kind: 'alertmanager' }).items;
+    const [push] = (await listDeliveries(env.store, failing.id, { limit: 5, kind: 'alertmanager' })).items;
     expect(push).toMatchObject({
       status: 'pending',
       attempts: 1,
@@ -234,7 +236,7 @@ describe('an Alertmanager sink', () => {
       `Basic ${Buffer.from('erawatch:literal-pass').toString('base64')}`,
     );
 
-    const [none] = listDeliveries(env.store, unset.id, { limit: 5, kind: 'alertmanager' }).items;
+    const [none] = (await listDeliveries(env.store, unset.id, { limit: 5, kind: 'alertmanager' })).items;
     expect(none?.log?.[0]).toMatchObject({
       outcome: 'config_error',
       error: 'environment variable ERAWATCH_TEST_NOT_SET is not set',
@@ -249,7 +251,7 @@ describe('an Alertmanager sink', () => {
     t = at + 5_000;
     await runDeliveryPass(env.store, deps);
     expect(hitsAt('/fail/')).toHaveLength(sent + 1);
-    const again = listDeliveries(env.store, failing.id, { limit: 5, kind: 'alertmanager' }).items;
+    const again = (await listDeliveries(env.store, failing.id, { limit: 5, kind: 'alertmanager' })).items;
     expect(again).toHaveLength(1);
     expect(again[0]?.attempts).toBe(2);
   }, 30_000);

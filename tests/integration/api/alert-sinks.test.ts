@@ -44,7 +44,7 @@ async function listNames(): Promise<string[]> {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

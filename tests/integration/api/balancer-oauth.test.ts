@@ -51,7 +51,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -89,7 +89,7 @@ describe('balancer auth settings through the API', () => {
     expect(patched.status).toBe(200);
     const { getBalancer } = await import('@/db/queries/balancers');
     const { getStore } = await import('@/db/index');
-    expect(getBalancer(getStore(), id).auth).toMatchObject({
+    expect((await getBalancer(await getStore(), id)).auth).toMatchObject({
       clientSecret: 'literal-client-secret-77',
       scope: 'mcp:read mcp:list',
     });
@@ -100,7 +100,7 @@ describe('balancer auth settings through the API', () => {
 
     const { exportConfig } = await import('@/lib/config/export');
     const { parseConfig } = await import('@/lib/config/load');
-    const { yaml, envNeeded } = exportConfig(getStore(), { includeSecrets: false });
+    const { yaml, envNeeded } = await exportConfig(await getStore(), { includeSecrets: false });
     expect(yaml).not.toContain('literal-client-secret-77');
     expect(envNeeded).toContain('ERAWATCH_OAUTH_ONE_OAUTH_CLIENT_SECRET');
     expect(yaml).toContain('clientSecret: ${ERAWATCH_OAUTH_ONE_OAUTH_CLIENT_SECRET}');

@@ -89,9 +89,9 @@ function askGate(ref: string, token: string | null, query = `revision=${REVISION
 }
 
 /** A bounded wait on an observable fact (a peer's request log), never a sleep. */
-async function waitUntil(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+async function waitUntil(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!check()) {
+  while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -134,7 +134,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -494,7 +494,7 @@ describe('fresh=true against a node that just changed', () => {
     // The probe runs on to its own deadline and stores the timeout; waiting on it is bounded by that deadline.
     const { runBalancerCycle } = await import('@/lib/poller');
     const { getStore } = await import('@/db/index');
-    const next = await runBalancerCycle(getStore(), id);
+    const next = await runBalancerCycle(await getStore(), id);
     expect(next.analysis.degraded.map((d) => d.reason)).toEqual(['timeout']);
   });
 });

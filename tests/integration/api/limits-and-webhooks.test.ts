@@ -49,7 +49,7 @@ async function limitTo(perMinute: string, failuresPerMinute: string) {
 afterAll(async () => {
   await receiver.close();
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

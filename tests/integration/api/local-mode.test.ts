@@ -16,7 +16,7 @@ type Handler = (req: Request) => Promise<Response>;
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

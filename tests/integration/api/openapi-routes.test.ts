@@ -98,7 +98,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

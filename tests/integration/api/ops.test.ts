@@ -1,3 +1,4 @@
+import { sqliteOf } from '@/db';
 // Probe-now, /metrics, /healthz and /readyz against a real MCP SDK server on loopback and a real SQLite file.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,7 +44,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -125,7 +126,7 @@ describe('operations', () => {
       const { getStore } = await import('@/db/index');
       const { acquireLease, releaseLease } = await import('@/db/queries/lease');
       const worker = { holder: 'worker-elsewhere', pid: 4242, hostname: 'worker-host' };
-      expect(acquireLease(getStore(), worker, 60_000, Date.now()).acquired).toBe(true);
+      expect((await acquireLease(await getStore(), worker, 60_000, Date.now())).acquired).toBe(true);
       try {
         const held = await ready(request('/readyz'));
         expect(held.status).toBe(200);
@@ -136,7 +137,7 @@ describe('operations', () => {
           },
         });
       } finally {
-        releaseLease(getStore(), worker.holder);
+        await releaseLease(await getStore(), worker.holder);
       }
     } finally {
       delete process.env.ERAWATCH_POLLER;
@@ -146,9 +147,9 @@ describe('operations', () => {
   it('a full store turns /readyz to 503 (the heartbeat write fails) and back to 200 once it can grow', async () => {
     const { getStore } = await import('@/db/index');
     const { acquireLease, releaseLease } = await import('@/db/queries/lease');
-    const store = getStore();
+    const store = await getStore();
     const worker = { holder: 'worker-full', pid: 4243, hostname: 'worker-host' };
-    expect(acquireLease(store, worker, 60_000, Date.now()).acquired).toBe(true);
+    expect((await acquireLease(store, worker, 60_000, Date.now())).acquired).toBe(true);
     const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
     const metrics = await handler(import('@/app/(ops)/metrics/route'), 'GET');
     const writeErrors = async () => {
@@ -157,10 +158,10 @@ describe('operations', () => {
     };
     expect((await ready(request('/readyz'))).status).toBe(200);
     const errorsBefore = await writeErrors();
-    const pages = Number(store.sqlite.pragma('page_count', { simple: true }));
+    const pages = Number(sqliteOf(store).pragma('page_count', { simple: true }));
     // A store that may not grow past its current size: what a full disk looks like to SQLite.
-    store.sqlite.pragma(`max_page_count = ${pages}`);
-    const fill = store.sqlite.prepare(
+    sqliteOf(store).pragma(`max_page_count = ${pages}`);
+    const fill = sqliteOf(store).prepare(
       "INSERT INTO store_heartbeats (holder, at, pad) VALUES ('filler', 0, ?)",
     );
     try {
@@ -188,12 +189,12 @@ describe('operations', () => {
       });
       expect(await writeErrors()).toBeGreaterThan(errorsBefore);
     } finally {
-      store.sqlite.pragma('max_page_count = 1073741823');
+      sqliteOf(store).pragma('max_page_count = 1073741823');
     }
     const back = await ready(request('/readyz'));
     expect(back.status).toBe(200);
     expect(await back.json()).toMatchObject({ ready: true, checks: { database: { ok: true } } });
-    store.sqlite.prepare("DELETE FROM store_heartbeats WHERE holder = 'filler'").run();
-    releaseLease(store, worker.holder);
+    sqliteOf(store).prepare("DELETE FROM store_heartbeats WHERE holder = 'filler'").run();
+    await releaseLease(store, worker.holder);
   });
 });

@@ -121,7 +121,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -168,7 +168,7 @@ describe('balancers', () => {
     expect(patched.json?.intervalMs).toBe(30_000);
     const { getBalancer } = await import('@/db/queries/balancers');
     const { getStore } = await import('@/db/index');
-    expect(getBalancer(getStore(), id).headers.authorization).toBe('Bearer probe-secret');
+    expect((await getBalancer(await getStore(), id)).headers.authorization).toBe('Bearer probe-secret');
 
     const list = await call(route('balancers', 'GET'), '/api/v1/balancers?limit=10', { token: readToken });
     expect(list.status).toBe(200);
@@ -720,7 +720,7 @@ describe('rollouts, gate, events, openapi', () => {
   });
 
   it('filters events by balancer and type', async () => {
-    const { getStore, writeTransaction } = await import('@/db/index');
+    const { getStore } = await import('@/db/index');
     const { insertEvents } = await import('@/db/queries/events');
     const b = await call(route('balancers', 'POST'), '/api/v1/balancers', {
       method: 'POST',
@@ -728,12 +728,10 @@ describe('rollouts, gate, events, openapi', () => {
       body: validBalancer('events-one'),
     });
     const id = String(b.json?.id);
-    writeTransaction(getStore(), (tx) =>
-      insertEvents(tx, [
-        { type: 'balancer.diverged', balancerId: id, at: 1_000, data: { severity: 'era-split' } },
-        { type: 'balancer.converged', balancerId: id, at: 2_000 },
-      ]),
-    );
+    await insertEvents(await getStore(), [
+      { type: 'balancer.diverged', balancerId: id, at: 1_000, data: { severity: 'era-split' } },
+      { type: 'balancer.converged', balancerId: id, at: 2_000 },
+    ]);
     const all = await call(route('events', 'GET'), `/api/v1/events?balancerId=${id}`, { token: readToken });
     expect((all.json?.items as Array<{ type: string }>).map((e) => e.type)).toEqual([
       'balancer.converged',

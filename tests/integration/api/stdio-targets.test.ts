@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Store } from '@/db/index';
+import { openStore, type Store } from '@/db/index';
 import { listStdioTargetRows } from '@/db/queries/stdio-targets';
 import { applyConfig } from '@/lib/config/apply';
 import { parseConfig } from '@/lib/config/load';
@@ -50,7 +50,7 @@ async function call(handler: Handler | undefined, url: string, method = 'GET', t
 }
 
 beforeAll(async () => {
-  store = openDb(process.env.ERAWATCH_DB);
+  store = await openStore(process.env.ERAWATCH_DB);
   const config = `version: 1
 stdio:
   - name: current
@@ -59,11 +59,11 @@ stdio:
     env:
       CURRENT_TOKEN: "\${CURRENT_TOKEN}"
 `;
-  applyConfig(
+  await applyConfig(
     store,
     parseConfig(config, path.join(dir, 'erawatch.config.yaml'), { CURRENT_TOKEN: SECRET_VALUE }),
   );
-  const [row] = listStdioTargetRows(store);
+  const [row] = await listStdioTargetRows(store);
   targetId = row?.id ?? '';
   await runStdioCycle(store, targetId, {
     probe: createStdioProbe(),
@@ -75,8 +75,8 @@ stdio:
   openapi = (await import('@/app/api/v1/openapi.json/route')) as unknown as Routes;
 });
 
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -125,7 +125,7 @@ describe('writes on stdio targets answer 405 and change nothing', () => {
     [method, 'one'] as const,
   ]);
   it.each(cases)('%s on the %s path', async (method, which) => {
-    const before = JSON.stringify(listStdioTargetRows(store));
+    const before = JSON.stringify(await listStdioTargetRows(store));
     const url = which === 'list' ? '/api/v1/stdio-targets' : `/api/v1/stdio-targets/${targetId}`;
     const r = await call((which === 'list' ? list : one)[method], url, method);
     expect(r.status).toBe(405);
@@ -137,7 +137,7 @@ describe('writes on stdio targets answer 405 and change nothing', () => {
       type: 'https://erawatch.dev/problems/stdio_targets_read_only',
     });
     expect(r.json.detail).toContain('declared in the config file');
-    expect(JSON.stringify(listStdioTargetRows(store))).toBe(before);
+    expect(JSON.stringify(await listStdioTargetRows(store))).toBe(before);
   });
 });
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Store } from '@/db/index';
+import { openStore, type Store } from '@/db/index';
 import { findAlertSinkByName, listAlertSinks } from '@/db/queries/alert-sinks';
 import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
@@ -30,55 +30,55 @@ alertSinks:
 let dir = '';
 let store: Store;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-sink-config-'));
-  store = openDb(path.join(dir, 'config.db'));
+  store = await openStore(path.join(dir, 'config.db'));
 });
 
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('alert sinks in the config file', () => {
-  it('applies, re-applies unchanged, exports ${ENV} for literals and keeps env:NAME, and round-trips', () => {
-    const first = applyConfig(
+  it('applies, re-applies unchanged, exports ${ENV} for literals and keeps env:NAME, and round-trips', async () => {
+    const first = await applyConfig(
       store,
       parseConfig(FILE, 'erawatch.config.yaml', { OPS_AM_TOKEN: 'tok-literal-42' }),
     );
     expect(first.created).toEqual(["alert sink 'ops-am'", "alert sink 'team-am'"]);
-    const again = applyConfig(
+    const again = await applyConfig(
       store,
       parseConfig(FILE, 'erawatch.config.yaml', { OPS_AM_TOKEN: 'tok-literal-42' }),
     );
     expect(again.unchanged).toEqual(["alert sink 'ops-am'", "alert sink 'team-am'"]);
-    expect(findAlertSinkByName(store, 'ops-am')?.alertmanager).toEqual({
+    expect((await findAlertSinkByName(store, 'ops-am'))?.alertmanager).toEqual({
       urls: ['https://am-0.example.com', 'https://am-1.example.com'],
       auth: { type: 'bearer', token: 'tok-literal-42' },
       resendIntervalMs: 30_000,
     });
 
-    const { yaml, envNeeded } = exportConfig(store, { includeSecrets: false });
+    const { yaml, envNeeded } = await exportConfig(store, { includeSecrets: false });
     expect(yaml).not.toContain('tok-literal-42');
     expect(yaml).toContain('token: ${ERAWATCH_OPS_AM_TOKEN}');
     expect(yaml).toContain('password: env:TEAM_AM_PASSWORD');
     expect(envNeeded).toEqual(['ERAWATCH_OPS_AM_TOKEN']);
 
-    const fresh = openDb(path.join(dir, 'fresh.db'));
+    const fresh = await openStore(path.join(dir, 'fresh.db'));
     try {
-      applyConfig(fresh, parseConfig(yaml, 'export.yaml', { ERAWATCH_OPS_AM_TOKEN: 'tok-literal-42' }));
-      const strip = (s: Store) =>
-        listAlertSinks(s).map(({ id: _i, createdAt: _c, updatedAt: _u, ...rest }) => rest);
-      expect(strip(fresh)).toEqual(strip(store));
-      expect(findAlertSinkByName(fresh, 'ops-am')?.alertmanager.auth).toEqual({
+      await applyConfig(fresh, parseConfig(yaml, 'export.yaml', { ERAWATCH_OPS_AM_TOKEN: 'tok-literal-42' }));
+      const strip = async (s: Store) =>
+        (await listAlertSinks(s)).map(({ id: _i, createdAt: _c, updatedAt: _u, ...rest }) => rest);
+      expect(await strip(fresh)).toEqual(await strip(store));
+      expect((await findAlertSinkByName(fresh, 'ops-am'))?.alertmanager.auth).toEqual({
         type: 'bearer',
         token: 'tok-literal-42',
       });
     } finally {
-      fresh.close();
+      await fresh.close();
     }
 
-    const changed = applyConfig(
+    const changed = await applyConfig(
       store,
       parseConfig(
         FILE.replace('resendIntervalMs: 30000', 'resendIntervalMs: 120000'),
@@ -89,7 +89,7 @@ describe('alert sinks in the config file', () => {
       ),
     );
     expect(changed.updated).toEqual(["alert sink 'ops-am'"]);
-    expect(findAlertSinkByName(store, 'ops-am')?.alertmanager.resendIntervalMs).toBe(120_000);
+    expect((await findAlertSinkByName(store, 'ops-am'))?.alertmanager.resendIntervalMs).toBe(120_000);
   });
 
   it.each<[string, string, string]>([
@@ -113,17 +113,17 @@ describe('alert sinks in the config file', () => {
       `${FILE}webhooks:\n  - name: team-am\n    url: https://hooks.example.com/x\n`,
       'x.yaml:12: alertSinks.1.name: duplicates the name of webhooks[0]',
     ],
-  ])('refuses %s with file:line and applies nothing', (_what, text, where) => {
-    const before = JSON.stringify(listAlertSinks(store));
+  ])('refuses %s with file:line and applies nothing', async (_what, text, where) => {
+    const before = JSON.stringify(await listAlertSinks(store));
     let caught: unknown = null;
     try {
-      applyConfig(store, parseConfig(text, 'x.yaml', { OPS_AM_TOKEN: 'x' }));
+      await applyConfig(store, parseConfig(text, 'x.yaml', { OPS_AM_TOKEN: 'x' }));
     } catch (err) {
       caught = err;
     }
     expect(caught).toBeInstanceOf(ConfigError);
     expect(String((caught as Error).message)).toContain(where);
-    expect(JSON.stringify(listAlertSinks(store))).toBe(before);
+    expect(JSON.stringify(await listAlertSinks(store))).toBe(before);
   });
 
   it('the published JSON Schema describes alertSinks', () => {

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Store } from '@/db/index';
+import { openStore, type Store } from '@/db/index';
 import { getBalancerByName, listBalancers } from '@/db/queries/balancers';
 import { getWebhookByName, listWebhooks } from '@/db/queries/webhooks';
 import { applyConfig } from '@/lib/config/apply';
@@ -44,52 +44,52 @@ function write(name: string, text: string): string {
   return file;
 }
 
-function snapshot(s: Store) {
+async function snapshot(s: Store) {
   return JSON.stringify({
-    balancers: listBalancers(s, { limit: 500 }).items.map(({ summary: _s, ...b }) => b),
-    webhooks: listWebhooks(s, 0),
+    balancers: (await listBalancers(s, { limit: 500 })).items.map(({ summary: _s, ...b }) => b),
+    webhooks: await listWebhooks(s, 0),
   });
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-config-'));
-  store = openDb(path.join(dir, 'config.db'));
+  store = await openStore(path.join(dir, 'config.db'));
 });
 
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('config as code', () => {
-  it('applies a file, substituting ${ENV}, then re-applies it without changing anything', () => {
+  it('applies a file, substituting ${ENV}, then re-applies it without changing anything', async () => {
     const file = write('good.yaml', GOOD);
-    const first = applyConfig(store, loadConfigFile(file, env), 1_000);
+    const first = await applyConfig(store, loadConfigFile(file, env), 1_000);
     expect(first.created).toEqual(["balancer 'edge'", "balancer 'legacy-pool'", "webhook 'pager'"]);
-    expect(getBalancerByName(store, 'edge').headers).toEqual({
+    expect((await getBalancerByName(store, 'edge')).headers).toEqual({
       authorization: 'Bearer s3cret-token',
       'x-tenant': 'env:TENANT',
     });
-    const secret = getWebhookByName(store, 'pager')?.secret;
+    const secret = (await getWebhookByName(store, 'pager'))?.secret;
     expect(secret).toMatch(/^whsec_/);
-    const before = snapshot(store);
-    const again = applyConfig(store, loadConfigFile(file, env), 2_000);
+    const before = await snapshot(store);
+    const again = await applyConfig(store, loadConfigFile(file, env), 2_000);
     expect(again.created).toEqual([]);
     expect(again.updated).toEqual([]);
     expect(again.unchanged).toHaveLength(3);
-    expect(snapshot(store)).toBe(before);
-    expect(getWebhookByName(store, 'pager')?.secret).toBe(secret);
+    expect(await snapshot(store)).toBe(before);
+    expect((await getWebhookByName(store, 'pager'))?.secret).toBe(secret);
   });
 
-  it('applies a changed field as an update of that entity only', () => {
+  it('applies a changed field as an update of that entity only', async () => {
     const file = write(
       'changed.yaml',
       GOOD.replace('allowLegacy: true', 'allowLegacy: true\n    samplesPerCycle: 9'),
     );
-    const s = applyConfig(store, loadConfigFile(file, env), 3_000);
+    const s = await applyConfig(store, loadConfigFile(file, env), 3_000);
     expect(s.updated).toEqual(["balancer 'legacy-pool'"]);
-    expect(getBalancerByName(store, 'legacy-pool').samplesPerCycle).toBe(9);
-    expect(getBalancerByName(store, 'edge').updatedAt).toBe(1_000);
+    expect((await getBalancerByName(store, 'legacy-pool')).samplesPerCycle).toBe(9);
+    expect((await getBalancerByName(store, 'edge')).updatedAt).toBe(1_000);
   });
 
   it.each([
@@ -129,59 +129,64 @@ describe('config as code', () => {
       'webhooks.0.url',
       'private',
     ],
-  ])('%s: the error names file, line and field, and nothing changes', (_name, text, line, field, words) => {
-    const before = snapshot(store);
-    const file = write('bad.yaml', text);
-    let error: unknown;
-    try {
-      applyConfig(store, loadConfigFile(file, env));
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    const issue = (error as ConfigError).issues[0];
-    expect(issue?.file).toBe(file);
-    if (line !== null) expect(issue?.line).toBe(line);
-    else expect(issue?.line).toBeGreaterThan(0);
-    expect(issue?.field).toBe(field);
-    expect(issue?.message).toContain(words);
-    expect((error as ConfigError).message).toContain(`${file}:${issue?.line}`);
-    expect(snapshot(store)).toBe(before);
-  });
+  ])(
+    '%s: the error names file, line and field, and nothing changes',
+    async (_name, text, line, field, words) => {
+      const before = await snapshot(store);
+      const file = write('bad.yaml', text);
+      let error: unknown;
+      try {
+        await applyConfig(store, loadConfigFile(file, env));
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const issue = (error as ConfigError).issues[0];
+      expect(issue?.file).toBe(file);
+      if (line !== null) expect(issue?.line).toBe(line);
+      else expect(issue?.line).toBeGreaterThan(0);
+      expect(issue?.field).toBe(field);
+      expect(issue?.message).toContain(words);
+      expect((error as ConfigError).message).toContain(`${file}:${issue?.line}`);
+      expect(await snapshot(store)).toBe(before);
+    },
+  );
 
-  it('at start-up an invalid file is logged and the last good state kept', () => {
-    const before = snapshot(store);
+  it('at start-up an invalid file is logged and the last good state kept', async () => {
+    const before = await snapshot(store);
     const file = write(
       'startup-bad.yaml',
       GOOD.replace('publicUrl: https://legacy.example.com/mcp', 'publicUrl: 42'),
     );
     const lines: string[] = [];
-    const result = applyConfigAtStartup(store, { ...env, ERAWATCH_CONFIG: file }, (l) => lines.push(l));
+    const result = await applyConfigAtStartup(store, { ...env, ERAWATCH_CONFIG: file }, (l) => lines.push(l));
     expect(result).toBeNull();
     expect(lines.join('\n')).toContain('keeping the last good state');
     expect(lines.join('\n')).toContain(`${file}:13: balancers.1.publicUrl`);
-    expect(snapshot(store)).toBe(before);
+    expect(await snapshot(store)).toBe(before);
   });
 
-  it('export round-trips: applying the export to a fresh database reproduces the registrations', () => {
-    const { yaml, envNeeded } = exportConfig(store, { includeSecrets: false });
+  it('export round-trips: applying the export to a fresh database reproduces the registrations', async () => {
+    const { yaml, envNeeded } = await exportConfig(store, { includeSecrets: false });
     expect(yaml).not.toContain('s3cret-token');
     expect(envNeeded).toEqual(['ERAWATCH_EDGE_AUTHORIZATION']);
     const exported = parseConfig(yaml, 'export.yaml', { ERAWATCH_EDGE_AUTHORIZATION: 'Bearer s3cret-token' });
-    expect(applyConfig(store, exported).unchanged).toHaveLength(3);
+    expect((await applyConfig(store, exported)).unchanged).toHaveLength(3);
 
-    const full = exportConfig(store, { includeSecrets: true }).yaml;
-    const fresh = openDb(path.join(dir, 'fresh.db'));
+    const full = (await exportConfig(store, { includeSecrets: true })).yaml;
+    const fresh = await openStore(path.join(dir, 'fresh.db'));
     try {
-      applyConfig(fresh, parseConfig(full, 'full.yaml', {}));
-      const strip = (s: Store) =>
-        JSON.parse(snapshot(s), (k: string, v: unknown) =>
+      await applyConfig(fresh, parseConfig(full, 'full.yaml', {}));
+      const strip = async (s: Store) =>
+        JSON.parse(await snapshot(s), (k: string, v: unknown) =>
           ['id', 'createdAt', 'updatedAt'].includes(k) ? undefined : v,
         ) as unknown;
-      expect(strip(fresh)).toEqual(strip(store));
-      expect(getWebhookByName(fresh, 'pager')?.secret).toBe(getWebhookByName(store, 'pager')?.secret);
+      expect(await strip(fresh)).toEqual(await strip(store));
+      expect((await getWebhookByName(fresh, 'pager'))?.secret).toBe(
+        (await getWebhookByName(store, 'pager'))?.secret,
+      );
     } finally {
-      fresh.close();
+      await fresh.close();
     }
   });
 

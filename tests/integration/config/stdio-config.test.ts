@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Store } from '@/db/index';
+import { openStore, type Store } from '@/db/index';
 import { listStdioTargetRows, listStdioTargets } from '@/db/queries/stdio-targets';
 import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
@@ -35,25 +35,25 @@ function write(name: string, text: string): string {
   return file;
 }
 
-const rows = (s: Store) =>
-  JSON.stringify(listStdioTargetRows(s).map(({ id: _i, createdAt: _c, updatedAt: _u, ...r }) => r));
+const rows = async (s: Store) =>
+  JSON.stringify((await listStdioTargetRows(s)).map(({ id: _i, createdAt: _c, updatedAt: _u, ...r }) => r));
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-stdio-config-'));
-  store = openDb(path.join(dir, 'config.db'));
+  store = await openStore(path.join(dir, 'config.db'));
 });
 
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 describe('stdio targets in erawatch.config.yaml', () => {
-  it('applies the list with defaults, cwd relative to the file, then re-applies without changes', () => {
+  it('applies the list with defaults, cwd relative to the file, then re-applies without changes', async () => {
     const file = write('erawatch.config.yaml', GOOD);
-    const first = applyConfig(store, loadConfigFile(file, env), 1_000);
+    const first = await applyConfig(store, loadConfigFile(file, env), 1_000);
     expect(first.created).toEqual(["stdio target 'archive'", "stdio target 'current'"]);
-    const [archive, current] = listStdioTargetRows(store);
+    const [archive, current] = await listStdioTargetRows(store);
     expect(archive).toMatchObject({
       name: 'archive',
       command: 'node',
@@ -69,25 +69,25 @@ describe('stdio targets in erawatch.config.yaml', () => {
     });
     expect(current).toMatchObject({ cwd: path.join(dir, 'tools'), allowLegacy: false, args: [], env: {} });
 
-    const again = applyConfig(store, loadConfigFile(file, env), 2_000);
+    const again = await applyConfig(store, loadConfigFile(file, env), 2_000);
     expect(again.unchanged).toEqual(["stdio target 'archive'", "stdio target 'current'"]);
-    expect(listStdioTargetRows(store).every((r) => r.updatedAt === 1_000)).toBe(true);
+    expect((await listStdioTargetRows(store)).every((r) => r.updatedAt === 1_000)).toBe(true);
   });
 
-  it('the read view names env variables and never carries their values', () => {
-    const views = listStdioTargets(store);
+  it('the read view names env variables and never carries their values', async () => {
+    const views = await listStdioTargets(store);
     const text = JSON.stringify(views);
     expect(text).not.toContain('tok-very-secret');
     expect(views[0]?.envNames).toEqual(['ARCHIVE_TOKEN', 'LOG_LEVEL']);
     expect(views[0]?.commandLine).toBe('ARCHIVE_TOKEN=… LOG_LEVEL=… node servers/archive.mjs --quiet');
   });
 
-  it('a changed secret updates only that target', () => {
+  it('a changed secret updates only that target', async () => {
     const file = write('erawatch.config.yaml', GOOD);
-    const s = applyConfig(store, loadConfigFile(file, { ARCHIVE_TOKEN: 'rotated' }), 3_000);
+    const s = await applyConfig(store, loadConfigFile(file, { ARCHIVE_TOKEN: 'rotated' }), 3_000);
     expect(s.updated).toEqual(["stdio target 'archive'"]);
     expect(s.unchanged).toEqual(["stdio target 'current'"]);
-    applyConfig(store, loadConfigFile(file, env), 4_000);
+    await applyConfig(store, loadConfigFile(file, env), 4_000);
   });
 
   it.each([
@@ -110,43 +110,48 @@ describe('stdio targets in erawatch.config.yaml', () => {
     ['a duplicate name', GOOD.replace('name: current', 'name: archive'), 11, 'stdio.1.name', 'duplicates'],
     ['a non-string argument', GOOD.replace('--quiet', '{a: 1}'), 5, 'stdio.0.args.1', 'string'],
     ['a missing variable', GOOD.replace('${ARCHIVE_TOKEN}', '${NOT_SET_HERE}'), 7, '', 'NOT_SET_HERE'],
-  ])('%s: the error names file, line and field, and nothing changes', (_n, text, line, field, words) => {
-    const before = rows(store);
-    const file = write('bad.yaml', text);
-    let error: unknown;
-    try {
-      applyConfig(store, loadConfigFile(file, env));
-    } catch (err) {
-      error = err;
-    }
-    expect(error).toBeInstanceOf(ConfigError);
-    const issue = (error as ConfigError).issues[0];
-    expect(issue?.line).toBe(line);
-    expect(issue?.field).toBe(field);
-    expect(issue?.message).toContain(words);
-    expect((error as ConfigError).message).toContain(`${file}:${line}`);
-    expect(rows(store)).toBe(before);
-  });
+  ])(
+    '%s: the error names file, line and field, and nothing changes',
+    async (_n, text, line, field, words) => {
+      const before = await rows(store);
+      const file = write('bad.yaml', text);
+      let error: unknown;
+      try {
+        await applyConfig(store, loadConfigFile(file, env));
+      } catch (err) {
+        error = err;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      const issue = (error as ConfigError).issues[0];
+      expect(issue?.line).toBe(line);
+      expect(issue?.field).toBe(field);
+      expect(issue?.message).toContain(words);
+      expect((error as ConfigError).message).toContain(`${file}:${line}`);
+      expect(await rows(store)).toBe(before);
+    },
+  );
 
-  it('export writes ${ENV} values as their template, and round-trips', () => {
-    const { yaml, envNeeded } = exportConfig(store, { includeSecrets: false });
+  it('export writes ${ENV} values as their template, and round-trips', async () => {
+    const { yaml, envNeeded } = await exportConfig(store, { includeSecrets: false });
     expect(yaml).not.toContain('tok-very-secret');
     expect(yaml).toContain('ARCHIVE_TOKEN: ${ARCHIVE_TOKEN}');
     expect(yaml).toContain('LOG_LEVEL: debug');
     expect(envNeeded).toContain('ARCHIVE_TOKEN');
     const reparsed = parseConfig(yaml, path.join(dir, 'export.yaml'), env);
-    expect(applyConfig(store, reparsed).unchanged).toContain("stdio target 'archive'");
+    expect((await applyConfig(store, reparsed)).unchanged).toContain("stdio target 'archive'");
 
-    const full = exportConfig(store, { includeSecrets: true }).yaml;
+    const full = (await exportConfig(store, { includeSecrets: true })).yaml;
     expect(full).toContain('tok-very-secret');
-    const fresh = openDb(path.join(dir, 'fresh.db'));
+    const fresh = await openStore(path.join(dir, 'fresh.db'));
     try {
-      applyConfig(fresh, parseConfig(full, path.join(dir, 'full.yaml'), {}));
-      const strip = (s: Store) =>
-        listStdioTargetRows(s).map(({ id: _i, createdAt: _c, updatedAt: _u, envTemplates: _t, ...r }) => r);
-      expect(strip(fresh)).toEqual(strip(store));
+      await applyConfig(fresh, parseConfig(full, path.join(dir, 'full.yaml'), {}));
+      const strip = async (s: Store) =>
+        (await listStdioTargetRows(s)).map(
+          ({ id: _i, createdAt: _c, updatedAt: _u, envTemplates: _t, ...r }) => r,
+        );
+      expect(await strip(fresh)).toEqual(await strip(store));
     } finally {
-      fresh.close();
+      await fresh.close();
     }
   });
 

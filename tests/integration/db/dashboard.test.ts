@@ -3,10 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openDb, type Store } from '@/db';
+import { openStore, type Store } from '@/db';
 import { createBalancer } from '@/db/queries/balancers';
 import { NotFoundError } from '@/lib/errors';
-import { writeCycle } from '@/lib/poller/write';
+import { writeCycle } from '@/db/queries/subjects';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
 import { readBalancerDetail, readNodeSummaries } from '@/db/queries/dashboard';
@@ -15,13 +15,13 @@ import { readFleetRows, readNodeLabels } from '@/lib/api/read-model';
 let dir: string;
 let store: Store;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-ui-read-'));
-  store = openDb(path.join(dir, 'ui.db'));
+  store = await openStore(path.join(dir, 'ui.db'));
 });
 
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -59,13 +59,13 @@ function verdict(url: string, era: 'modern' | 'legacy' | 'unavailable', at: numb
 }
 
 /** A balancer with one stored cycle whose nodes have the given eras. */
-function seed(
+async function seed(
   name: string,
   eras: Array<'modern' | 'legacy' | 'unavailable'>,
   at = 1_000_000,
   divergedAt: number[] = [],
-): string {
-  const b = createBalancer(store, {
+): Promise<string> {
+  const b = await createBalancer(store, {
     name,
     publicUrl: `http://127.0.0.1:9/${name}`,
     headers: { authorization: 'Bearer s3cret', 'x-env': 'env:TOKEN' },
@@ -102,18 +102,18 @@ function seed(
     at: t,
     data: {},
   }));
-  writeCycle(store, { balancerId: b.id, at, newNodes, results, analysis, events });
+  await writeCycle(store, { balancerId: b.id, at, newNodes, results, analysis, events });
   return b.id;
 }
 
 describe('readFleetRows', () => {
-  it('lists every balancer with state, era mix and gate, non-uniform first', () => {
-    seed('a-uniform', ['modern', 'modern']);
-    seed('b-split', ['modern', 'legacy', 'modern'], 1_000_000, [400_000, 900_000]);
-    seed('c-degraded', ['modern', 'unavailable']);
-    createBalancer(store, { name: 'd-new', publicUrl: 'http://127.0.0.1:9/new' });
+  it('lists every balancer with state, era mix and gate, non-uniform first', async () => {
+    await seed('a-uniform', ['modern', 'modern']);
+    await seed('b-split', ['modern', 'legacy', 'modern'], 1_000_000, [400_000, 900_000]);
+    await seed('c-degraded', ['modern', 'unavailable']);
+    await createBalancer(store, { name: 'd-new', publicUrl: 'http://127.0.0.1:9/new' });
 
-    const rows = readFleetRows(store);
+    const rows = await readFleetRows(store);
     expect(rows.map((r) => [r.name, r.status, r.nonUniform])).toEqual([
       ['b-split', 'era-split', true],
       ['c-degraded', 'degraded', false],
@@ -133,9 +133,9 @@ describe('readFleetRows', () => {
 });
 
 describe('readBalancerDetail', () => {
-  it('returns the analysis without the snapshot and never a literal header value', () => {
-    const id = seed('detail', ['modern', 'legacy']);
-    const d = readBalancerDetail(store, id);
+  it('returns the analysis without the snapshot and never a literal header value', async () => {
+    const id = await seed('detail', ['modern', 'legacy']);
+    const d = await readBalancerDetail(store, id);
     expect(d.analysis?.state).toBe('non-uniform');
     expect(d.analysis?.partition).toHaveLength(2);
     expect(d.analysis?.cacheHazard.maxTtlMs).toBe(60_000);
@@ -145,28 +145,28 @@ describe('readBalancerDetail', () => {
     expect(d.window).toBeNull();
   });
 
-  it('throws NotFoundError for an unknown balancer', () => {
-    expect(() => readBalancerDetail(store, 'bal_missing')).toThrow(NotFoundError);
+  it('throws NotFoundError for an unknown balancer', async () => {
+    await expect(async () => await readBalancerDetail(store, 'bal_missing')).rejects.toThrow(NotFoundError);
   });
 });
 
 describe('readNodeSummaries and readNodeLabels', () => {
-  it('gives each node its verdict headline without the evidence', () => {
-    const id = seed('nodes', ['modern', 'unavailable']);
-    const nodes = readNodeSummaries(store, id);
+  it('gives each node its verdict headline without the evidence', async () => {
+    const id = await seed('nodes', ['modern', 'unavailable']);
+    const nodes = await readNodeSummaries(store, id);
     expect(nodes.map((n) => [n.url, n.state?.verdict.verdict, n.state?.verdict.supported])).toEqual([
       ['http://127.0.0.1:7000/mcp', 'modern', ['2026-07-28']],
       ['http://127.0.0.1:7001/mcp', 'unavailable', []],
     ]);
     expect(JSON.stringify(nodes)).not.toContain('evidence');
-    expect(() => readNodeSummaries(store, 'bal_missing')).toThrow(NotFoundError);
+    await expect(async () => await readNodeSummaries(store, 'bal_missing')).rejects.toThrow(NotFoundError);
   });
 
-  it('labels known node ids by URL and leaves unknown ids out', () => {
-    seed('labels', ['modern']);
-    expect(readNodeLabels(store, ['nod_labels_0', 'nod_nope'])).toEqual({
+  it('labels known node ids by URL and leaves unknown ids out', async () => {
+    await seed('labels', ['modern']);
+    expect(await readNodeLabels(store, ['nod_labels_0', 'nod_nope'])).toEqual({
       nod_labels_0: 'http://127.0.0.1:7000/mcp',
     });
-    expect(readNodeLabels(store, [])).toEqual({});
+    expect(await readNodeLabels(store, [])).toEqual({});
   });
 });

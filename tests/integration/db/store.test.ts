@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, writeTransaction, type Store } from '@/db';
+import { openStore, type Store, sqliteOf } from '@/db';
 import {
   createBalancer,
   deleteBalancer,
@@ -20,24 +20,24 @@ import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
 let dir: string;
 let store: Store;
 
-beforeAll(() => {
+beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-store-'));
-  store = openDb(path.join(dir, 'nested', 'store.db'));
+  store = await openStore(path.join(dir, 'nested', 'store.db'));
 });
-afterAll(() => {
-  store.close();
+afterAll(async () => {
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 const base = { name: 'alpha', publicUrl: 'http://127.0.0.1:9000/mcp' };
 
-describe('openDb', () => {
+describe('openStore', () => {
   it('creates the directory, applies migrations and sets the pragmas', () => {
     expect(fs.existsSync(path.join(dir, 'nested', 'store.db'))).toBe(true);
-    expect(store.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(store.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
-    expect(store.sqlite.pragma('busy_timeout', { simple: true })).toBe(5000);
-    const tables = store.sqlite
+    expect(sqliteOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(sqliteOf(store).pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(sqliteOf(store).pragma('busy_timeout', { simple: true })).toBe(5000);
+    const tables = sqliteOf(store)
       .prepare("select name from sqlite_master where type='table' order by name")
       .all()
       .map((r) => (r as { name: string }).name);
@@ -56,19 +56,19 @@ describe('openDb', () => {
     );
   });
 
-  it('opening the same file again is idempotent', () => {
-    const again = openDb(store.file);
+  it('opening the same file again is idempotent', async () => {
+    const again = await openStore(store.location);
     try {
-      expect(again.sqlite.prepare('select count(*) as n from balancers').get()).toEqual({ n: 0 });
+      expect(sqliteOf(again).prepare('select count(*) as n from balancers').get()).toEqual({ n: 0 });
     } finally {
-      again.close();
+      await again.close();
     }
   });
 });
 
 describe('balancers', () => {
-  it('creates with defaults, stores header values as given, reads back by id and by name', () => {
-    const b = createBalancer(store, { ...base, headers: { Authorization: 'env:PROBE_TOKEN' } }, 1000);
+  it('creates with defaults, stores header values as given, reads back by id and by name', async () => {
+    const b = await createBalancer(store, { ...base, headers: { Authorization: 'env:PROBE_TOKEN' } }, 1000);
     expect(b.id).toMatch(/^bal_[a-z2-7]{12}$/);
     expect(b).toMatchObject({
       name: 'alpha',
@@ -79,8 +79,8 @@ describe('balancers', () => {
       createdAt: 1000,
     });
     expect(b.headers).toEqual({ Authorization: 'env:PROBE_TOKEN' });
-    expect(getBalancer(store, b.id)).toEqual(b);
-    expect(getBalancerByName(store, 'alpha')).toEqual(b);
+    expect(await getBalancer(store, b.id)).toEqual(b);
+    expect(await getBalancerByName(store, 'alpha')).toEqual(b);
   });
 
   it.each([
@@ -89,164 +89,172 @@ describe('balancers', () => {
     ['deadline above interval', { ...base, name: 'x2', intervalMs: 5000, timeoutMs: 2000 }, 'timeoutMs'],
     ['header with newline', { ...base, name: 'x3', headers: { 'X-A': 'a\nb' } }, 'headers.X-A'],
     ['bad revision', { ...base, name: 'x4', legacyVersions: ['yesterday'] }, 'legacyVersions.0'],
-  ])('rejects %s with a field issue and writes nothing', (_label, input, pathWanted) => {
-    const before = listBalancers(store, { limit: 500 }).items.length;
+  ])('rejects %s with a field issue and writes nothing', async (_label, input, pathWanted) => {
+    const before = (await listBalancers(store, { limit: 500 })).items.length;
     let caught: unknown;
     try {
-      createBalancer(store, input as never);
+      await createBalancer(store, input as never);
     } catch (err) {
       caught = err;
     }
     expect(caught).toBeInstanceOf(ValidationError);
     expect((caught as ValidationError).issues.map((i) => i.path)).toContain(pathWanted);
-    expect(listBalancers(store, { limit: 500 }).items.length).toBe(before);
+    expect((await listBalancers(store, { limit: 500 })).items.length).toBe(before);
   });
 
-  it('duplicate name is a conflict', () => {
-    expect(() => createBalancer(store, base)).toThrow(ConflictError);
-    expect(() => createBalancer(store, base)).toThrow(/already exists/);
+  it('duplicate name is a conflict', async () => {
+    await expect(async () => await createBalancer(store, base)).rejects.toThrow(ConflictError);
+    await expect(async () => await createBalancer(store, base)).rejects.toThrow(/already exists/);
   });
 
-  it('update changes only the sent fields and validates the merged result', () => {
-    const b = createBalancer(store, { ...base, name: 'beta', intervalMs: 60_000, samplesPerCycle: 7 });
-    const u = updateBalancer(store, b.id, { allowLegacy: true }, 5000);
+  it('update changes only the sent fields and validates the merged result', async () => {
+    const b = await createBalancer(store, { ...base, name: 'beta', intervalMs: 60_000, samplesPerCycle: 7 });
+    const u = await updateBalancer(store, b.id, { allowLegacy: true }, 5000);
     expect(u).toMatchObject({ allowLegacy: true, intervalMs: 60_000, samplesPerCycle: 7, updatedAt: 5000 });
-    expect(() => updateBalancer(store, b.id, { intervalMs: 2000 })).toThrow(ValidationError);
-    expect(() => updateBalancer(store, b.id, { name: 'alpha' })).toThrow(ConflictError);
-    expect(() => updateBalancer(store, 'bal_missing', { allowLegacy: true })).toThrow(NotFoundError);
-    expect(getBalancer(store, b.id)).toEqual(u);
+    await expect(async () => await updateBalancer(store, b.id, { intervalMs: 2000 })).rejects.toThrow(
+      ValidationError,
+    );
+    await expect(async () => await updateBalancer(store, b.id, { name: 'alpha' })).rejects.toThrow(
+      ConflictError,
+    );
+    await expect(
+      async () => await updateBalancer(store, 'bal_missing', { allowLegacy: true }),
+    ).rejects.toThrow(NotFoundError);
+    expect(await getBalancer(store, b.id)).toEqual(u);
   });
 
-  it('lists with search and cursor pages', () => {
-    for (const n of ['gamma-1', 'gamma-2', 'gamma-3']) createBalancer(store, { ...base, name: n });
-    const p1 = listBalancers(store, { limit: 2, q: 'gamma' });
+  it('lists with search and cursor pages', async () => {
+    for (const n of ['gamma-1', 'gamma-2', 'gamma-3']) await createBalancer(store, { ...base, name: n });
+    const p1 = await listBalancers(store, { limit: 2, q: 'gamma' });
     expect(p1.items.map((i) => i.name)).toEqual(['gamma-1', 'gamma-2']);
     expect(p1.items[0]?.summary).toBeNull();
-    const p2 = listBalancers(store, { limit: 2, q: 'gamma', cursor: p1.nextCursor });
+    const p2 = await listBalancers(store, { limit: 2, q: 'gamma', cursor: p1.nextCursor });
     expect(p2.items.map((i) => i.name)).toEqual(['gamma-3']);
     expect(p2.nextCursor).toBeNull();
-    expect(listBalancers(store, { q: '%' }).items).toEqual([]);
+    expect((await listBalancers(store, { q: '%' })).items).toEqual([]);
   });
 
   it('the API list page agrees with the full list, with node counts and summaries', async () => {
     const { listBalancerPage } = await import('@/db/queries/balancers');
     for (const n of ['page-a1', 'page-a2', 'pagexa3'])
-      createBalancer(store, { ...base, name: n, nodeUrls: ['http://10.0.0.1/mcp'] });
-    const full = listBalancers(store, { limit: 500 });
-    const page = listBalancerPage(store, { limit: 500 });
+      await createBalancer(store, { ...base, name: n, nodeUrls: ['http://10.0.0.1/mcp'] });
+    const full = await listBalancers(store, { limit: 500 });
+    const page = await listBalancerPage(store, { limit: 500 });
     expect(page.items.map((i) => i.name)).toEqual(full.items.map((i) => i.name));
     for (const [i, item] of page.items.entries()) {
       const { nodeUrls, headers: _h, legacyVersions: _l, auth: _a, ...rest } = full.items[i] ?? ({} as never);
       expect(item).toEqual({ ...rest, nodeUrlCount: nodeUrls.length });
     }
-    const p1 = listBalancerPage(store, { limit: 2, q: 'page-a' });
+    const p1 = await listBalancerPage(store, { limit: 2, q: 'page-a' });
     expect(p1.items.map((i) => i.name)).toEqual(['page-a1', 'page-a2']);
     expect(p1.nextCursor).toBeNull();
-    const p2 = listBalancerPage(store, { limit: 1, q: 'page-a' });
+    const p2 = await listBalancerPage(store, { limit: 1, q: 'page-a' });
     expect(
-      listBalancerPage(store, { limit: 1, q: 'page-a', cursor: p2.nextCursor }).items.map((i) => i.name),
+      (await listBalancerPage(store, { limit: 1, q: 'page-a', cursor: p2.nextCursor })).items.map(
+        (i) => i.name,
+      ),
     ).toEqual(['page-a2']);
     // '_' is a literal underscore, not SQL's one-character wildcard.
-    expect(listBalancerPage(store, { q: 'page_a' }).items).toEqual([]);
-    expect(() => listBalancerPage(store, { cursor: 'not a cursor!' })).toThrow(ValidationError);
+    expect((await listBalancerPage(store, { q: 'page_a' })).items).toEqual([]);
+    await expect(async () => await listBalancerPage(store, { cursor: 'not a cursor!' })).rejects.toThrow(
+      ValidationError,
+    );
   });
 
   it.each([
     [{ limit: 0 }, 'limit'],
     [{ limit: 501 }, 'limit'],
     [{ cursor: 'not a cursor!' }, 'cursor'],
-  ])('list rejects %o', (opts, field) => {
-    expect(() => listBalancers(store, opts)).toThrow(ValidationError);
+  ])('list rejects %o', async (opts, field) => {
+    await expect(async () => await listBalancers(store, opts)).rejects.toThrow(ValidationError);
     try {
-      listBalancers(store, opts);
+      await listBalancers(store, opts);
     } catch (err) {
       expect((err as ValidationError).issues[0]?.path).toBe(field);
     }
   });
 
-  it('delete cascades to nodes and events', () => {
-    const b = createBalancer(store, { ...base, name: 'doomed' });
-    writeTransaction(store, (tx) => {
-      tx.insert(nodes)
-        .values({
-          id: 'nod_doomed',
-          balancerId: b.id,
-          key: 'listed:x',
-          origin: 'listed',
-          url: 'http://x/',
-          createdAt: 1,
-          lastSeenAt: 1,
-        })
-        .run();
-      insertEvents(tx, [{ type: 'node.unavailable', balancerId: b.id, nodeId: 'nod_doomed', at: 10 }]);
+  it('delete cascades to nodes and events', async () => {
+    const b = await createBalancer(store, { ...base, name: 'doomed' });
+    await store.write(async (tx) => {
+      await tx.insert(nodes).values({
+        id: 'nod_doomed',
+        balancerId: b.id,
+        key: 'listed:x',
+        origin: 'listed',
+        url: 'http://x/',
+        createdAt: 1,
+        lastSeenAt: 1,
+      });
+      await insertEvents(store, [
+        { type: 'node.unavailable', balancerId: b.id, nodeId: 'nod_doomed', at: 10 },
+      ]);
     });
-    expect(listNodes(store, b.id)).toHaveLength(1);
-    deleteBalancer(store, b.id);
-    expect(() => getBalancer(store, b.id)).toThrow(NotFoundError);
-    expect(() => getNode(store, 'nod_doomed')).toThrow(NotFoundError);
-    expect(listEvents(store, { balancerId: b.id }).items).toEqual([]);
-    expect(() => deleteBalancer(store, b.id)).toThrow(NotFoundError);
+    expect(await listNodes(store, b.id)).toHaveLength(1);
+    await deleteBalancer(store, b.id);
+    await expect(async () => await getBalancer(store, b.id)).rejects.toThrow(NotFoundError);
+    await expect(async () => await getNode(store, 'nod_doomed')).rejects.toThrow(NotFoundError);
+    expect((await listEvents(store, { balancerId: b.id })).items).toEqual([]);
+    await expect(async () => await deleteBalancer(store, b.id)).rejects.toThrow(NotFoundError);
   });
 });
 
 describe('events', () => {
-  it('inserts in the caller transaction and rolls back with it', () => {
-    const b = createBalancer(store, { ...base, name: 'ev' });
-    expect(() =>
-      writeTransaction(store, (tx) => {
-        insertEvents(tx, [{ type: 'gate.opened', balancerId: b.id, at: 5 }]);
+  it('inserts in the caller transaction and rolls back with it', async () => {
+    const b = await createBalancer(store, { ...base, name: 'ev' });
+    await expect(
+      store.write(async () => {
+        await insertEvents(store, [{ type: 'gate.opened', balancerId: b.id, at: 5 }]);
         throw new Error('state write failed');
       }),
-    ).toThrow('state write failed');
-    expect(listEvents(store, { balancerId: b.id }).items).toEqual([]);
+    ).rejects.toThrow('state write failed');
+    expect((await listEvents(store, { balancerId: b.id })).items).toEqual([]);
   });
 
-  it('rejects an unknown type and writes none of the batch', () => {
-    const b = getBalancerByName(store, 'ev');
-    expect(() =>
-      writeTransaction(store, (tx) =>
-        insertEvents(tx, [
+  it('rejects an unknown type and writes none of the batch', async () => {
+    const b = await getBalancerByName(store, 'ev');
+    await expect(
+      async () =>
+        await insertEvents(store, [
           { type: 'gate.opened', balancerId: b.id, at: 5 },
           { type: 'node.exploded' as never, balancerId: b.id, at: 6 },
         ]),
-      ),
-    ).toThrow(/1\.type must be one of/);
-    expect(listEvents(store, { balancerId: b.id }).items).toEqual([]);
+    ).rejects.toThrow(/1\.type must be one of/);
+    expect((await listEvents(store, { balancerId: b.id })).items).toEqual([]);
   });
 
-  it('lists newest first with filters and cursor', () => {
-    const b = getBalancerByName(store, 'ev');
-    writeTransaction(store, (tx) =>
-      insertEvents(
-        tx,
-        [1, 2, 3, 4, 5].map((i) => ({
-          type: i % 2 ? ('node.unavailable' as const) : ('node.recovered' as const),
-          balancerId: b.id,
-          at: i * 100,
-          data: { i },
-        })),
-      ),
+  it('lists newest first with filters and cursor', async () => {
+    const b = await getBalancerByName(store, 'ev');
+    await insertEvents(
+      store,
+      [1, 2, 3, 4, 5].map((i) => ({
+        type: i % 2 ? ('node.unavailable' as const) : ('node.recovered' as const),
+        balancerId: b.id,
+        at: i * 100,
+        data: { i },
+      })),
     );
-    const all = listEvents(store, { balancerId: b.id, limit: 2 });
+    const all = await listEvents(store, { balancerId: b.id, limit: 2 });
     expect(all.items.map((e) => e.at)).toEqual([500, 400]);
-    const next = listEvents(store, { balancerId: b.id, limit: 2, cursor: all.nextCursor });
+    const next = await listEvents(store, { balancerId: b.id, limit: 2, cursor: all.nextCursor });
     expect(next.items.map((e) => e.at)).toEqual([300, 200]);
-    expect(listEvents(store, { balancerId: b.id, type: 'node.recovered' }).items.map((e) => e.data)).toEqual([
-      { i: 4 },
-      { i: 2 },
-    ]);
-    expect(listEvents(store, { balancerId: b.id, since: 200, until: 400 }).items.map((e) => e.at)).toEqual([
-      300, 200,
-    ]);
-    expect(() => listEvents(store, { type: 'nope' })).toThrow(/type must be one of/);
+    expect(
+      (await listEvents(store, { balancerId: b.id, type: 'node.recovered' })).items.map((e) => e.data),
+    ).toEqual([{ i: 4 }, { i: 2 }]);
+    expect(
+      (await listEvents(store, { balancerId: b.id, since: 200, until: 400 })).items.map((e) => e.at),
+    ).toEqual([300, 200]);
+    await expect(async () => await listEvents(store, { type: 'nope' })).rejects.toThrow(
+      /type must be one of/,
+    );
   });
 });
 
 describe('rollout windows', () => {
-  it('opens one window per balancer, closes it, validates input', () => {
-    const b = createBalancer(store, { ...base, name: 'rollout' });
-    expect(getOpenWindow(store, b.id)).toBeNull();
-    const w = openRolloutWindow(
+  it('opens one window per balancer, closes it, validates input', async () => {
+    const b = await createBalancer(store, { ...base, name: 'rollout' });
+    expect(await getOpenWindow(store, b.id)).toBeNull();
+    const w = await openRolloutWindow(
       store,
       b.id,
       { target: { era: 'modern', negotiatedVersion: '2026-07-28', junk: 1 } as never, deadline: 10_000 },
@@ -260,17 +268,19 @@ describe('rollout windows', () => {
       openedAt: 1_000,
       closedAt: null,
     });
-    expect(getOpenWindow(store, b.id)?.id).toBe(w.id);
-    expect(() =>
-      openRolloutWindow(store, b.id, { target: { era: 'modern' }, deadline: 20_000 }, 1_000),
-    ).toThrow(ConflictError);
-    expect(closeRolloutWindow(store, w.id, 2_000).closedAt).toBe(2_000);
-    expect(getOpenWindow(store, b.id)).toBeNull();
-    expect(() => closeRolloutWindow(store, w.id)).toThrow(ConflictError);
-    expect(() => closeRolloutWindow(store, 'win_missing')).toThrow(NotFoundError);
-    expect(() =>
-      openRolloutWindow(store, 'bal_missing', { target: { era: 'modern' }, deadline: 20_000 }, 1_000),
-    ).toThrow(NotFoundError);
+    expect((await getOpenWindow(store, b.id))?.id).toBe(w.id);
+    await expect(
+      async () =>
+        await openRolloutWindow(store, b.id, { target: { era: 'modern' }, deadline: 20_000 }, 1_000),
+    ).rejects.toThrow(ConflictError);
+    expect((await closeRolloutWindow(store, w.id, 2_000)).closedAt).toBe(2_000);
+    expect(await getOpenWindow(store, b.id)).toBeNull();
+    await expect(async () => await closeRolloutWindow(store, w.id)).rejects.toThrow(ConflictError);
+    await expect(async () => await closeRolloutWindow(store, 'win_missing')).rejects.toThrow(NotFoundError);
+    await expect(
+      async () =>
+        await openRolloutWindow(store, 'bal_missing', { target: { era: 'modern' }, deadline: 20_000 }, 1_000),
+    ).rejects.toThrow(NotFoundError);
   });
 
   it.each([
@@ -278,24 +288,26 @@ describe('rollout windows', () => {
     [{ target: { era: 'ancient' }, deadline: 5_000 }, 'target.era'],
     [{ target: { era: 'modern' }, deadline: 500 }, 'deadline'],
     [{ target: { era: 'modern' }, deadline: 1.5 }, 'deadline'],
-  ])('rejects %o', (input, field) => {
-    const b = getBalancerByName(store, 'rollout');
+  ])('rejects %o', async (input, field) => {
+    const b = await getBalancerByName(store, 'rollout');
     try {
-      openRolloutWindow(store, b.id, input as never, 1_000);
+      await openRolloutWindow(store, b.id, input as never, 1_000);
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ValidationError);
       expect((err as ValidationError).issues.map((i) => i.path)).toEqual([field]);
     }
-    expect(getOpenWindow(store, b.id)).toBeNull();
+    expect(await getOpenWindow(store, b.id)).toBeNull();
   });
 });
 
 describe('node reads', () => {
-  it('missing ids are NotFound', () => {
-    expect(() => listNodes(store, 'bal_none')).toThrow(NotFoundError);
-    expect(() => getNode(store, 'nod_none')).toThrow(NotFoundError);
-    expect(() => getNodeHistory(store, 'nod_none')).toThrow(NotFoundError);
-    expect(() => getRollups(store, { balancerId: 'bal_none', since: 0 })).toThrow(NotFoundError);
+  it('missing ids are NotFound', async () => {
+    await expect(async () => await listNodes(store, 'bal_none')).rejects.toThrow(NotFoundError);
+    await expect(async () => await getNode(store, 'nod_none')).rejects.toThrow(NotFoundError);
+    await expect(async () => await getNodeHistory(store, 'nod_none')).rejects.toThrow(NotFoundError);
+    await expect(async () => await getRollups(store, { balancerId: 'bal_none', since: 0 })).rejects.toThrow(
+      NotFoundError,
+    );
   });
 });

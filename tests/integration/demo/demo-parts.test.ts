@@ -3,7 +3,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Store } from '@/db';
+import { openStore, type Store } from '@/db';
 import { getBalancerByName, listBalancers, updateBalancer } from '@/db/queries/balancers';
 import { parseDemoArgs } from '@/lib/cli/commands/demo';
 import { checkBuild, choosePort, isPortFree } from '@/lib/demo/next-app';
@@ -25,8 +25,8 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 describe('registerDemoBalancers (real SQLite file)', () => {
   let store: Store;
-  beforeAll(() => {
-    store = openDb(path.join(tmp, 'register.db'));
+  beforeAll(async () => {
+    store = await openStore(path.join(tmp, 'register.db'));
   });
   afterAll(() => store.close());
 
@@ -50,22 +50,22 @@ describe('registerDemoBalancers (real SQLite file)', () => {
     },
   ];
 
-  it('creates on the first run and updates in place on the next, resetting hand edits', () => {
-    const first = registerDemoBalancers(store, input(40_000), 1_000);
+  it('creates on the first run and updates in place on the next, resetting hand edits', async () => {
+    const first = await registerDemoBalancers(store, input(40_000), 1_000);
     expect(first.map((r) => [r.balancer.name, r.action])).toEqual([
       ['demo-reg-a', 'created'],
       ['demo-reg-b', 'created'],
     ]);
-    const a = getBalancerByName(store, 'demo-reg-a');
-    updateBalancer(store, a.id, { allowLegacy: true, samplesPerCycle: 9 }, 1_500);
+    const a = await getBalancerByName(store, 'demo-reg-a');
+    await updateBalancer(store, a.id, { allowLegacy: true, samplesPerCycle: 9 }, 1_500);
 
-    const second = registerDemoBalancers(store, input(41_000), 2_000);
+    const second = await registerDemoBalancers(store, input(41_000), 2_000);
     expect(second.map((r) => [r.balancer.name, r.action])).toEqual([
       ['demo-reg-a', 'updated'],
       ['demo-reg-b', 'updated'],
     ]);
     expect(second.map((r) => r.balancer.id)).toEqual(first.map((r) => r.balancer.id));
-    expect(getBalancerByName(store, 'demo-reg-a')).toMatchObject({
+    expect(await getBalancerByName(store, 'demo-reg-a')).toMatchObject({
       publicUrl: 'http://127.0.0.1:41000/mcp',
       nodeUrls: ['http://127.0.0.1:41001/mcp', 'http://127.0.0.1:41002/mcp'],
       allowLegacy: false,
@@ -73,24 +73,26 @@ describe('registerDemoBalancers (real SQLite file)', () => {
       createdAt: 1_000,
       updatedAt: 2_000,
     });
-    expect(listBalancers(store, { q: 'demo-reg-' }).items).toHaveLength(2);
+    expect((await listBalancers(store, { q: 'demo-reg-' })).items).toHaveLength(2);
   });
 
-  it('reset removes only the named balancers', () => {
-    registerDemoBalancers(store, [
+  it('reset removes only the named balancers', async () => {
+    await registerDemoBalancers(store, [
       { ...input(43_000)[0], name: 'demo-reg-gone' },
       { ...input(43_000)[1], name: 'demo-reg-kept' },
     ] as CreateBalancerInput[]);
-    expect(resetDemoBalancers(store, ['demo-reg-gone', 'demo-reg-never'])).toEqual(['demo-reg-gone']);
-    expect(() => getBalancerByName(store, 'demo-reg-gone')).toThrow("balancer 'demo-reg-gone' not found");
-    expect(getBalancerByName(store, 'demo-reg-kept').name).toBe('demo-reg-kept');
+    expect(await resetDemoBalancers(store, ['demo-reg-gone', 'demo-reg-never'])).toEqual(['demo-reg-gone']);
+    await expect(async () => await getBalancerByName(store, 'demo-reg-gone')).rejects.toThrow(
+      "balancer 'demo-reg-gone' not found",
+    );
+    expect((await getBalancerByName(store, 'demo-reg-kept')).name).toBe('demo-reg-kept');
   });
 
-  it('a bad registration is a validation error naming the field, and stores nothing', () => {
+  it('a bad registration is a validation error naming the field, and stores nothing', async () => {
     const bad = { ...input(42_000)[0], name: 'demo-reg-bad', timeoutMs: 4_000 } as CreateBalancerInput;
     let error: unknown;
     try {
-      registerDemoBalancers(store, [bad]);
+      await registerDemoBalancers(store, [bad]);
     } catch (err) {
       error = err;
     }
@@ -101,7 +103,7 @@ describe('registerDemoBalancers (real SQLite file)', () => {
         message: 'the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs) must stay below intervalMs',
       },
     ]);
-    expect(listBalancers(store, { q: 'demo-reg-bad' }).items).toEqual([]);
+    expect((await listBalancers(store, { q: 'demo-reg-bad' })).items).toEqual([]);
   });
 });
 

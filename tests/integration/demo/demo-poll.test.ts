@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Store } from '@/db';
+import { openStore, type Store } from '@/db';
 import { listEvents } from '@/db/queries/events';
 import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
 import { registerDemoBalancers } from '@/lib/demo/register';
@@ -23,18 +23,19 @@ describe('demo fleet under the real poller', () => {
   const cycles: BalancerAnalysis[] = [];
 
   beforeAll(async () => {
-    store = openDb(path.join(dir, 'demo.db'));
+    store = await openStore(path.join(dir, 'demo.db'));
     fleet = await startDemoFleet();
     // The demo's own deadlines (1.5 s / 1 s, to move every 5 s) can be missed on a loaded machine, and the
     // node then shows unavailable; the era walk is under test, so deadlines a loaded machine always meets.
     const wide = { intervalMs: 120_000, timeoutMs: 30_000, legacyProbeTimeoutMs: 30_000 };
     const registrations = fleet.balancers.map((b) => ({ ...b, ...wide }));
-    for (const r of registerDemoBalancers(store, registrations)) ids.set(r.balancer.name, r.balancer.id);
+    for (const r of await registerDemoBalancers(store, registrations))
+      ids.set(r.balancer.name, r.balancer.id);
   });
   afterAll(async () => {
     await closeDefaultProbe();
     await fleet?.stop();
-    store.close();
+    await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -96,8 +97,8 @@ describe('demo fleet under the real poller', () => {
     ]);
 
     const searchId = ids.get(DEMO_BALANCERS.rollout);
-    const types = listEvents(store, { balancerId: searchId, limit: 500 })
-      .items.map((e) => e.type)
+    const types = (await listEvents(store, { balancerId: searchId, limit: 500 })).items
+      .map((e) => e.type)
       .reverse();
     expect(types[0]).toBe('balancer.diverged');
     expect(types).toContain('node.era_changed');

@@ -1,3 +1,4 @@
+import { sqliteOf } from '@/db';
 // The failed-credential lockout, the request limit and the Host allowlist, through the real route handlers
 // against a real SQLite file. Every refusal is problem+json and stores nothing.
 import fs from 'node:fs';
@@ -57,7 +58,7 @@ let login: Handler;
 let writeToken = '';
 let otherToken = '';
 const balancerNames = () =>
-  (store.sqlite.prepare('SELECT name FROM balancers ORDER BY name').all() as Array<{ name: string }>).map(
+  (sqliteOf(store).prepare('SELECT name FROM balancers ORDER BY name').all() as Array<{ name: string }>).map(
     (r) => r.name,
   );
 
@@ -71,10 +72,10 @@ beforeAll(async () => {
   // The buckets refill with time: a frozen clock keeps every count exact however slow the machine is.
   vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-12-01T07:00:00Z') });
   const { getStore } = await import('@/db/index');
-  store = getStore();
+  store = await getStore();
   const { createApiToken } = await import('@/db/queries/tokens');
-  writeToken = createApiToken(store, { name: 'writer', scope: 'write' }).token;
-  otherToken = createApiToken(store, { name: 'other', scope: 'write' }).token;
+  writeToken = (await createApiToken(store, { name: 'writer', scope: 'write' })).token;
+  otherToken = (await createApiToken(store, { name: 'other', scope: 'write' })).token;
   const balancers = await import('@/app/api/v1/balancers/route');
   list = balancers.GET as Handler;
   create = balancers.POST as Handler;
@@ -84,7 +85,7 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.useRealTimers();
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -210,12 +211,12 @@ describe('the request limit', () => {
   it('is checked before the token lookup: a spent token is refused without reading the store', async () => {
     await limitTo(3, 0);
     const { createApiToken, revokeApiToken } = await import('@/db/queries/tokens');
-    const spent = createApiToken(store, { name: 'spent', scope: 'read' });
+    const spent = await createApiToken(store, { name: 'spent', scope: 'read' });
     for (let i = 0; i < 3; i++) {
       expect((await send(list, '/api/v1/balancers', { token: spent.token })).status).toBe(200);
     }
     // Revoked now: a lookup would answer 401; the limit answers first.
-    revokeApiToken(store, spent.id);
+    await revokeApiToken(store, spent.id);
     const res = await send(list, '/api/v1/balancers', { token: spent.token });
     expect(res.status).toBe(429);
     expect(res.body.type).toBe('https://erawatch.dev/problems/rate_limited');

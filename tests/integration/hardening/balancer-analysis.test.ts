@@ -54,7 +54,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

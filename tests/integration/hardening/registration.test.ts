@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, type Store } from '@/db/index';
+import { openStore, type Store } from '@/db/index';
 import { createBalancer, listBalancers } from '@/db/queries/balancers';
 import { applyConfigAtStartup } from '@/lib/config/startup';
 
@@ -46,22 +46,24 @@ let POST: Handler;
 let PATCH: Handler;
 let store: Store;
 let existingId = '';
-const stored = () => JSON.stringify(listBalancers(store, { limit: 500 }).items);
+const stored = async () => JSON.stringify((await listBalancers(store, { limit: 500 })).items);
 
 beforeAll(async () => {
   POST = (await import('@/app/api/v1/balancers/route')).POST as Handler;
   PATCH = (await import('@/app/api/v1/balancers/[id]/route')).PATCH as Handler;
   const { getStore } = await import('@/db/index');
-  store = getStore();
-  existingId = createBalancer(store, {
-    name: 'reg-existing',
-    publicUrl: 'https://10.1.0.1/mcp',
-  }).id;
+  store = await getStore();
+  existingId = (
+    await createBalancer(store, {
+      name: 'reg-existing',
+      publicUrl: 'https://10.1.0.1/mcp',
+    })
+  ).id;
 });
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -175,7 +177,7 @@ const cases: Case[] = [
 
 describe('registration refuses', () => {
   it.each(cases)('$name', async (c) => {
-    const before = stored();
+    const before = await stored();
     const res =
       c.method === 'POST'
         ? await send(POST, 'POST', '/api/v1/balancers', c.body)
@@ -188,7 +190,7 @@ describe('registration refuses', () => {
     expect(problem.errors?.map((e) => e.pointer)).toEqual(c.errors.map((e) => e.pointer));
     c.errors.forEach((e, i) => expect(problem.errors?.[i]?.detail).toMatch(e.detail));
     expect(res.text).not.toContain('s3cr3tpw');
-    expect(stored()).toBe(before);
+    expect(await stored()).toBe(before);
   });
 
   it('private ranges stay allowed for probe targets', async () => {
@@ -223,8 +225,8 @@ describe('registration refuses', () => {
 
 describe('the config file refuses the same', () => {
   let cfgStore: Store;
-  beforeAll(() => {
-    cfgStore = openDb(path.join(dir, 'config.db'));
+  beforeAll(async () => {
+    cfgStore = await openStore(path.join(dir, 'config.db'));
   });
   afterAll(() => cfgStore.close());
 
@@ -255,13 +257,13 @@ describe('the config file refuses the same', () => {
     },
   ];
 
-  it.each(configCases)('$name', (c) => {
+  it.each(configCases)('$name', async (c) => {
     const file = path.join(dir, 'erawatch.config.yaml');
     fs.writeFileSync(file, `version: 1\nbalancers:\n  - name: cfg-bad\n${c.entry}`);
     const logs: string[] = [];
-    const summary = applyConfigAtStartup(cfgStore, { ERAWATCH_CONFIG: file }, (l) => logs.push(l));
+    const summary = await applyConfigAtStartup(cfgStore, { ERAWATCH_CONFIG: file }, (l) => logs.push(l));
     expect(summary).toBeNull();
-    expect(listBalancers(cfgStore).items).toEqual([]);
+    expect((await listBalancers(cfgStore)).items).toEqual([]);
     const text = logs.join('\n');
     expect(text).toMatch(new RegExp(`erawatch.config.yaml:\\d+: ${c.field.replace(/\./g, '\\.')}: `));
     expect(text).toMatch(c.message);

@@ -21,7 +21,7 @@ import {
 
 const env = { ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' };
 const probe = createDefaultProbe(env);
-const tmp = tempStore('catalog');
+const tmp = await tempStore('catalog');
 const store = tmp.store;
 const peers: RunningPeer[] = [];
 const faultPeers: FaultPeer[] = [];
@@ -31,7 +31,7 @@ afterAll(async () => {
   await closeDefaultProbe();
   await Promise.all(peers.map((p) => p.stop()));
   await Promise.all(faultPeers.map((p) => p.close()));
-  tmp.cleanup();
+  await tmp.cleanup();
 });
 
 async function start(...specs: Array<Parameters<typeof startPeer>>): Promise<RunningPeer[]> {
@@ -64,7 +64,7 @@ describe('catalog drift between real v2 nodes', () => {
   });
 
   it('is drift, "catalog differs", naming the tool the odd node lacks', async () => {
-    const bal = createBalancer(store, {
+    const bal = await createBalancer(store, {
       name: 'catalog-drift',
       publicUrl: a.url,
       nodeUrls: [a.url, b.url, c.url],
@@ -75,7 +75,7 @@ describe('catalog drift between real v2 nodes', () => {
     expect(analysis.state).toBe('non-uniform');
     expect(analysis.severity).toBe('drift');
     expect(analysis.reasons).toEqual(['catalog differs']);
-    const nodeIdOf = new Map(listNodes(store, bal.id).map((n) => [n.url, n.id]));
+    const nodeIdOf = new Map((await listNodes(store, bal.id)).map((n) => [n.url, n.id]));
     expect(analysis.partition.map((g) => g.nodeIds)).toEqual([
       [nodeIdOf.get(a.url), nodeIdOf.get(b.url)].sort(),
       [nodeIdOf.get(c.url)],
@@ -91,7 +91,7 @@ describe('catalog drift between real v2 nodes', () => {
   }, 60_000);
 
   it('stays uniform, with the same keys as before, when the catalog is off', async () => {
-    const bal = createBalancer(store, {
+    const bal = await createBalancer(store, {
       name: 'catalog-off',
       publicUrl: a.url,
       nodeUrls: [a.url, c.url],
@@ -113,7 +113,7 @@ describe('a node that gains a tool', () => {
   });
 
   it('gives exactly one node.catalog_changed, and the cadence lists every Nth cycle', async () => {
-    const bal = createBalancer(store, {
+    const bal = await createBalancer(store, {
       name: 'catalog-gain',
       publicUrl: node.url,
       nodeUrls: [node.url],
@@ -127,7 +127,7 @@ describe('a node that gains a tool', () => {
     }
     // Listed on cycle 1 (never listed before) and cycle 3 (every 3rd); cycles 2 and 4 carry it.
     expect(counts).toEqual([1, 1, 2, 2]);
-    expect(listEvents(store, { balancerId: bal.id }).items.map((e) => e.type)).toEqual([]);
+    expect((await listEvents(store, { balancerId: bal.id })).items.map((e) => e.type)).toEqual([]);
 
     await node.setTools(['echo', 'refund']);
     // Cycles 5 and 6: the verdict is unchanged, so only the 6th (every 3rd) lists and sees the new tool.
@@ -135,13 +135,13 @@ describe('a node that gains a tool', () => {
     const sixth = await cycle(bal.id);
     await cycle(bal.id);
     expect(await toolLists(node)).toBe(3);
-    const changes = listEvents(store, { balancerId: bal.id }).items.filter(
+    const changes = (await listEvents(store, { balancerId: bal.id })).items.filter(
       (e) => e.type === 'node.catalog_changed',
     );
     expect(changes).toHaveLength(1);
     expect(changes[0]?.data).toMatchObject({ added: ['refund'], removed: [], changed: [] });
     expect(sixth.events.map((e) => e.type)).toEqual(['node.catalog_changed']);
-    const state = listNodes(store, bal.id)[0]?.state;
+    const state = (await listNodes(store, bal.id))[0]?.state;
     expect(state?.verdict.catalog).toMatchObject({ names: ['echo', 'refund'] });
   }, 60_000);
 
@@ -178,7 +178,7 @@ describe('a node that gains a tool', () => {
   it('lists again at once when the node comes back as another build', async () => {
     const [other] = await start(['v2-dual', { name: 'orders-api', version: '3.0.0', tools: ['echo'] }]);
     if (!other) throw new Error('peer did not start');
-    const bal = createBalancer(store, {
+    const bal = await createBalancer(store, {
       name: 'catalog-era-change',
       publicUrl: other.url,
       nodeUrls: [other.url],
@@ -196,7 +196,7 @@ describe('a node that gains a tool', () => {
     ]);
     await cycle(bal.id);
     expect(await rebuilt?.received().then((r) => r.filter((x) => x.method === 'tools/list').length)).toBe(1);
-    const types = listEvents(store, { balancerId: bal.id }).items.map((e) => e.type);
+    const types = (await listEvents(store, { balancerId: bal.id })).items.map((e) => e.type);
     expect(types).toContain('node.catalog_changed');
   }, 60_000);
 });

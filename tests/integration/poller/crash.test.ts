@@ -8,7 +8,7 @@ import { createBalancer } from '@/db/queries/balancers';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { tempStore, waitFor } from './support';
 
-const env = tempStore('crash');
+const env = await tempStore('crash');
 const peers: RunningPeer[] = [];
 const children: ChildProcess[] = [];
 const repoRoot = path.resolve(import.meta.dirname, '../../..');
@@ -17,13 +17,13 @@ afterAll(async () => {
   for (const c of children)
     if (c.exitCode === null && c.signalCode === null && c.pid) process.kill(c.pid, 'SIGKILL');
   await Promise.all(peers.map((p) => p.stop()));
-  env.cleanup();
+  await env.cleanup();
 });
 
 function spawnPoller(): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(
     process.execPath,
-    [path.join(repoRoot, 'bin/erawatch.mjs'), 'poller', '--db', env.store.file],
+    [path.join(repoRoot, 'bin/erawatch.mjs'), 'poller', '--db', env.store.location],
     {
       cwd: repoRoot,
       env: { ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1', ERAWATCH_POLLER_CONCURRENCY: '8' },
@@ -39,7 +39,7 @@ function spawnPoller(): { child: ChildProcess; output: () => string; exited: Pro
 }
 
 function reader(): Database.Database {
-  const db = new Database(env.store.file, { readonly: true, fileMustExist: true });
+  const db = new Database(env.store.location, { readonly: true, fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   return db;
 }
@@ -86,7 +86,7 @@ it('kill -9 mid-batch loses no committed transition; a restart resumes and SIGTE
   peers.push(modern, legacy);
   for (let b = 0; b < 20; b++) {
     const nodeUrls = Array.from({ length: 10 }, (_, i) => `${i < 5 ? modern.url : legacy.url}?b=${b}&n=${i}`);
-    createBalancer(env.store, {
+    await createBalancer(env.store, {
       name: `crash-${b}`,
       publicUrl: modern.url,
       nodeUrls,

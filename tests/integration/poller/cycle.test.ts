@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBalancer, deleteBalancer } from '@/db/queries/balancers';
 import { listEvents } from '@/db/queries/events';
 import { getNode, getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
-import { getStore } from '@/db';
+import { getStore, sqliteOf } from '@/db';
 import { runBalancerCycle } from '@/lib/poller';
 import { startRoundRobinProxy, type RoundRobinProxy } from '@/lib/peers/round-robin-proxy';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
@@ -10,7 +10,7 @@ import { tempStore } from './support';
 
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
 
-const env = tempStore('cycle');
+const env = await tempStore('cycle');
 const store = env.store;
 const peers: RunningPeer[] = [];
 let proxy: RoundRobinProxy | null = null;
@@ -18,7 +18,7 @@ let proxy: RoundRobinProxy | null = null;
 afterAll(async () => {
   await proxy?.stop();
   await Promise.all(peers.map((p) => p.stop()));
-  env.cleanup();
+  await env.cleanup();
 });
 
 // Every node here is due to answer: deadlines a loaded machine meets (cycles are run by hand, not on the interval).
@@ -38,7 +38,7 @@ describe('a balancer behind a round-robin proxy, real SDK peers', () => {
   });
 
   it('probes listed nodes and attributed samples, flags the era split and records it once', async () => {
-    const b = createBalancer(store, {
+    const b = await createBalancer(store, {
       name: 'rr-split',
       publicUrl: proxy?.url ?? '',
       nodeUrls: [dual.url, legacy.url],
@@ -53,7 +53,7 @@ describe('a balancer behind a round-robin proxy, real SDK peers', () => {
     expect(first.analysis.severity).toBe('era-split');
     expect(first.analysis.counts).toEqual({ nodes: 2, availableNodes: 2, samples: 4, availableSamples: 4 });
     // Samples name their upstream by host:port, which attributes them to the listed nodes themselves.
-    const nodes = listNodes(store, b.id);
+    const nodes = await listNodes(store, b.id);
     expect(nodes.map((n) => n.origin)).toEqual(['listed', 'listed']);
     const byUrl = new Map(nodes.map((n) => [n.url, n]));
     const dualNode = byUrl.get(dual.url);
@@ -70,23 +70,25 @@ describe('a balancer behind a round-robin proxy, real SDK peers', () => {
 
     const second = await runBalancerCycle(store, b.id);
     expect(second.events).toEqual([]);
-    expect(listEvents(store, { balancerId: b.id }).items.map((e) => e.type)).toEqual(['balancer.diverged']);
+    expect((await listEvents(store, { balancerId: b.id })).items.map((e) => e.type)).toEqual([
+      'balancer.diverged',
+    ]);
 
     // Quiet second cycle: counters move, history does not.
-    const node = getNode(store, legacyNode?.id ?? '');
+    const node = await getNode(store, legacyNode?.id ?? '');
     expect(node.state?.probes).toBe(2);
     expect(node.state?.verdict.evidence.length).toBeGreaterThan(0);
-    expect(getNodeHistory(store, node.id)).toHaveLength(1);
-    const rollups = getRollups(store, { nodeId: node.id, since: 0 });
+    expect(await getNodeHistory(store, node.id)).toHaveLength(1);
+    const rollups = await getRollups(store, { nodeId: node.id, since: 0 });
     expect(rollups).toHaveLength(1);
     expect(rollups[0]).toMatchObject({ probes: 2, failures: 0 });
     expect(rollups[0]?.p50Ms).toBeGreaterThan(0);
-    const balancerRollups = getRollups(store, { balancerId: b.id, since: 0 });
+    const balancerRollups = await getRollups(store, { balancerId: b.id, since: 0 });
     expect(balancerRollups[0]?.probes).toBe(4);
   });
 
   it('samples without attribution stay unattributed and create no nodes', async () => {
-    const b = createBalancer(store, {
+    const b = await createBalancer(store, {
       name: 'rr-anon',
       publicUrl: proxy?.url ?? '',
       samplesPerCycle: 4,
@@ -94,7 +96,7 @@ describe('a balancer behind a round-robin proxy, real SDK peers', () => {
     });
     const r = await runBalancerCycle(store, b.id);
     expect(r.analysis.counts.samples).toBe(4);
-    expect(listNodes(store, b.id)).toEqual([]);
+    expect(await listNodes(store, b.id)).toEqual([]);
     // The v1 upstream is not allow-listed here, so it is unavailable: degraded beside, never a split.
     expect(r.analysis.state).toBe('uniform');
     expect(r.analysis.unavailableSamples).toHaveLength(2);
@@ -113,7 +115,7 @@ describe('one name, several loopback addresses', () => {
       version: '3.0.0',
     });
     peers.push(b2);
-    const b = createBalancer(store, {
+    const b = await createBalancer(store, {
       name: 'dns-fleet',
       publicUrl: `http://fleet.erawatch.test:${a.port}/mcp`,
       resolveDns: true,
@@ -127,7 +129,7 @@ describe('one name, several loopback addresses', () => {
     };
     const r = await runBalancerCycle(store, b.id, { resolve });
     expect(resolved).toEqual(['fleet.erawatch.test']);
-    const nodes = listNodes(store, b.id);
+    const nodes = await listNodes(store, b.id);
     expect(nodes.map((n) => [n.origin, n.address, n.url])).toEqual([
       ['dns', '127.0.0.2', b.publicUrl],
       ['dns', '127.0.0.3', b.publicUrl],
@@ -160,7 +162,7 @@ describe('header values from the environment', () => {
   it('an unset env: reference makes the cycle unavailable with the variable named, probing nothing', async () => {
     const peer = await startPeer('v2-modern');
     peers.push(peer);
-    const b = createBalancer(store, {
+    const b = await createBalancer(store, {
       name: 'env-headers',
       publicUrl: peer.url,
       nodeUrls: [peer.url],
@@ -177,23 +179,23 @@ describe('header values from the environment', () => {
   });
 });
 
-it('getStore is one handle per process', () => {
+it('getStore is one handle per process', async () => {
   process.env.ERAWATCH_DB = `${env.dir}/singleton.db`;
-  expect(getStore()).toBe(getStore());
-  getStore().close();
+  expect(await getStore()).toBe(await getStore());
+  await (await getStore()).close();
 });
 
 it('deleting a balancer removes its rollups and keeps those of every other balancer', async () => {
   const peer = await startPeer('v2-modern');
   peers.push(peer);
-  const keep = createBalancer(store, {
+  const keep = await createBalancer(store, {
     name: 'rollup-keep',
     publicUrl: peer.url,
     nodeUrls: [peer.url],
     samplesPerCycle: 0,
     ...wide,
   });
-  const drop = createBalancer(store, {
+  const drop = await createBalancer(store, {
     name: 'rollup-drop',
     publicUrl: peer.url,
     nodeUrls: [`${peer.url}?x=1`],
@@ -203,10 +205,10 @@ it('deleting a balancer removes its rollups and keeps those of every other balan
   await runBalancerCycle(store, keep.id);
   await runBalancerCycle(store, drop.id);
   const count = () =>
-    (store.sqlite.prepare('SELECT count(*) AS n FROM node_rollups').get() as { n: number }).n;
+    (sqliteOf(store).prepare('SELECT count(*) AS n FROM node_rollups').get() as { n: number }).n;
   const before = count();
-  expect(getRollups(store, { balancerId: drop.id, since: 0 })[0]?.probes).toBe(1);
-  deleteBalancer(store, drop.id);
+  expect((await getRollups(store, { balancerId: drop.id, since: 0 }))[0]?.probes).toBe(1);
+  await deleteBalancer(store, drop.id);
   expect(count()).toBe(before - 1);
-  expect(getRollups(store, { balancerId: keep.id, since: 0 })[0]?.probes).toBe(1);
+  expect((await getRollups(store, { balancerId: keep.id, since: 0 }))[0]?.probes).toBe(1);
 });

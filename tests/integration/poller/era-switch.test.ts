@@ -8,19 +8,19 @@ import { tempStore } from './support';
 
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
 
-const env = tempStore('switch');
+const env = await tempStore('switch');
 const running: RunningPeer[] = [];
 
 afterAll(async () => {
   await Promise.all(running.map((p) => p.stop()));
-  env.cleanup();
+  await env.cleanup();
 });
 
 it('a node switched from legacy to modern on the same host:port produces exactly the expected events', async () => {
   const store = env.store;
   const old = await startPeer('v1-stateful', { name: 'switch-node', version: '1.0.0' });
   running.push(old);
-  const b = createBalancer(store, {
+  const b = await createBalancer(store, {
     name: 'switch',
     publicUrl: old.url,
     nodeUrls: [old.url],
@@ -50,9 +50,9 @@ it('a node switched from legacy to modern on the same host:port produces exactly
   const c4 = await runBalancerCycle(store, b.id);
   expect(c4.events).toEqual([]);
 
-  const [node] = listNodes(store, b.id);
-  const types = listEvents(store, { balancerId: b.id })
-    .items.reverse()
+  const [node] = await listNodes(store, b.id);
+  const types = (await listEvents(store, { balancerId: b.id })).items
+    .reverse()
     .map((e) => [e.type, e.nodeId]);
   expect(types).toEqual([
     ['node.unavailable', node?.id],
@@ -62,15 +62,16 @@ it('a node switched from legacy to modern on the same host:port produces exactly
     ['node.catalog_changed', node?.id],
     ['gate.opened', null],
   ]);
-  const catalogChange = listEvents(store, { balancerId: b.id, type: 'node.catalog_changed' }).items[0];
+  const catalogChange = (await listEvents(store, { balancerId: b.id, type: 'node.catalog_changed' }))
+    .items[0];
   expect(catalogChange?.data).toMatchObject({ added: [], removed: [], changed: ['echo'] });
-  const changed = listEvents(store, { balancerId: b.id, type: 'node.era_changed' }).items[0];
+  const changed = (await listEvents(store, { balancerId: b.id, type: 'node.era_changed' })).items[0];
   expect(changed?.data).toEqual({
     from: { era: 'legacy', servedEras: 'legacy-only' },
     to: { era: 'modern', servedEras: 'modern-only' },
   });
   // History: legacy span, the outage, the modern span (a real change); counters only otherwise.
-  const spans = getNodeHistory(store, node?.id ?? '').reverse();
+  const spans = (await getNodeHistory(store, node?.id ?? '')).reverse();
   expect(spans.map((s) => [s.clientEra, s.isChange, s.probes])).toEqual([
     ['legacy', false, 2],
     ['unavailable', false, 1],

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { openDb } from '@/db';
+import { openStore } from '@/db';
 import { createBalancer } from '@/db/queries/balancers';
 import { getPollerStatus, type ProbeFn } from '@/lib/poller';
 import { createDefaultProbe } from '@/lib/poller/probe';
@@ -8,7 +8,7 @@ import { startPollerWith, type PollerHandle } from '@/lib/poller/runner';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { tempStore, waitFor } from './support';
 
-const env = tempStore('lease');
+const env = await tempStore('lease');
 const handles: PollerHandle[] = [];
 let peer: RunningPeer | null = null;
 const realProbe = createDefaultProbe({ ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' });
@@ -16,7 +16,7 @@ const realProbe = createDefaultProbe({ ...process.env, ERAWATCH_ALLOW_LOOPBACK: 
 afterAll(async () => {
   await Promise.all(handles.map((h) => h.stop()));
   await peer?.stop();
-  env.cleanup();
+  await env.cleanup();
 });
 
 function counting(): { probe: ProbeFn; calls: () => number } {
@@ -32,7 +32,7 @@ function counting(): { probe: ProbeFn; calls: () => number } {
 
 it('only the lease holder polls; the second waits, names the holder, and takes over on release', async () => {
   peer = await startPeer('v2-modern');
-  createBalancer(env.store, {
+  await createBalancer(env.store, {
     name: 'leased',
     publicUrl: peer.url,
     nodeUrls: [peer.url],
@@ -53,7 +53,7 @@ it('only the lease holder polls; the second waits, names the holder, and takes o
     log: () => {},
   });
   handles.push(a);
-  const storeB = openDb(env.store.file);
+  const storeB = await openStore(env.store.location);
   const b = startPollerWith({
     ...opts,
     store: storeB,
@@ -72,8 +72,8 @@ it('only the lease holder polls; the second waits, names the holder, and takes o
   expect(logs.join('\n')).toMatch(
     /another poller holds the lease: poller-a \(pid \d+ on .+\), lease expires in \d+s; waiting/,
   );
-  expect(readLease(env.store)?.holder).toBe('poller-a');
-  const readiness = getPollerStatus(env.store);
+  expect((await readLease(env.store))?.holder).toBe('poller-a');
+  const readiness = await getPollerStatus(env.store);
   expect(readiness.leaseHeld).toBe(true);
   expect(readiness.lastCycleAt).not.toBeNull();
 
@@ -82,16 +82,16 @@ it('only the lease holder polls; the second waits, names the holder, and takes o
   await waitFor('the waiting poller to take over', 5_000, () => b.status().state === 'polling');
   await waitFor('a cycle by the new holder', 5_000, () => b.status().cyclesCompleted >= 1);
   expect(second.calls()).toBeGreaterThan(0);
-  expect(readLease(env.store)?.holder).toBe('poller-b');
+  expect((await readLease(env.store))?.holder).toBe('poller-b');
   await b.stop();
-  expect(readLease(env.store)).toBeNull();
-  storeB.close();
+  expect(await readLease(env.store)).toBeNull();
+  await storeB.close();
 });
 
 it('a holder that disappears without releasing is replaced once its lease expires', async () => {
   const { acquireLease } = await import('@/lib/poller/lease');
   const t = Date.now();
-  expect(acquireLease(env.store, 'ghost', 800, t).acquired).toBe(true);
+  expect((await acquireLease(env.store, 'ghost', 800, t)).acquired).toBe(true);
   const c = startPollerWith({
     store: env.store,
     probe: realProbe,
@@ -101,6 +101,8 @@ it('a holder that disappears without releasing is replaced once its lease expire
     log: () => {},
   });
   handles.push(c);
+  // The first lease check runs as the poller starts; its answer names the holder.
+  await waitFor('the first lease check', 5_000, () => c.status().heldBy !== null);
   expect(c.status().state).toBe('waiting');
   expect(c.status().heldBy?.holder).toBe('ghost');
   await waitFor('takeover after expiry', 5_000, () => c.status().state === 'polling');
@@ -117,7 +119,7 @@ it('a holder on this host whose pid is gone is replaced at once, long before its
   expect(gone.status).toBe(0);
   const t = Date.now();
   const ghost = { holder: 'ghost-on-this-host', pid: gone.pid ?? 0, hostname: os.hostname() };
-  expect(acquireLeaseRow(env.store, ghost, 600_000, t).acquired).toBe(true);
+  expect((await acquireLeaseRow(env.store, ghost, 600_000, t)).acquired).toBe(true);
   const d = startPollerWith({
     store: env.store,
     probe: realProbe,
@@ -128,7 +130,7 @@ it('a holder on this host whose pid is gone is replaced at once, long before its
   });
   handles.push(d);
   await waitFor('takeover from the dead holder', 5_000, () => d.status().state === 'polling');
-  const lease = readLease(env.store);
+  const lease = await readLease(env.store);
   expect(lease?.holder).toBe('poller-d');
   // The ghost's lease ran for ten minutes: taking over inside it means the pid check, not expiry, decided.
   expect(lease?.acquiredAt ?? Infinity).toBeLessThan(t + 600_000);
@@ -153,10 +155,18 @@ it('a holder on another host (or a live pid here) is waited for until its lease 
     holderGoneOnThisHost({ ...elsewhere, hostname: (await import('node:os')).hostname(), pid: process.ppid }),
   ).toBe(false);
   expect(
-    acquireLeaseRow(env.store, { holder: 'elsewhere', pid: 999_999, hostname: 'another-host' }, 600_000, t)
-      .acquired,
+    (
+      await acquireLeaseRow(
+        env.store,
+        { holder: 'elsewhere', pid: 999_999, hostname: 'another-host' },
+        600_000,
+        t,
+      )
+    ).acquired,
   ).toBe(true);
-  const attempt = (await import('@/lib/poller/lease')).acquireLease(env.store, 'poller-e', 2_000, t + 1);
+  const attempt = await (
+    await import('@/lib/poller/lease')
+  ).acquireLease(env.store, 'poller-e', 2_000, t + 1);
   expect(attempt.acquired).toBe(false);
-  (await import('@/db/queries/lease')).releaseLease(env.store, 'elsewhere');
+  await (await import('@/db/queries/lease')).releaseLease(env.store, 'elsewhere');
 });

@@ -1,7 +1,7 @@
 // The scheduling core with an injected probe (the real-peer behaviour is covered by the other files):
 // intervals, the global cap, one probe per node at a time, and retention.
 import { afterAll, expect, it } from 'vitest';
-import { writeTransaction } from '@/db';
+import { sqliteOf } from '@/db';
 import { createBalancer, updateBalancer } from '@/db/queries/balancers';
 import { insertEvents, listEvents } from '@/db/queries/events';
 import { getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
@@ -11,11 +11,11 @@ import { createLimiter } from '@/lib/poller/limiter';
 import type { Verdict } from '@/lib/probe/types';
 import { tempStore, waitFor } from './support';
 
-const env = tempStore('scheduler');
+const env = await tempStore('scheduler');
 const handles: PollerHandle[] = [];
 afterAll(async () => {
   await Promise.all(handles.map((h) => h.stop()));
-  env.cleanup();
+  await env.cleanup();
 });
 
 function modernVerdict(url: string, at: number): Verdict {
@@ -67,10 +67,13 @@ it('probes every balancer on its interval under one global cap, never one node t
   const ids: string[] = [];
   for (let b = 0; b < 5; b++) {
     const nodeUrls = Array.from({ length: 20 }, (_, i) => `http://10.0.${b}.${i + 1}:8080/mcp`);
-    ids.push(
-      createBalancer(env.store, { name: `sched-${b}`, publicUrl: 'http://10.9.9.9/mcp', nodeUrls, ...timing })
-        .id,
-    );
+    const created = await createBalancer(env.store, {
+      name: `sched-${b}`,
+      publicUrl: 'http://10.9.9.9/mcp',
+      nodeUrls,
+      ...timing,
+    });
+    ids.push(created.id);
   }
   const tracker = trackingProbe(20);
   const handle = startPollerWith({
@@ -96,14 +99,14 @@ it('probes every balancer on its interval under one global cap, never one node t
   expect(status.cyclesFailed).toBe(0);
   expect(status.lag.count).toBeGreaterThanOrEqual(300);
   for (const id of ids) {
-    const nodes = listNodes(env.store, id);
+    const nodes = await listNodes(env.store, id);
     expect(nodes).toHaveLength(20);
     for (const n of nodes) expect(n.state?.probes).toBeGreaterThanOrEqual(2);
   }
 });
 
 it('the scheduler alone keeps to its cap', async () => {
-  const b = createBalancer(env.store, {
+  const b = await createBalancer(env.store, {
     name: 'cap-only',
     publicUrl: 'http://10.8.0.1/mcp',
     nodeUrls: Array.from({ length: 30 }, (_, i) => `http://10.8.1.${i + 1}/mcp`),
@@ -122,7 +125,7 @@ it('the scheduler alone keeps to its cap', async () => {
   await waitFor(
     'a cycle of the new balancer',
     20_000,
-    () => (listNodes(env.store, b.id)[0]?.state?.probes ?? 0) >= 1,
+    async () => ((await listNodes(env.store, b.id))[0]?.state?.probes ?? 0) >= 1,
   );
   await handle.stop();
   expect(tracker.peak()).toBe(3);
@@ -131,7 +134,7 @@ it('the scheduler alone keeps to its cap', async () => {
 
 it('pruning removes old rollups, closed history and old events, and keeps current state and open spans', async () => {
   const store = env.store;
-  const b = createBalancer(store, {
+  const b = await createBalancer(store, {
     name: 'prune',
     publicUrl: 'http://10.7.0.1/mcp',
     nodeUrls: ['http://10.7.0.2/mcp'],
@@ -147,28 +150,32 @@ it('pruning removes old rollups, closed history and old events, and keeps curren
   const probe: ProbeFn = async () => verdicts[Math.min(i++, 1)] ?? modernVerdict('x', 0);
   await runBalancerCycle(store, b.id, { probe, now: () => t0 });
   await runBalancerCycle(store, b.id, { probe, now: () => t0 + 5 * hour });
-  writeTransaction(store, (tx) => insertEvents(tx, [{ type: 'gate.opened', balancerId: b.id, at: t0 }]));
-  const [node] = listNodes(store, b.id);
-  expect(getNodeHistory(store, node?.id ?? '')).toHaveLength(2);
-  expect(getRollups(store, { nodeId: node?.id ?? '', since: t0 - hour }, t0 + 6 * hour)).toHaveLength(2);
+  await insertEvents(store, [{ type: 'gate.opened', balancerId: b.id, at: t0 }]);
+  const [node] = await listNodes(store, b.id);
+  expect(await getNodeHistory(store, node?.id ?? '')).toHaveLength(2);
+  expect(await getRollups(store, { nodeId: node?.id ?? '', since: t0 - hour }, t0 + 6 * hour)).toHaveLength(
+    2,
+  );
 
-  const pruned = pruneOldData(store, t0 + 5 * hour + 1);
+  const pruned = await pruneOldData(store, t0 + 5 * hour + 1);
   expect(pruned).toEqual({ rollups: 1, history: 1, events: 1 });
-  const spans = getNodeHistory(store, node?.id ?? '');
+  const spans = await getNodeHistory(store, node?.id ?? '');
   expect(spans).toHaveLength(1);
   expect(spans[0]?.endedAt).toBeNull();
   expect(
-    getRollups(store, { nodeId: node?.id ?? '', since: t0 - hour }, t0 + 6 * hour).map((r) => r.hourStart),
+    (await getRollups(store, { nodeId: node?.id ?? '', since: t0 - hour }, t0 + 6 * hour)).map(
+      (r) => r.hourStart,
+    ),
   ).toEqual([t0 + 5 * hour]);
-  expect(listEvents(store, { balancerId: b.id, type: 'gate.opened' }).items).toEqual([]);
-  expect(listNodes(store, b.id)[0]?.state?.probes).toBe(1);
-  expect(() => pruneOldData(store, Number.NaN)).toThrow(/cutoff/);
+  expect((await listEvents(store, { balancerId: b.id, type: 'gate.opened' })).items).toEqual([]);
+  expect((await listNodes(store, b.id))[0]?.state?.probes).toBe(1);
+  await expect(async () => await pruneOldData(store, Number.NaN)).rejects.toThrow(/cutoff/);
 });
 
 it('taking a URL off the node list removes that node, its state, history and rollups', async () => {
   const store = env.store;
   const urls = ['http://10.6.0.1/mcp', 'http://10.6.0.2/mcp'];
-  const b = createBalancer(store, {
+  const b = await createBalancer(store, {
     name: 'shrink',
     publicUrl: 'http://10.6.0.9/mcp',
     nodeUrls: urls,
@@ -176,14 +183,14 @@ it('taking a URL off the node list removes that node, its state, history and rol
   });
   const probe: ProbeFn = async (t) => modernVerdict(t.url, Date.now());
   await runBalancerCycle(store, b.id, { probe });
-  const gone = listNodes(store, b.id).find((n) => n.url === urls[1]);
+  const gone = (await listNodes(store, b.id)).find((n) => n.url === urls[1]);
   expect(gone).toBeDefined();
   const rollupCount = () =>
-    (store.sqlite.prepare('SELECT count(*) AS n FROM node_rollups').get() as { n: number }).n;
+    (sqliteOf(store).prepare('SELECT count(*) AS n FROM node_rollups').get() as { n: number }).n;
   const before = rollupCount();
-  updateBalancer(store, b.id, { nodeUrls: [urls[0] ?? ''] });
-  expect(listNodes(store, b.id).map((n) => n.url)).toEqual([urls[0]]);
-  expect(() => getNodeHistory(store, gone?.id ?? '')).toThrow(/not found/);
+  await updateBalancer(store, b.id, { nodeUrls: [urls[0] ?? ''] });
+  expect((await listNodes(store, b.id)).map((n) => n.url)).toEqual([urls[0]]);
+  await expect(async () => await getNodeHistory(store, gone?.id ?? '')).rejects.toThrow(/not found/);
   expect(rollupCount()).toBe(before - 1);
   const next = await runBalancerCycle(store, b.id, { probe });
   expect(next.analysis.counts.nodes).toBe(1);

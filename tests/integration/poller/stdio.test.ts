@@ -11,7 +11,7 @@ import { createStdioProbe, runStdioCycle, type StdioProbeFn } from '@/lib/poller
 import { isAlive, methodsOf, peerScript, readRecord, waitForExit } from '../host-check/fixtures';
 import { tempStore, waitFor } from './support';
 
-const db = tempStore('poller-stdio');
+const db = await tempStore('poller-stdio');
 const file = (name: string) => path.join(db.dir, name);
 const node = JSON.stringify(process.execPath);
 
@@ -38,12 +38,12 @@ ${entry('current', 'v2-stdio', ['--name', 'current', '--record', file('current.j
   )}`;
 }
 
-function apply(text: string, at: number) {
-  return applyConfig(db.store, parseConfig(text, file('erawatch.config.yaml'), {}), at);
+async function apply(text: string, at: number) {
+  return await applyConfig(db.store, parseConfig(text, file('erawatch.config.yaml'), {}), at);
 }
 
-const byName = (name: string): StdioTarget => {
-  const row = listStdioTargetRows(db.store).find((r) => r.name === name);
+const byName = async (name: string): Promise<StdioTarget> => {
+  const row = (await listStdioTargetRows(db.store)).find((r) => r.name === name);
   if (!row) throw new Error(`no stdio target ${name}`);
   return row;
 };
@@ -52,8 +52,8 @@ let clock = 1_000_000;
 const now = () => clock;
 let poller: PollerHandle | null = null;
 
-beforeAll(() => {
-  apply(configText(), 1_000);
+beforeAll(async () => {
+  await apply(configText(), 1_000);
 });
 
 afterAll(async () => {
@@ -65,35 +65,35 @@ afterAll(async () => {
     ),
   );
   for (const pid of pids) if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-  db.cleanup();
+  await db.cleanup();
 });
 
 async function probeAll(probe: StdioProbeFn = createStdioProbe()) {
   const limiter = createLimiter(4);
   clock += 60_000;
   return Promise.all(
-    listStdioTargetRows(db.store).map((t) => runStdioCycle(db.store, t.id, { probe, now, limiter })),
+    (await listStdioTargetRows(db.store)).map((t) => runStdioCycle(db.store, t.id, { probe, now, limiter })),
   );
 }
 
 describe('poller: stdio targets', () => {
   it('stores each target’s verdict with its evidence; every launched process has exited', async () => {
     await probeAll();
-    const current = getStdioTarget(db.store, byName('current').id);
+    const current = await getStdioTarget(db.store, (await byName('current')).id);
     expect(current.state).toMatchObject({ clientEra: 'modern', reason: 'discover_result', probes: 1 });
     expect(current.verdict?.evidence[0]).toMatchObject({ step: 'discover', outcome: 'result' });
     expect(current.verdict?.url).toBe(`stdio:${current.commandLine}`);
 
-    const archive = getStdioTarget(db.store, byName('archive').id);
+    const archive = await getStdioTarget(db.store, (await byName('archive')).id);
     expect(archive.state).toMatchObject({ clientEra: 'legacy', reason: 'legacy_positive_evidence' });
     expect(archive.verdict?.evidence.map((e) => e.step)).toEqual(['discover', 'initialize']);
 
     // The same program under another entry without allowLegacy: the allowlist is not shared.
-    const strict = getStdioTarget(db.store, byName('archive-not-allowed').id);
+    const strict = await getStdioTarget(db.store, (await byName('archive-not-allowed')).id);
     expect(strict.state).toMatchObject({ clientEra: 'unavailable', reason: 'ambiguous_not_allowlisted' });
     expect(methodsOf(file('strict.jsonl'))).not.toContain('initialize');
 
-    const garbage = getStdioTarget(db.store, byName('garbage').id);
+    const garbage = await getStdioTarget(db.store, (await byName('garbage')).id);
     expect(garbage.state).toMatchObject({ clientEra: 'unavailable', reason: 'invalid_json' });
 
     for (const name of ['current', 'archive', 'strict']) {
@@ -106,7 +106,7 @@ describe('poller: stdio targets', () => {
 
   it('an unchanged answer updates the counters only: no new history row', async () => {
     await probeAll();
-    const current = getStdioTarget(db.store, byName('current').id);
+    const current = await getStdioTarget(db.store, (await byName('current')).id);
     expect(current.state?.probes).toBe(2);
     expect(current.history).toHaveLength(1);
     expect(current.history[0]?.endedAt).toBeNull();
@@ -116,16 +116,16 @@ describe('poller: stdio targets', () => {
   });
 
   it('a config change of the command drops the old state; the next probe opens a new span', async () => {
-    const summary = apply(configText('v2-stdio'), 2_000);
+    const summary = await apply(configText('v2-stdio'), 2_000);
     expect(summary.updated).toEqual(["stdio target 'archive'"]);
-    const before = getStdioTarget(db.store, byName('archive').id);
+    const before = await getStdioTarget(db.store, (await byName('archive')).id);
     expect(before.state).toBeNull();
     expect(before.history[0]?.endedAt).toBe(2_000);
     await probeAll();
-    const after = getStdioTarget(db.store, byName('archive').id);
+    const after = await getStdioTarget(db.store, (await byName('archive')).id);
     expect(after.state).toMatchObject({ clientEra: 'modern', probes: 1 });
     expect(after.history.map((h) => h.clientEra)).toEqual(['modern', 'legacy']);
-    apply(configText(), 3_000);
+    await apply(configText(), 3_000);
   });
 
   it('never runs two probes of one target at once', async () => {
@@ -142,7 +142,7 @@ describe('poller: stdio targets', () => {
         inFlight.set(t.id, (inFlight.get(t.id) ?? 1) - 1);
       }
     };
-    const target = byName('current');
+    const target = await byName('current');
     const limiter = createLimiter(8);
     const results = await Promise.all(
       [0, 1, 2].map(() => runStdioCycle(db.store, target.id, { probe: counting, now, limiter })),
@@ -152,7 +152,7 @@ describe('poller: stdio targets', () => {
   });
 
   it('the runner probes stdio targets on their interval under the global cap, and stop() leaves no process', async () => {
-    const store = tempStore('poller-stdio-runner');
+    const store = await tempStore('poller-stdio-runner');
     try {
       const runnerConfig = `version: 1
 stdio:
@@ -167,7 +167,7 @@ ${['runner-a', 'runner-b']
 `,
   )
   .join('')}`;
-      applyConfig(store.store, parseConfig(runnerConfig, file('runner.yaml'), {}));
+      await applyConfig(store.store, parseConfig(runnerConfig, file('runner.yaml'), {}));
       let active = 0;
       let maxActive = 0;
       const real = createStdioProbe();
@@ -192,13 +192,14 @@ ${['runner-a', 'runner-b']
         now: () => t,
         log: () => {},
       });
-      const ids = listStdioTargetRows(store.store).map((row) => row.id);
+      const ids = (await listStdioTargetRows(store.store)).map((row) => row.id);
       for (const round of [1, 2]) {
         // An interval and a half: every target's next phase slot is then due, wherever its phase lies.
         t += 90_000;
-        await waitFor(`probe ${round} of each stdio target`, 60_000, () =>
-          ids.every((id) => (getStdioTarget(store.store, id).state?.probes ?? 0) >= round),
-        );
+        await waitFor(`probe ${round} of each stdio target`, 60_000, async () => {
+          const targets = await Promise.all(ids.map((id) => getStdioTarget(store.store, id)));
+          return targets.every((t) => (t.state?.probes ?? 0) >= round);
+        });
       }
       expect(poller.status().stdioTargets).toBe(2);
       await poller.stop();
@@ -209,11 +210,11 @@ ${['runner-a', 'runner-b']
         expect(pids.length).toBeGreaterThanOrEqual(2);
         for (const pid of pids) await waitForExit(pid, 5_000);
       }
-      expect(getStdioTarget(store.store, ids[0] ?? '').state).toMatchObject({ clientEra: 'modern' });
+      expect((await getStdioTarget(store.store, ids[0] ?? '')).state).toMatchObject({ clientEra: 'modern' });
     } finally {
       await poller?.stop();
       poller = null;
-      store.cleanup();
+      await store.cleanup();
     }
   });
 });

@@ -2,16 +2,18 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { openDb, type Store } from '@/db';
+import { openStore, type Store } from '@/db';
 
-export function tempStore(prefix: string): { store: Store; dir: string; cleanup(): void } {
+export async function tempStore(
+  prefix: string,
+): Promise<{ store: Store; dir: string; cleanup(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `erawatch-${prefix}-`));
-  const store = openDb(path.join(dir, 'erawatch.db'));
+  const store = await openStore(path.join(dir, 'erawatch.db'));
   return {
     store,
     dir,
-    cleanup() {
-      store.close();
+    async cleanup() {
+      await store.close();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -21,11 +23,11 @@ export function tempStore(prefix: string): { store: Store; dir: string; cleanup(
 export async function waitFor<T>(
   what: string,
   ms: number,
-  check: () => T | null | undefined | false,
+  check: () => T | null | undefined | false | Promise<T | null | undefined | false>,
 ): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const value = check();
+    const value = await check();
     if (value) return value;
     if (Date.now() > deadline) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 50));

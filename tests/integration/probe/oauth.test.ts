@@ -30,7 +30,7 @@ let peer: RunningOAuthPeer;
 let shortPeer: RunningOAuthPeer;
 let mismatched: RunningOAuthPeer;
 let bare: RunningOAuthPeer;
-const env = tempStore('oauth');
+const env = await tempStore('oauth');
 
 beforeAll(async () => {
   [as, shortAs] = await Promise.all([
@@ -52,7 +52,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all([peer, shortPeer, mismatched, bare, as, shortAs].map((p) => p?.stop()));
-  env.cleanup();
+  await env.cleanup();
 });
 
 const creds = (over: Partial<NonNullable<ProbeTarget['oauth']>> = {}) => ({
@@ -192,7 +192,7 @@ describe('OAuth client credentials', () => {
 
 describe('the poller and the CLI', () => {
   it('a balancer without credentials is auth-gated apart from down, and the gate says it cannot judge', async () => {
-    const b = createBalancer(env.store, {
+    const b = await createBalancer(env.store, {
       name: 'guarded',
       publicUrl: peer.url,
       nodeUrls: [peer.url],
@@ -208,14 +208,14 @@ describe('the poller and the CLI', () => {
     expect(result.analysis.gates[0]?.reasons).toEqual([
       expect.stringMatching(/^cannot judge 1 auth-gated node/),
     ]);
-    const [node] = listNodes(env.store, b.id);
+    const [node] = await listNodes(env.store, b.id);
     expect(node?.state?.availability).toBe('auth-gated');
     expect(node?.state?.verdict.auth?.metadata?.authorizationServers).toEqual([as.issuer]);
   });
 
   it('a balancer with client credentials (secret from env) is modern, and a missing variable is named', async () => {
     process.env.ERAWATCH_TEST_OAUTH_SECRET = SECRET;
-    const b = createBalancer(env.store, {
+    const b = await createBalancer(env.store, {
       name: 'guarded-with-token',
       publicUrl: peer.url,
       nodeUrls: [peer.url],
@@ -232,7 +232,7 @@ describe('the poller and the CLI', () => {
     const ok = await runBalancerCycle(env.store, b.id);
     expect(ok.analysis.degraded).toEqual([]);
     expect(ok.analysis.displayStatus).toBe('uniform');
-    expect(listNodes(env.store, b.id)[0]?.state).toMatchObject({
+    expect((await listNodes(env.store, b.id))[0]?.state).toMatchObject({
       clientEra: 'modern',
       availability: 'available',
     });

@@ -99,7 +99,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

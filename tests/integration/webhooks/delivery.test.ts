@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, writeTransaction, type Store } from '@/db/index';
+import { openStore, type Store } from '@/db/index';
 import { createBalancer } from '@/db/queries/balancers';
 import { insertEvents, type EventDraft } from '@/db/queries/events';
 import { closeRolloutWindow, openRolloutWindow } from '@/db/queries/rollouts';
@@ -33,9 +33,9 @@ const loopbackAgent = createEgressAgent({ allowLoopback: true, allowPrivate: fal
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-webhooks-'));
-  store = openDb(path.join(dir, 'hooks.db'));
+  store = await openStore(path.join(dir, 'hooks.db'));
   receiver = await startReceiver();
-  balancerId = createBalancer(store, { name: 'hooks-fleet', publicUrl: 'http://127.0.0.1:9/mcp' }).id;
+  balancerId = (await createBalancer(store, { name: 'hooks-fleet', publicUrl: 'http://127.0.0.1:9/mcp' })).id;
 });
 
 afterAll(async () => {
@@ -43,7 +43,7 @@ afterAll(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await receiver.close();
   await loopbackAgent.close();
-  store.close();
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -67,8 +67,8 @@ function deps(clock: { now: () => number }, overrides: Partial<DeliveryDeps> = {
 }
 
 let seq = 0;
-function endpoint(urlPath: string, extra: Record<string, unknown> = {}) {
-  return createWebhook(store, {
+async function endpoint(urlPath: string, extra: Record<string, unknown> = {}) {
+  return await createWebhook(store, {
     name: `hook-${++seq}`,
     url: receiver.url(urlPath),
     balancerIds: [balancerId],
@@ -76,29 +76,27 @@ function endpoint(urlPath: string, extra: Record<string, unknown> = {}) {
   });
 }
 
-function emit(drafts: Array<Partial<EventDraft> & { at: number }>) {
-  return writeTransaction(store, (tx) =>
-    insertEvents(
-      tx,
-      drafts.map((d) => ({
-        type: 'node.unavailable' as const,
-        balancerId,
-        data: { reason: 'timeout' },
-        ...d,
-      })),
-    ),
+async function emit(drafts: Array<Partial<EventDraft> & { at: number }>) {
+  return await insertEvents(
+    store,
+    drafts.map((d) => ({
+      type: 'node.unavailable' as const,
+      balancerId,
+      data: { reason: 'timeout' },
+      ...d,
+    })),
   );
 }
 
-function deliveriesOf(endpointId: string) {
-  return listDeliveries(store, endpointId, { limit: 100 }).items;
+async function deliveriesOf(endpointId: string) {
+  return (await listDeliveries(store, endpointId, { limit: 100 })).items;
 }
 
 /** Runs passes, jumping the clock to each next attempt, until nothing is pending (bounded). */
 async function drain(endpointId: string, clock: ReturnType<typeof clockAt>, d: DeliveryDeps, maxPasses = 40) {
   for (let i = 0; i < maxPasses; i++) {
     await runDeliveryPass(store, d);
-    const pending = deliveriesOf(endpointId).filter(
+    const pending = (await deliveriesOf(endpointId)).filter(
       (x) => x.status === 'pending' && x.nextAttemptAt !== null,
     );
     if (pending.length === 0) return;
@@ -109,8 +107,8 @@ async function drain(endpointId: string, clock: ReturnType<typeof clockAt>, d: D
 
 describe('signing', () => {
   it('signs the envelope so the standardwebhooks package verifies it', async () => {
-    const hook = endpoint('/ok', { eventTypes: ['node.recovered'] });
-    const [event] = emit([{ type: 'node.recovered', at: Date.now(), data: { reason: 'ok' } }]);
+    const hook = await endpoint('/ok', { eventTypes: ['node.recovered'] });
+    const [event] = await emit([{ type: 'node.recovered', at: Date.now(), data: { reason: 'ok' } }]);
     await runDeliveryPass(store, deps({ now: Date.now }));
     const got = receiver.received.filter((r) => r.path === '/ok').at(-1);
     expect(got).toBeDefined();
@@ -123,7 +121,7 @@ describe('signing', () => {
       data: { reason: 'ok', balancerId },
     });
     expect(headers['webhook-id']).toMatch(/^msg_/);
-    const [delivery] = deliveriesOf(hook.id);
+    const [delivery] = await deliveriesOf(hook.id);
     expect(delivery?.status).toBe('succeeded');
     expect(delivery?.id).toBe(headers['webhook-id']);
     expect(() =>
@@ -132,10 +130,10 @@ describe('signing', () => {
   });
 
   it('signs with both secrets while a rotation overlaps', async () => {
-    const hook = endpoint('/ok', { eventTypes: ['gate.opened'] });
-    const rotated = rotateWebhookSecret(store, hook.id, { overlapMs: 3_600_000 });
+    const hook = await endpoint('/ok', { eventTypes: ['gate.opened'] });
+    const rotated = await rotateWebhookSecret(store, hook.id, { overlapMs: 3_600_000 });
     expect(rotated.secretRotating).toBe(true);
-    emit([{ type: 'gate.opened', at: Date.now(), data: {} }]);
+    await emit([{ type: 'gate.opened', at: Date.now(), data: {} }]);
     await runDeliveryPass(store, deps({ now: Date.now }));
     const got = receiver.received.filter((r) => r.path === '/ok').at(-1);
     const headers = got?.headers as Record<string, string>;
@@ -148,13 +146,13 @@ describe('signing', () => {
 
 describe('retries and disabling', () => {
   it('a 500 is retried on the schedule with jitter, then fails after the last attempt', async () => {
-    const hook = endpoint('/fail', { eventTypes: ['node.flapping'] });
+    const hook = await endpoint('/fail', { eventTypes: ['node.flapping'] });
     const clock = clockAt(Date.now());
     let r = 0;
     const randoms = [0, 0.999, 0.25, 0.75, 0.5, 0.1, 0.9];
-    emit([{ type: 'node.flapping', at: clock.now() }]);
+    await emit([{ type: 'node.flapping', at: clock.now() }]);
     await drain(hook.id, clock, deps(clock, { random: () => randoms[r++ % randoms.length] ?? 0.5 }));
-    const [d] = deliveriesOf(hook.id);
+    const [d] = await deliveriesOf(hook.id);
     expect(d?.status).toBe('failed');
     expect(d?.attempts).toBe(MAX_ATTEMPTS);
     const log = d?.log ?? [];
@@ -168,28 +166,28 @@ describe('retries and disabling', () => {
     }
     // The delays are spread, not identical multiples of the base.
     expect(Math.round(((log[1]?.at ?? 0) - (log[0]?.at ?? 0)) / 1000)).toBe(4);
-    expect(getWebhookRow(store, hook.id).failingSince).toBe(log[0]?.at);
-    expect(getWebhookRow(store, hook.id).enabled).toBe(true);
+    expect((await getWebhookRow(store, hook.id)).failingSince).toBe(log[0]?.at);
+    expect((await getWebhookRow(store, hook.id)).enabled).toBe(true);
   });
 
   it('410 Gone disables the endpoint at once, with the reason', async () => {
-    const hook = endpoint('/gone', { eventTypes: ['node.era_changed'] });
-    emit([{ type: 'node.era_changed', at: Date.now() }]);
+    const hook = await endpoint('/gone', { eventTypes: ['node.era_changed'] });
+    await emit([{ type: 'node.era_changed', at: Date.now() }]);
     await runDeliveryPass(store, deps({ now: Date.now }));
-    const row = getWebhookRow(store, hook.id);
+    const row = await getWebhookRow(store, hook.id);
     expect(row.enabled).toBe(false);
     expect(row.disabledReason).toBe('the receiver answered 410 Gone');
-    expect(deliveriesOf(hook.id).map((d) => [d.status, d.attempts])).toEqual([['failed', 1]]);
-    emit([{ type: 'node.era_changed', at: Date.now() }]);
-    expect(deliveriesOf(hook.id)).toHaveLength(1);
+    expect((await deliveriesOf(hook.id)).map((d) => [d.status, d.attempts])).toEqual([['failed', 1]]);
+    await emit([{ type: 'node.era_changed', at: Date.now() }]);
+    expect(await deliveriesOf(hook.id)).toHaveLength(1);
   });
 
   it('a redirect is a failure and is not followed', async () => {
-    const hook = endpoint('/redirect', { eventTypes: ['gate.closed'] });
+    const hook = await endpoint('/redirect', { eventTypes: ['gate.closed'] });
     const okBefore = receiver.received.filter((r) => r.path === '/ok').length;
-    emit([{ type: 'gate.closed', at: Date.now() }]);
+    await emit([{ type: 'gate.closed', at: Date.now() }]);
     await runDeliveryPass(store, deps({ now: Date.now }));
-    const [d] = deliveriesOf(hook.id);
+    const [d] = await deliveriesOf(hook.id);
     expect(d?.status).toBe('pending');
     expect(d?.log?.map((a) => [a.outcome, a.httpStatus])).toEqual([['http_3xx', 302]]);
     expect(receiver.received.filter((r) => r.path === '/ok').length).toBe(okBefore);
@@ -200,107 +198,110 @@ describe('retries and disabling', () => {
     ['/hang', 'timeout'],
     ['/slow', 'ok'],
   ])('%s is recorded as %s', async (urlPath, outcome) => {
-    const hook = endpoint(urlPath, { eventTypes: ['balancer.converged'] });
-    emit([{ type: 'balancer.converged', at: Date.now() }]);
+    const hook = await endpoint(urlPath, { eventTypes: ['balancer.converged'] });
+    await emit([{ type: 'balancer.converged', at: Date.now() }]);
     await runDeliveryPass(store, deps({ now: Date.now }, { timeoutMs: 1_000 }));
-    const [d] = deliveriesOf(hook.id);
+    const [d] = await deliveriesOf(hook.id);
     expect(d?.log?.map((a) => a.outcome)).toEqual([outcome]);
     expect(d?.status).toBe(outcome === 'ok' ? 'succeeded' : 'pending');
     // Keep this endpoint's retries out of later tests' passes.
-    updateWebhook(store, hook.id, { enabled: false });
+    await updateWebhook(store, hook.id, { enabled: false });
   });
 
   it('an endpoint failing for days is disabled with the reason, and nothing is sent while disabled', async () => {
-    const hook = endpoint('/fail', { eventTypes: ['rollout.stuck'] });
+    const hook = await endpoint('/fail', { eventTypes: ['rollout.stuck'] });
     const clock = clockAt(Date.now());
     const d = deps(clock);
     const start = clock.now();
-    for (let i = 0; i < 20 && getWebhookRow(store, hook.id).enabled; i++) {
-      emit([{ type: 'rollout.stuck', at: clock.now() }]);
+    for (let i = 0; i < 20 && (await getWebhookRow(store, hook.id)).enabled; i++) {
+      await emit([{ type: 'rollout.stuck', at: clock.now() }]);
       await runDeliveryPass(store, d);
       clock.advance(12 * 3_600_000);
     }
-    const row = getWebhookRow(store, hook.id);
+    const row = await getWebhookRow(store, hook.id);
     expect(row.enabled).toBe(false);
     expect(row.disabledReason).toMatch(
       /^every attempt failed since .* \(last: receiver answered HTTP 500\)$/,
     );
     expect((row.disabledAt ?? 0) - start).toBeGreaterThanOrEqual(5 * 86_400_000);
     // Nothing more is attempted while disabled.
-    const attemptsBefore = deliveriesOf(hook.id).reduce((n, x) => n + x.attempts, 0);
+    const attemptsBefore = (await deliveriesOf(hook.id)).reduce((n, x) => n + x.attempts, 0);
     clock.advance(86_400_000);
     await runDeliveryPass(store, d);
-    expect(deliveriesOf(hook.id).reduce((n, x) => n + x.attempts, 0)).toBe(attemptsBefore);
-    expect(() => redeliver(store, hook.id, deliveriesOf(hook.id)[0]?.id ?? '')).toThrow(/disabled/);
+    expect((await deliveriesOf(hook.id)).reduce((n, x) => n + x.attempts, 0)).toBe(attemptsBefore);
+    await expect(
+      async () => await redeliver(store, hook.id, (await deliveriesOf(hook.id))[0]?.id ?? ''),
+    ).rejects.toThrow(/disabled/);
   });
 });
 
 describe('rollout windows hold alerts', () => {
   it('holds divergence alerts inside an open window, drops them when it closes in time, releases them when it overruns', async () => {
-    const hook = endpoint('/ok', { eventTypes: ['balancer.diverged', 'node.unavailable'] });
+    const hook = await endpoint('/ok', { eventTypes: ['balancer.diverged', 'node.unavailable'] });
     const clock = clockAt(Date.now());
-    const w1 = openRolloutWindow(
+    const w1 = await openRolloutWindow(
       store,
       balancerId,
       { target: { negotiatedVersion: '2026-07-28' }, deadline: clock.now() + 3_600_000 },
       clock.now(),
     );
-    emit([
+    await emit([
       { type: 'balancer.diverged', at: clock.now(), data: { severity: 'era-split' } },
       { type: 'node.unavailable', at: clock.now() },
     ]);
-    const byType = () => Object.fromEntries(deliveriesOf(hook.id).map((x) => [x.type, x.status]));
-    expect(byType()).toEqual({ 'balancer.diverged': 'held', 'node.unavailable': 'pending' });
+    const byType = async () =>
+      Object.fromEntries((await deliveriesOf(hook.id)).map((x) => [x.type, x.status]));
+    expect(await byType()).toEqual({ 'balancer.diverged': 'held', 'node.unavailable': 'pending' });
     await runDeliveryPass(store, deps(clock));
-    expect(byType()).toEqual({ 'balancer.diverged': 'held', 'node.unavailable': 'succeeded' });
-    closeRolloutWindow(store, w1.id, clock.advance(60_000));
+    expect(await byType()).toEqual({ 'balancer.diverged': 'held', 'node.unavailable': 'succeeded' });
+    await closeRolloutWindow(store, w1.id, clock.advance(60_000));
     await runDeliveryPass(store, deps(clock));
-    expect(byType()).toEqual({ 'balancer.diverged': 'suppressed', 'node.unavailable': 'succeeded' });
+    expect(await byType()).toEqual({ 'balancer.diverged': 'suppressed', 'node.unavailable': 'succeeded' });
 
-    const w2 = openRolloutWindow(
+    const w2 = await openRolloutWindow(
       store,
       balancerId,
       { target: { negotiatedVersion: '2026-07-28' }, deadline: clock.now() + 600_000 },
       clock.now(),
     );
-    emit([{ type: 'balancer.diverged', at: clock.now(), data: { severity: 'drift' } }]);
+    await emit([{ type: 'balancer.diverged', at: clock.now(), data: { severity: 'drift' } }]);
     await runDeliveryPass(store, deps(clock));
-    const held = deliveriesOf(hook.id).filter((x) => x.status === 'held');
+    const held = (await deliveriesOf(hook.id)).filter((x) => x.status === 'held');
     expect(held).toHaveLength(1);
     clock.set(w2.deadline);
     await runDeliveryPass(store, deps(clock));
-    expect(deliveriesOf(hook.id).find((x) => x.id === held[0]?.id)?.status).toBe('succeeded');
-    closeRolloutWindow(store, w2.id, clock.now());
+    expect((await deliveriesOf(hook.id)).find((x) => x.id === held[0]?.id)?.status).toBe('succeeded');
+    await closeRolloutWindow(store, w2.id, clock.now());
   });
 });
 
 describe('retention', () => {
   it('prunes finished deliveries older than the cut-off and keeps pending ones', async () => {
-    const ok = endpoint('/ok', { eventTypes: ['node.recovered'] });
-    const failing = endpoint('/fail', { eventTypes: ['node.recovered'] });
+    const ok = await endpoint('/ok', { eventTypes: ['node.recovered'] });
+    const failing = await endpoint('/fail', { eventTypes: ['node.recovered'] });
     const t = Date.now();
-    emit([{ type: 'node.recovered', at: t }]);
+    await emit([{ type: 'node.recovered', at: t }]);
     await runDeliveryPass(store, deps({ now: () => t }));
-    expect(deliveriesOf(ok.id).map((d) => d.status)).toEqual(['succeeded']);
-    expect(deliveriesOf(failing.id).map((d) => d.status)).toEqual(['pending']);
-    pruneDeliveries(store, t);
-    expect(deliveriesOf(ok.id).map((d) => d.status)).toEqual(['succeeded']);
-    expect(pruneDeliveries(store, t + 1)).toBeGreaterThanOrEqual(1);
-    expect(deliveriesOf(ok.id)).toEqual([]);
-    expect(deliveriesOf(failing.id).map((d) => d.status)).toEqual(['pending']);
-    updateWebhook(store, failing.id, { enabled: false });
+    expect((await deliveriesOf(ok.id)).map((d) => d.status)).toEqual(['succeeded']);
+    expect((await deliveriesOf(failing.id)).map((d) => d.status)).toEqual(['pending']);
+    await pruneDeliveries(store, t);
+    expect((await deliveriesOf(ok.id)).map((d) => d.status)).toEqual(['succeeded']);
+    expect(await pruneDeliveries(store, t + 1)).toBeGreaterThanOrEqual(1);
+    expect(await deliveriesOf(ok.id)).toEqual([]);
+    expect((await deliveriesOf(failing.id)).map((d) => d.status)).toEqual(['pending']);
+    await updateWebhook(store, failing.id, { enabled: false });
   });
 });
 
 describe('egress guard', () => {
   it('refuses loopback receivers unless loopback is allowed', async () => {
-    const hook = endpoint('/ok', { eventTypes: ['gate.opened'] });
+    const hook = await endpoint('/ok', { eventTypes: ['gate.opened'] });
     const strict = createEgressAgent({ allowLoopback: false, allowPrivate: false });
     try {
       const okBefore = receiver.received.length;
-      emit([{ type: 'gate.opened', at: Date.now() }]);
+      await emit([{ type: 'gate.opened', at: Date.now() }]);
       await runDeliveryPass(store, deps({ now: Date.now }, { send: createSender(strict) }));
-      const d = deliveriesOf(hook.id).find((x) => x.log?.length);
+      const d = (await deliveriesOf(hook.id)).find((x) => x.log?.length);
       expect(d?.log?.[0]?.outcome).toBe('egress_refused');
       expect(d?.log?.[0]?.error).toContain('loopback');
       expect(receiver.received.length).toBe(okBefore);
@@ -344,31 +345,31 @@ async function killHard(child: ChildProcess) {
 
 describe('crash between event and delivery', () => {
   it('a process killed after committing an event still gets it delivered after restart', async () => {
-    const hook = endpoint('/ok', { eventTypes: ['node.unavailable'] });
-    for (const x of deliveriesOf(hook.id)) expect(x.status).not.toBe('pending');
-    const { child } = await startChild([store.file, balancerId]);
+    const hook = await endpoint('/ok', { eventTypes: ['node.unavailable'] });
+    for (const x of await deliveriesOf(hook.id)) expect(x.status).not.toBe('pending');
+    const { child } = await startChild([store.location, balancerId]);
     await killHard(child);
-    const mine = () => deliveriesOf(hook.id);
-    expect(mine().map((x) => x.status)).toEqual(['pending']);
+    const mine = async () => await deliveriesOf(hook.id);
+    expect((await mine()).map((x) => x.status)).toEqual(['pending']);
     await runDeliveryPass(store, deps({ now: Date.now }));
-    expect(mine().map((x) => x.status)).toEqual(['succeeded']);
-    const id = mine()[0]?.id;
+    expect((await mine()).map((x) => x.status)).toEqual(['succeeded']);
+    const id = (await mine())[0]?.id;
     expect(receiver.received.some((r) => r.headers['webhook-id'] === id)).toBe(true);
   });
 
   it('a process killed in the middle of an attempt: the delivery is retried after its lease', async () => {
-    const hook = endpoint('/hang-once', { eventTypes: ['node.unavailable'] });
-    const { child } = await startChild([store.file, balancerId, 'claim']);
-    const inFlight = deliveriesOf(hook.id);
+    const hook = await endpoint('/hang-once', { eventTypes: ['node.unavailable'] });
+    const { child } = await startChild([store.location, balancerId, 'claim']);
+    const inFlight = await deliveriesOf(hook.id);
     expect(inFlight).toHaveLength(1);
     expect(inFlight[0]?.nextAttemptAt ?? 0).toBeGreaterThan(Date.now() + 60_000);
     await killHard(child);
     const clock = clockAt(Date.now());
     await runDeliveryPass(store, deps(clock));
-    expect(deliveriesOf(hook.id)[0]?.status).toBe('pending');
+    expect((await deliveriesOf(hook.id))[0]?.status).toBe('pending');
     clock.set((inFlight[0]?.nextAttemptAt ?? 0) + 1);
     await runDeliveryPass(store, deps(clock));
-    const [d] = deliveriesOf(hook.id);
+    const [d] = await deliveriesOf(hook.id);
     expect(d?.status).toBe('succeeded');
     const seen = receiver.received.filter((r) => r.headers['webhook-id'] === d?.id);
     expect(seen.length).toBe(2);

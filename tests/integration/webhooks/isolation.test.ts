@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDb, writeTransaction, type Store } from '@/db/index';
+import { openStore, type Store } from '@/db/index';
 import { createBalancer } from '@/db/queries/balancers';
 import { insertEvents } from '@/db/queries/events';
 import { createWebhook, listDeliveries, updateWebhook } from '@/db/queries/webhooks';
@@ -23,9 +23,10 @@ const agent = createEgressAgent({ allowLoopback: true, allowPrivate: false });
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-isolation-'));
-  store = openDb(path.join(dir, 'isolation.db'));
+  store = await openStore(path.join(dir, 'isolation.db'));
   receiver = await startReceiver();
-  balancerId = createBalancer(store, { name: 'isolated-fleet', publicUrl: 'http://127.0.0.1:9/mcp' }).id;
+  balancerId = (await createBalancer(store, { name: 'isolated-fleet', publicUrl: 'http://127.0.0.1:9/mcp' }))
+    .id;
 });
 
 afterAll(async () => {
@@ -33,7 +34,7 @@ afterAll(async () => {
   await Promise.all(workers.map((w) => w.stop()));
   await receiver.close();
   await agent.close();
-  store.close();
+  await store.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -53,8 +54,8 @@ function deps(overrides: Partial<DeliveryDeps> = {}): DeliveryDeps {
 }
 
 let seq = 0;
-function endpoint(urlPath: string) {
-  return createWebhook(store, {
+async function endpoint(urlPath: string) {
+  return await createWebhook(store, {
     name: `isolated-${++seq}`,
     url: receiver.url(urlPath),
     eventTypes: ['node.unavailable'],
@@ -63,15 +64,15 @@ function endpoint(urlPath: string) {
 }
 
 /** Emits one event; every interested endpoint gets a delivery due now (the outbox write). */
-function emit(): void {
-  writeTransaction(store, (tx) =>
-    insertEvents(tx, [{ type: 'node.unavailable', balancerId, data: { reason: 'timeout' }, at: Date.now() }]),
-  );
+async function emit(): Promise<void> {
+  await insertEvents(store, [
+    { type: 'node.unavailable', balancerId, data: { reason: 'timeout' }, at: Date.now() },
+  ]);
 }
 
-async function until(what: string, check: () => boolean, limit = 2_000): Promise<void> {
+async function until(what: string, check: () => boolean | Promise<boolean>, limit = 2_000): Promise<void> {
   for (let i = 0; i < limit; i++) {
-    if (check()) return;
+    if (await check()) return;
     await new Promise((r) => setTimeout(r, 5));
   }
   throw new Error(`gave up waiting for ${what}`);
@@ -81,15 +82,15 @@ const at = (p: string) => receiver.received.filter((r) => r.path === p).length;
 
 describe('delivery isolation', () => {
   it('an endpoint whose receiver hangs does not hold up another endpoint: the next pass delivers it', async () => {
-    const hang = endpoint('/hang');
-    const ok = endpoint('/ok');
+    const hang = await endpoint('/hang');
+    const ok = await endpoint('/ok');
     // Polls rarely: every pass in this test is one we asked for, so "the next pass" is exact.
     const worker = startDeliveryWorker(store, deps(), 3_600_000, () => {});
     workers.push(worker);
     await until('the first pass', () => worker.status().passes >= 1);
 
     const idleStart = performance.now();
-    emit();
+    await emit();
     worker.wake();
     await until('both receivers to see the first event', () => at('/hang') === 1 && at('/ok') === 1);
     const idleMs = performance.now() - idleStart;
@@ -99,18 +100,21 @@ describe('delivery isolation', () => {
     // The /hang attempt is still open. A second event: /ok is claimed and sent by the next pass; /hang, with
     // its lane still busy, is left for later rather than stacked behind the open attempt.
     const busyStart = performance.now();
-    emit();
+    await emit();
     worker.wake();
     await until('the healthy receiver to see the second event', () => at('/ok') === 2);
     const busyMs = performance.now() - busyStart;
     expect(at('/hang')).toBe(1);
     expect(receiver.hanging).toHaveLength(1);
-    const okStatuses = () => listDeliveries(store, ok.id, { limit: 10 }).items.map((d) => d.status);
-    await until('both healthy attempts recorded', () => okStatuses().every((s) => s === 'succeeded'));
-    expect(okStatuses()).toEqual(['succeeded', 'succeeded']);
-    const hangLog = listDeliveries(store, hang.id, { limit: 10 }).items;
+    const okStatuses = async () =>
+      (await listDeliveries(store, ok.id, { limit: 10 })).items.map((d) => d.status);
+    await until('both healthy attempts recorded', async () =>
+      (await okStatuses()).every((s) => s === 'succeeded'),
+    );
+    expect(await okStatuses()).toEqual(['succeeded', 'succeeded']);
+    const hangLog = (await listDeliveries(store, hang.id, { limit: 10 })).items;
     expect(hangLog.map((d) => d.attempts)).toEqual([0, 0]);
-    updateWebhook(store, hang.id, { enabled: false });
+    await updateWebhook(store, hang.id, { enabled: false });
     for (const res of receiver.hanging.splice(0)) res.destroy();
     await worker.stop();
     process.stdout.write(
@@ -121,7 +125,7 @@ describe('delivery isolation', () => {
 
 describe('test send', () => {
   it('is exactly one attempt, even with the outbox worker running beside it', async () => {
-    const failing = endpoint('/fail');
+    const failing = await endpoint('/fail');
     // A frozen clock: the retry the failed attempt schedules never comes due, so any second attempt would be
     // the worker claiming the row the test send is sending.
     const t0 = Date.now();
@@ -134,7 +138,7 @@ describe('test send', () => {
     const sent = receiver.received.filter((r) => r.path === '/fail');
     expect(sent).toHaveLength(1);
     expect(sent[0]?.headers['webhook-id']).toBe(result.deliveryId);
-    const [delivery] = listDeliveries(store, failing.id, { limit: 10 }).items;
+    const [delivery] = (await listDeliveries(store, failing.id, { limit: 10 })).items;
     expect(delivery).toMatchObject({ id: result.deliveryId, status: 'pending', attempts: 1 });
     expect(delivery?.log).toHaveLength(1);
     await worker.stop();

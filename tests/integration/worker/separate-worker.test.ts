@@ -61,17 +61,23 @@ beforeAll(async () => {
   const { getStore } = await import('@/db/index');
   const { createBalancer } = await import('@/db/queries/balancers');
   const { createWebhook } = await import('@/db/queries/webhooks');
-  const store = getStore();
-  balancerId = createBalancer(store, {
-    name: 'worker-fleet',
-    publicUrl: proxy.url,
-    nodeUrls: [proxy.url],
-    samplesPerCycle: 0,
-    intervalMs: 5_000,
-    timeoutMs: 1_500,
-    legacyProbeTimeoutMs: 500,
-  }).id;
-  createWebhook(store, { name: 'worker-hook', url: receiver.url('/ok'), eventTypes: ['node.unavailable'] });
+  const store = await getStore();
+  balancerId = (
+    await createBalancer(store, {
+      name: 'worker-fleet',
+      publicUrl: proxy.url,
+      nodeUrls: [proxy.url],
+      samplesPerCycle: 0,
+      intervalMs: 5_000,
+      timeoutMs: 1_500,
+      legacyProbeTimeoutMs: 500,
+    })
+  ).id;
+  await createWebhook(store, {
+    name: 'worker-hook',
+    url: receiver.url('/ok'),
+    eventTypes: ['node.unavailable'],
+  });
   worker = startWorkerProcess();
 }, 60_000);
 
@@ -85,7 +91,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  getStore().close();
+  await (await getStore()).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -93,8 +99,10 @@ describe('a web process beside erawatch worker', () => {
   it('/metrics on the web side shows the probe series the worker wrote', async () => {
     const { getStore } = await import('@/db/index');
     const { listSeries } = await import('@/db/queries/metric-series');
-    await waitFor('the worker to flush probe series', 30_000, () =>
-      listSeries(getStore(), ['erawatch_probe_duration_seconds_count']).find((s) => s.value >= 1),
+    await waitFor('the worker to flush probe series', 30_000, async () =>
+      (await listSeries(await getStore(), ['erawatch_probe_duration_seconds_count'])).find(
+        (s) => s.value >= 1,
+      ),
     );
     const metrics = await handler(import('@/app/(ops)/metrics/route'), 'GET');
     const text = await (await metrics(request('/metrics'))).text();
@@ -136,6 +144,6 @@ describe('a web process beside erawatch worker', () => {
     expect(w.output()).toMatch(/\[worker\] stopped/);
     const { getStore } = await import('@/db/index');
     const { readLease } = await import('@/db/queries/lease');
-    expect(readLease(getStore())).toBeNull();
+    expect(await readLease(await getStore())).toBeNull();
   });
 });

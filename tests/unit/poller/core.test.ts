@@ -3,7 +3,7 @@ import { bucketOf, formatHistogram, mergeHistograms, parseHistogram, quantileMs 
 import { firstKeyOfHour, hourOf, rollupKey, splitRollupKey } from '@/db/rollup-key';
 import { createLimiter } from '@/lib/poller/limiter';
 import { summarizeLag } from '@/lib/poller/runner';
-import { classifyTransition, type PriorState } from '@/lib/poller/write';
+import { classifyTransition, type PriorState } from '@/db/queries/subjects';
 
 const prior = (fingerprintKey: string, lastAvailableKey: string | null): PriorState => ({
   fingerprintKey,

@@ -5,11 +5,11 @@ import { CreateAlertSinkInput } from '@/lib/schemas/alert-sink';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('read', ({ store }) => json({ items: listAlertSinks(store) }));
+export const GET = withApi('read', async ({ store }) => json({ items: await listAlertSinks(store) }));
 
 export const POST = withApi('write', async ({ req, store, now }) => {
   const input = await readJson(req, CreateAlertSinkInput);
   assertAlertSinkUrlsAllowed(input.urls);
-  const created = createAlertSink(store, input, now);
+  const created = await createAlertSink(store, input, now);
   return json(created, 201, { location: `/api/v1/alert-sinks/${created.id}` });
 });

@@ -7,15 +7,15 @@ import { BalancerListQuery } from '@/lib/schemas/balancer-view';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('read', ({ req, store }) => {
+export const GET = withApi('read', async ({ req, store }) => {
   const query = readQuery(req, BalancerListQuery);
-  const page = asQueryErrors(() => listBalancerPage(store, query));
+  const page = await asQueryErrors(async () => await listBalancerPage(store, query));
   return json(page);
 });
 
 export const POST = withApi('write', async ({ req, store, now }) => {
   const input = await readJson(req, CreateBalancerInput.strict());
   assertTargetUrlsAllowed(input);
-  const created = createBalancer(store, input, now);
+  const created = await createBalancer(store, input, now);
   return json(balancerView(created), 201, { location: `/api/v1/balancers/${created.id}` });
 });

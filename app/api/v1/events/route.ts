@@ -8,17 +8,18 @@ function view({ seq: _seq, ...event }: StoredEvent) {
   return event;
 }
 
-export const GET = withApi('read', ({ req, store }) => {
+export const GET = withApi('read', async ({ req, store }) => {
   const q = readQuery(req, EventQuery);
-  const page = asQueryErrors(() =>
-    listEvents(store, {
-      balancerId: q.balancerId,
-      type: q.type,
-      since: q.since,
-      until: q.until,
-      limit: q.limit,
-      cursor: q.cursor,
-    }),
+  const page = await asQueryErrors(
+    async () =>
+      await listEvents(store, {
+        balancerId: q.balancerId,
+        type: q.type,
+        since: q.since,
+        until: q.until,
+        limit: q.limit,
+        cursor: q.cursor,
+      }),
   );
   return json({ items: page.items.map(view), nextCursor: page.nextCursor });
 });

@@ -4,7 +4,7 @@ import { json, withApi } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('read', ({ store }) => json({ items: listStdioTargets(store) }));
+export const GET = withApi('read', async ({ store }) => json({ items: await listStdioTargets(store) }));
 
 export const POST = refuseStdioWrite;
 export const PUT = refuseStdioWrite;

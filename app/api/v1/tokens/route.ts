@@ -4,11 +4,11 @@ import { CreateTokenInput } from '@/lib/schemas/token';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('admin', ({ store }) => json({ items: listApiTokens(store) }));
+export const GET = withApi('admin', async ({ store }) => json({ items: await listApiTokens(store) }));
 
 /** The response carries the token itself; it is never shown again. */
 export const POST = withApi('admin', async ({ req, store, now }) => {
   const input = await readJson(req, CreateTokenInput);
-  const created = createApiToken(store, input, now);
+  const created = await createApiToken(store, input, now);
   return json(created, 201, { location: `/api/v1/tokens/${created.id}` });
 });

@@ -5,12 +5,12 @@ import { CreateWebhookInput } from '@/lib/schemas/webhook';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('read', ({ store, now }) => json({ items: listWebhooks(store, now) }));
+export const GET = withApi('read', async ({ store, now }) => json({ items: await listWebhooks(store, now) }));
 
 /** The response carries the signing secret; it is never shown again. */
 export const POST = withApi('write', async ({ req, store, now }) => {
   const input = await readJson(req, CreateWebhookInput);
   assertWebhookUrlAllowed(input.url);
-  const created = createWebhook(store, input, now);
+  const created = await createWebhook(store, input, now);
   return json(created, 201, { location: `/api/v1/webhooks/${created.id}` });
 });

@@ -4,6 +4,6 @@ import { readBalancerDetail } from '@/db/queries/dashboard';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', ({ store, params }) =>
-  json(readBalancerDetail(store, params.id)),
+export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
+  json(await readBalancerDetail(store, params.id)),
 );

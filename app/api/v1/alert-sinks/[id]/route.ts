@@ -5,18 +5,18 @@ import { UpdateAlertSinkInput } from '@/lib/schemas/alert-sink';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', ({ store, params }) =>
-  json(getAlertSink(store, params.id)),
+export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
+  json(await getAlertSink(store, params.id)),
 );
 
 export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
   const body = await readJsonBody(req);
   const patch = parseBody(UpdateAlertSinkInput, body);
   assertAlertSinkUrlsAllowed(patch.urls);
-  return json(updateAlertSink(store, params.id, body as Record<string, unknown>, now));
+  return json(await updateAlertSink(store, params.id, body as Record<string, unknown>, now));
 });
 
-export const DELETE = withApi<{ id: string }>('write', ({ store, params }) => {
-  deleteAlertSink(store, params.id);
+export const DELETE = withApi<{ id: string }>('write', async ({ store, params }) => {
+  await deleteAlertSink(store, params.id);
   return noContent();
 });

@@ -8,12 +8,12 @@ import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-vie
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', ({ store, params }) => {
-  const balancer = getBalancer(store, params.id);
+export const GET = withApi<{ id: string }>('read', async ({ store, params }) => {
+  const balancer = await getBalancer(store, params.id);
   return json({
     ...balancerView(balancer),
-    analysis: analysisView(readBalancerAnalysis(store, params.id)),
-    nodes: listNodes(store, params.id),
+    analysis: analysisView(await readBalancerAnalysis(store, params.id)),
+    nodes: await listNodes(store, params.id),
   });
 });
 
@@ -21,15 +21,15 @@ export const PATCH = withApi<{ id: string }>('write', async ({ req, store, param
   const body = await readJsonBody(req);
   const patch = parseBody(UpdateBalancerInput.strict(), body);
   assertTargetUrlsAllowed(patch);
-  const current = getBalancer(store, params.id);
+  const current = await getBalancer(store, params.id);
   // Only the keys sent are applied (the store ignores defaults the schema filled in).
   const sent = { ...(body as Record<string, unknown>) };
   if (patch.headers) sent.headers = restoreRedacted(patch.headers, current.headers);
   if (patch.auth) sent.auth = restoreRedactedAuth(patch.auth, current.auth);
-  return json(balancerView(updateBalancer(store, params.id, sent, now)));
+  return json(balancerView(await updateBalancer(store, params.id, sent, now)));
 });
 
-export const DELETE = withApi<{ id: string }>('write', ({ store, params }) => {
-  deleteBalancer(store, params.id);
+export const DELETE = withApi<{ id: string }>('write', async ({ store, params }) => {
+  await deleteBalancer(store, params.id);
   return noContent();
 });

@@ -3,4 +3,6 @@ import { json, withApi } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', ({ store, params }) => json(getNode(store, params.id)));
+export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
+  json(await getNode(store, params.id)),
+);

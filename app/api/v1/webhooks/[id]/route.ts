@@ -5,18 +5,18 @@ import { UpdateWebhookInput } from '@/lib/schemas/webhook';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', ({ store, params, now }) =>
-  json(toWebhookEndpoint(getWebhookRow(store, params.id), now)),
+export const GET = withApi<{ id: string }>('read', async ({ store, params, now }) =>
+  json(toWebhookEndpoint(await getWebhookRow(store, params.id), now)),
 );
 
 export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
   const body = await readJsonBody(req);
   const patch = parseBody(UpdateWebhookInput, body);
   assertWebhookUrlAllowed(patch.url);
-  return json(updateWebhook(store, params.id, body as Record<string, unknown>, now));
+  return json(await updateWebhook(store, params.id, body as Record<string, unknown>, now));
 });
 
-export const DELETE = withApi<{ id: string }>('write', ({ store, params }) => {
-  deleteWebhook(store, params.id);
+export const DELETE = withApi<{ id: string }>('write', async ({ store, params }) => {
+  await deleteWebhook(store, params.id);
   return noContent();
 });

@@ -4,6 +4,6 @@ import { readNodeSummaries } from '@/db/queries/dashboard';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', ({ store, params }) =>
-  json({ items: readNodeSummaries(store, params.id), nextCursor: null }),
+export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
+  json({ items: await readNodeSummaries(store, params.id), nextCursor: null }),
 );

@@ -6,9 +6,11 @@ export const dynamic = 'force-dynamic';
 
 const WEEK_MS = 7 * 86_400_000;
 
-export const GET = withApi<{ id: string }>('read', ({ store, params, now }) =>
+export const GET = withApi<{ id: string }>('read', async ({ store, params, now }) =>
   json({
-    items: getRollups(store, { nodeId: params.id, since: now - WEEK_MS }).map(({ latency: _l, ...r }) => r),
+    items: (await getRollups(store, { nodeId: params.id, since: now - WEEK_MS })).map(
+      ({ latency: _l, ...r }) => r,
+    ),
     nextCursor: null,
   }),
 );

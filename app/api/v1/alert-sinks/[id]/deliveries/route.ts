@@ -13,7 +13,9 @@ const DeliveriesQuery = z.object({
 });
 
 /** The sink's pushes, newest first, each with its attempts: the same log webhooks keep. */
-export const GET = withApi<{ id: string }>('read', ({ req, store, params }) => {
+export const GET = withApi<{ id: string }>('read', async ({ req, store, params }) => {
   const q = readQuery(req, DeliveriesQuery);
-  return json(asQueryErrors(() => listDeliveries(store, params.id, { ...q, kind: 'alertmanager' })));
+  return json(
+    await asQueryErrors(async () => await listDeliveries(store, params.id, { ...q, kind: 'alertmanager' })),
+  );
 });

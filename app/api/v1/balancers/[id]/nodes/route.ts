@@ -3,6 +3,6 @@ import { json, withApi } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', ({ store, params }) =>
-  json({ items: listNodes(store, params.id) }),
+export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
+  json({ items: await listNodes(store, params.id) }),
 );

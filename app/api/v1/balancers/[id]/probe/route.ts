@@ -6,7 +6,7 @@ export const dynamic = 'force-dynamic';
 
 /** Runs one cycle of the balancer now (waiting for one already running) and answers with its result. */
 export const POST = withApi<{ id: string }>('write', async ({ store, params }) => {
-  getBalancer(store, params.id);
+  await getBalancer(store, params.id);
   const result = await probeBalancerNow(store, params.id);
   const { snapshot: _snapshot, ...analysis } = result.analysis;
   return json({

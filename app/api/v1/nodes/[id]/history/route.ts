@@ -7,7 +7,7 @@ export const dynamic = 'force-dynamic';
 
 const HistoryQuery = z.object({ limit: Limit });
 
-export const GET = withApi<{ id: string }>('read', ({ req, store, params }) => {
+export const GET = withApi<{ id: string }>('read', async ({ req, store, params }) => {
   const { limit } = readQuery(req, HistoryQuery);
-  return json({ items: getNodeHistory(store, params.id, { limit }) });
+  return json({ items: await getNodeHistory(store, params.id, { limit }) });
 });

@@ -13,7 +13,7 @@ const DeliveriesQuery = z.object({
 });
 
 /** The endpoint's delivery log, newest first, each delivery with its attempts. */
-export const GET = withApi<{ id: string }>('read', ({ req, store, params }) => {
+export const GET = withApi<{ id: string }>('read', async ({ req, store, params }) => {
   const q = readQuery(req, DeliveriesQuery);
-  return json(asQueryErrors(() => listDeliveries(store, params.id, q)));
+  return json(await asQueryErrors(async () => await listDeliveries(store, params.id, q)));
 });

@@ -7,5 +7,5 @@ export const dynamic = 'force-dynamic';
 /** A new secret (returned once); the old one keeps signing beside it for `overlapMs`. */
 export const POST = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
   const input = await readJson(req, RotateSecretInput);
-  return json(rotateWebhookSecret(store, params.id, input, now));
+  return json(await rotateWebhookSecret(store, params.id, input, now));
 });

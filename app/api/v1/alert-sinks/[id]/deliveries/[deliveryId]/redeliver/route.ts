@@ -4,6 +4,6 @@ import { json, withApi } from '@/lib/api/with-api';
 export const dynamic = 'force-dynamic';
 
 /** Queues the push again; it sends the sink's alerts as they are when it goes. */
-export const POST = withApi<{ id: string; deliveryId: string }>('write', ({ store, params, now }) =>
-  json(redeliver(store, params.id, params.deliveryId, now, 'alertmanager'), 202),
+export const POST = withApi<{ id: string; deliveryId: string }>('write', async ({ store, params, now }) =>
+  json(await redeliver(store, params.id, params.deliveryId, now, 'alertmanager'), 202),
 );

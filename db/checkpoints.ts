@@ -1,10 +1,10 @@
-// WAL checkpoints on a worker thread. better-sqlite3 is synchronous, so an automatic checkpoint inside a
+// SQLite WAL checkpoints on a worker thread. better-sqlite3 is synchronous, so an automatic checkpoint inside a
 // commit stalls the event loop (and every probe waiting on it) for the length of a disk flush. The poller
 // turns automatic checkpoints off on its connection and lets a second connection on a worker do them.
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { Store } from '@/db';
+import { sqliteOf, type Store } from './index';
 
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
@@ -40,22 +40,25 @@ export function startCheckpointer(
   everyMs = 1_000,
   log: (line: string) => void = () => {},
 ): Checkpointer | null {
+  // PostgreSQL checkpoints on its own; an in-memory SQLite store has no file to checkpoint.
+  if (store.engine !== 'sqlite' || store.location === ':memory:') return null;
   const driver = driverPath();
-  if (store.file === ':memory:' || !driver) return null;
+  if (!driver) return null;
+  const sqlite = sqliteOf(store);
   let worker: Worker;
   try {
     worker = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { driver, file: path.resolve(store.file), everyMs },
+      workerData: { driver, file: store.location, everyMs },
     });
   } catch (err) {
     log(`background checkpoints unavailable: ${err instanceof Error ? err.message : String(err)}`);
     return null;
   }
   worker.unref();
-  store.sqlite.pragma('wal_autocheckpoint = 0');
+  sqlite.pragma('wal_autocheckpoint = 0');
   const restore = () => {
-    if (store.sqlite.open) store.sqlite.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
+    if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${DEFAULT_AUTOCHECKPOINT_PAGES}`);
   };
   worker.on('message', (m: unknown) => log(`checkpoint: ${String(m)}`));
   worker.on('error', (err) => {

@@ -1,58 +1,18 @@
-// The cycle's one write transaction: new nodes, node states, history spans on fingerprint change,
-// hourly rollups, the balancer's analysis and snapshot, and its events. Prepared statements: this is the
-// poller's hot path.
-import { createHash } from 'node:crypto';
+// The SQLite side of the poller's hot path: prepared statements for a cycle's node writes and a stdio
+// target's state, run synchronously inside the caller's write transaction (one await per batch, not per row).
 import type Database from 'better-sqlite3';
-import { writeTransaction, type Store } from '@/db';
-import { bucketOf, formatHistogram, mergeHistograms, parseHistogram } from '@/db/histogram';
-import { hourOf, rollupKey } from '@/db/rollup-key';
-import { insertEvents, type EventDraft, type StoredEvent } from '@/db/queries/events';
-import type { NodeOrigin } from '@/db/schema';
 import type { Verdict } from '@/lib/probe/types';
-import type { BalancerAnalysis } from '@/lib/rollout/types';
-
-export const UNAVAILABLE_KEY = 'unavailable';
-/** nodes.last_seen_at is refreshed at most this often, to keep a quiet fleet's writes small. */
-const LAST_SEEN_RESOLUTION_MS = 5 * 60_000;
-
-export interface PriorState {
-  fingerprintKey: string;
-  verdictDigest: string | null;
-  lastAvailableKey: string | null;
-  fingerprintSince: number;
-  probes: number;
-  failures: number;
-  consecutiveFailures: number;
-  lastSeenAt: number;
-}
-
-export interface NewNode {
-  id: string;
-  key: string;
-  origin: NodeOrigin;
-  url: string;
-  address: string | null;
-  servedBy: string | null;
-}
-
-export interface NodeResult {
-  nodeId: string;
-  /** The node's rollup seq; null for a node created this cycle or before seqs existed. */
-  seq: number | null;
-  verdict: Verdict;
-  /** The fingerprint key, or null when unavailable. */
-  fingerprintKey: string | null;
-  prior: PriorState | null;
-}
-
-export interface CycleWrite {
-  balancerId: string;
-  at: number;
-  newNodes: NewNode[];
-  results: NodeResult[];
-  analysis: BalancerAnalysis;
-  events: EventDraft[];
-}
+import { bucketOf, formatHistogram, mergeHistograms, parseHistogram } from '../histogram';
+import { hourOf, rollupKey } from '../rollup-key';
+import {
+  classifyTransition,
+  LAST_SEEN_RESOLUTION_MS,
+  UNAVAILABLE_KEY,
+  verdictDigest,
+  type CycleWrite,
+  type NodeResult,
+  type SubjectPrior,
+} from '../subject-state';
 
 interface Statements {
   insertNode: Database.Statement;
@@ -126,87 +86,59 @@ function statementsFor(sqlite: Database.Database): Statements {
   return s;
 }
 
-/** A digest of the verdict without its timings and request ids: equal digests mean the same answer. */
-export function verdictDigest(v: Verdict): string {
-  const stable = {
-    ...v,
-    probedAt: 0,
-    durationMs: 0,
-    evidence: v.evidence.map((e) => ({ ...e, elapsedMs: 0, requestId: 0 })),
+/**
+ * Writes one cycle's nodes, states, history, rollups and balancer state (inside the caller's write
+ * transaction, which also holds the cycle's events).
+ */
+export function sqliteWriteCycle(sqlite: Database.Database, w: CycleWrite): void {
+  const s = statementsFor(sqlite);
+  // Seqs are handed out inside this write transaction, so two writers can never take the same one.
+  let nextSeq = -1;
+  const takeSeq = () => {
+    if (nextSeq < 0) nextSeq = (s.maxSeq.get() as { seq: number }).seq + 1;
+    return nextSeq++;
   };
-  return createHash('sha1').update(JSON.stringify(stable)).digest('base64url');
-}
-
-/** Whether this result starts a new history span, and whether that span is a real fingerprint change. */
-export function classifyTransition(
-  prior: Pick<PriorState, 'fingerprintKey' | 'lastAvailableKey'> | null,
-  fingerprintKey: string | null,
-): { newSpan: boolean; isChange: boolean } {
-  const key = fingerprintKey ?? UNAVAILABLE_KEY;
-  const newSpan = prior === null || prior.fingerprintKey !== key;
-  const isChange =
-    fingerprintKey !== null &&
-    prior !== null &&
-    prior.lastAvailableKey !== null &&
-    prior.lastAvailableKey !== key;
-  return { newSpan, isChange };
-}
-
-/** Writes one cycle in one BEGIN IMMEDIATE transaction; returns the stored events. */
-export function writeCycle(store: Store, w: CycleWrite): StoredEvent[] {
-  const s = statementsFor(store.sqlite);
-  return writeTransaction(store, (tx) => {
-    // Seqs are handed out inside this write transaction, so two writers can never take the same one.
-    let nextSeq = -1;
-    const takeSeq = () => {
-      if (nextSeq < 0) nextSeq = (s.maxSeq.get() as { seq: number }).seq + 1;
-      return nextSeq++;
-    };
-    const seqs = new Map<string, number>();
-    for (const n of w.newNodes) {
-      const seq = takeSeq();
-      seqs.set(n.id, seq);
-      s.insertNode.run(n.id, w.balancerId, n.key, seq, n.origin, n.url, n.address, n.servedBy, w.at, w.at);
+  const seqs = new Map<string, number>();
+  for (const n of w.newNodes) {
+    const seq = takeSeq();
+    seqs.set(n.id, seq);
+    s.insertNode.run(n.id, w.balancerId, n.key, seq, n.origin, n.url, n.address, n.servedBy, w.at, w.at);
+  }
+  for (const r of w.results) {
+    let seq = r.seq ?? seqs.get(r.nodeId);
+    if (seq === undefined) {
+      seq = takeSeq();
+      s.setSeq.run(seq, r.nodeId);
     }
-    for (const r of w.results) {
-      let seq = r.seq ?? seqs.get(r.nodeId);
-      if (seq === undefined) {
-        seq = takeSeq();
-        s.setSeq.run(seq, r.nodeId);
-      }
-      writeNodeResult(s, seq, r);
-    }
-    const { snapshot, ...analysis } = w.analysis;
-    s.upsertBalancerState.run({
-      balancerId: w.balancerId,
-      status: w.analysis.state,
-      severity: w.analysis.severity,
-      displayStatus: w.analysis.displayStatus,
-      degraded: w.analysis.isDegraded ? 1 : 0,
-      analysis: JSON.stringify(analysis),
-      snapshot: JSON.stringify(snapshot),
-      analyzedAt: w.at,
-    });
-    return w.events.length > 0 ? insertEvents(tx, w.events) : [];
+    writeNodeResult(s, seq, r);
+  }
+  const { snapshot, ...analysis } = w.analysis;
+  s.upsertBalancerState.run({
+    balancerId: w.balancerId,
+    status: w.analysis.state,
+    severity: w.analysis.severity,
+    displayStatus: w.analysis.displayStatus,
+    degraded: w.analysis.isDegraded ? 1 : 0,
+    analysis: JSON.stringify(analysis),
+    snapshot: JSON.stringify(snapshot),
+    analyzedAt: w.at,
   });
 }
 
 /** The state and history statements of one kind of probed subject (a node, a stdio target). */
-export interface SubjectStatements {
+interface SubjectStatements {
   upsertState: Database.Statement;
   touchState: Database.Statement;
   closeSpan: Database.Statement;
   openSpan: Database.Statement;
 }
 
-export type SubjectPrior = Omit<PriorState, 'lastSeenAt'>;
-
 /**
  * Writes one verdict of one subject: a history span opens only when its fingerprint changes (counters
  * otherwise), and a quiet subject gives the same answer every cycle, so only the small columns are rewritten,
  * not the evidence JSON. `idParam` names the subject's id in the upsert statement.
  */
-export function writeSubjectState(
+function writeSubjectState(
   s: SubjectStatements,
   idParam: 'nodeId' | 'targetId',
   id: string,
@@ -258,4 +190,64 @@ function writeNodeResult(s: Statements, seq: number, r: NodeResult): void {
   writeSubjectState(s, 'nodeId', r.nodeId, v, r.fingerprintKey, prior);
   if (prior && at - prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) s.touchNode.run(at, r.nodeId);
   s.upsertRollup.run(rollupKey(hourOf(at), seq), failed ? 1 : 0, `${bucketOf(v.durationMs)}:1`);
+}
+
+interface StdioStatements {
+  prior: Database.Statement;
+  upsertState: Database.Statement;
+  touchState: Database.Statement;
+  closeSpan: Database.Statement;
+  openSpan: Database.Statement;
+}
+
+const stdioStatements = new WeakMap<Database.Database, StdioStatements>();
+
+function stdioStatementsFor(sqlite: Database.Database): StdioStatements {
+  const cached = stdioStatements.get(sqlite);
+  if (cached) return cached;
+  const s: StdioStatements = {
+    prior: sqlite.prepare(
+      `SELECT fingerprint_key AS fingerprintKey, verdict_digest AS verdictDigest,
+         last_available_key AS lastAvailableKey, fingerprint_since AS fingerprintSince, probes, failures,
+         consecutive_failures AS consecutiveFailures
+       FROM stdio_target_states WHERE target_id = ?`,
+    ),
+    upsertState: sqlite.prepare(
+      `INSERT INTO stdio_target_states (target_id, verdict, verdict_digest, fingerprint_key, last_available_key,
+         client_era, reason, probed_at, duration_ms, fingerprint_since, probes, failures, consecutive_failures)
+       VALUES (@targetId, @verdict, @verdictDigest, @fingerprintKey, @lastAvailableKey, @clientEra, @reason,
+         @probedAt, @durationMs, @fingerprintSince, @probes, @failures, @consecutiveFailures)
+       ON CONFLICT(target_id) DO UPDATE SET verdict = excluded.verdict, verdict_digest = excluded.verdict_digest,
+         fingerprint_key = excluded.fingerprint_key, last_available_key = excluded.last_available_key,
+         client_era = excluded.client_era, reason = excluded.reason, probed_at = excluded.probed_at,
+         duration_ms = excluded.duration_ms, fingerprint_since = excluded.fingerprint_since,
+         probes = excluded.probes, failures = excluded.failures, consecutive_failures = excluded.consecutive_failures`,
+    ),
+    touchState: sqlite.prepare(
+      `UPDATE stdio_target_states SET probed_at = ?, duration_ms = ?, probes = ?, failures = ?,
+         consecutive_failures = ? WHERE target_id = ?`,
+    ),
+    closeSpan: sqlite.prepare(
+      `UPDATE stdio_target_history SET ended_at = ?, probes = ?, failures = ?
+       WHERE target_id = ? AND ended_at IS NULL`,
+    ),
+    openSpan: sqlite.prepare(
+      `INSERT INTO stdio_target_history (target_id, fingerprint_key, client_era, reason, negotiated_version,
+         served_eras, is_change, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+  };
+  stdioStatements.set(sqlite, s);
+  return s;
+}
+
+/** Stores one probe of a stdio target (inside the caller's write transaction). */
+export function sqliteWriteStdioResult(
+  sqlite: Database.Database,
+  targetId: string,
+  v: Verdict,
+  fingerprintKey: string | null,
+): void {
+  const s = stdioStatementsFor(sqlite);
+  const prior = (s.prior.get(targetId) as SubjectPrior | undefined) ?? null;
+  writeSubjectState(s, 'targetId', targetId, v, fingerprintKey, prior);
 }

@@ -1,0 +1,179 @@
+// The SQLite adapter: one better-sqlite3 connection per store, WAL, migrations at open, a write probe, and
+// write transactions (BEGIN IMMEDIATE) serialised by a per-store async mutex.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import type { Db, Store } from '../index';
+import * as schema from '../schema';
+import { noteWriteError, StoreOpenError } from '../store-errors';
+
+/** The committed migrations: next to this file's folder in the source tree, else under the working directory. */
+export function migrationsFolder(): string {
+  const candidates = [
+    process.env.ERAWATCH_MIGRATIONS,
+    safeDirOf(import.meta.url, '../migrations'),
+    path.join(process.cwd(), 'db', 'migrations'),
+  ];
+  for (const dir of candidates) {
+    if (dir && fs.existsSync(path.join(dir, 'meta', '_journal.json'))) return dir;
+  }
+  throw new Error(`database migrations not found (looked in ${candidates.filter(Boolean).join(', ')})`);
+}
+
+function safeDirOf(url: string, sub: string): string | undefined {
+  try {
+    return path.join(path.dirname(fileURLToPath(url)), sub);
+  } catch {
+    return undefined;
+  }
+}
+
+function canWrite(p: string): boolean {
+  try {
+    fs.accessSync(p, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function describeOpenFailure(file: string, err: unknown): string {
+  const e = err as { code?: string; message?: string };
+  const message = e.message ?? String(err);
+  const dir = path.dirname(file);
+  if (e.code === 'EACCES' || e.code === 'EPERM') return `permission denied creating ${dir} (${e.code})`;
+  if (e.code === 'EROFS') return `${dir} is on a read-only file system (EROFS)`;
+  if (e.code === 'ENOTDIR' || e.code === 'EEXIST') return `a parent of ${dir} is not a directory (${e.code})`;
+  const sqliteCode = typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? e.code : null;
+  if (sqliteCode === 'SQLITE_CANTOPEN' || sqliteCode === 'SQLITE_READONLY' || /readonly/.test(message)) {
+    const why = !canWrite(dir)
+      ? `the directory ${dir} is not writable`
+      : fs.existsSync(file) && !canWrite(file)
+        ? 'the file is read-only'
+        : message;
+    return `${why} (${sqliteCode ?? 'SQLITE_READONLY'})`;
+  }
+  return sqliteCode ? `${message} (${sqliteCode})` : message;
+}
+
+// Two processes opening a fresh file at once may race on the same migration; the loser sees the winner's
+// tables, so one retry (which then finds the migration recorded) settles it.
+function applyMigrations(db: BetterSQLite3Database<typeof schema>): void {
+  const folder = migrationsFolder();
+  try {
+    migrate(db, { migrationsFolder: folder });
+  } catch (err) {
+    if (!(err instanceof Error && /already exists/.test(err.message))) throw err;
+    migrate(db, { migrationsFolder: folder });
+  }
+}
+
+/** A FIFO async mutex: each holder runs after the previous one settles. */
+function createMutex(): <T>(fn: () => Promise<T>) => Promise<T> {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(fn: () => Promise<T>) => {
+    const run = tail.then(fn, fn);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+type Mutex = ReturnType<typeof createMutex>;
+const MUTEXES = Symbol.for('erawatch.sqlite-write-mutexes');
+type GlobalWithMutexes = typeof globalThis & { [MUTEXES]?: Map<string, Mutex> };
+
+/**
+ * One write mutex per database file in this process. A transaction spans awaits, so a second connection to
+ * the same file in this process must wait here: its BEGIN IMMEDIATE would otherwise block the event loop
+ * (busy_timeout) while the open transaction it waits for cannot run to its COMMIT.
+ */
+function mutexFor(file: string): Mutex {
+  if (file === ':memory:') return createMutex();
+  const g = globalThis as GlobalWithMutexes;
+  const all = (g[MUTEXES] ??= new Map());
+  let m = all.get(file);
+  if (!m) {
+    m = createMutex();
+    all.set(file, m);
+  }
+  return m;
+}
+
+/** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, migrates and proves a write works. */
+export function openSqliteStore(file: string): Store {
+  const shown = file === ':memory:' ? file : path.resolve(file);
+  let sqlite: Database.Database;
+  try {
+    if (file !== ':memory:') fs.mkdirSync(path.dirname(shown), { recursive: true });
+    sqlite = new Database(file);
+  } catch (err) {
+    throw new StoreOpenError(shown, describeOpenFailure(shown, err));
+  }
+  let drizzleDb: BetterSQLite3Database<typeof schema>;
+  try {
+    sqlite.pragma('busy_timeout = 5000');
+    sqlite.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode keeps every committed transaction across a process crash (not across power loss).
+    sqlite.pragma('synchronous = NORMAL');
+    sqlite.pragma('foreign_keys = ON');
+    sqlite.pragma('journal_size_limit = 67108864');
+    drizzleDb = drizzle(sqlite, { schema });
+    applyMigrations(drizzleDb);
+    // A read-only file opens without complaint and only fails on the first write: fail here instead.
+    sqlite
+      .transaction(() => {
+        sqlite.prepare("INSERT INTO store_heartbeats (holder, at, pad) VALUES ('open', 0, x'')").run();
+        sqlite.prepare("DELETE FROM store_heartbeats WHERE holder = 'open'").run();
+      })
+      .immediate();
+  } catch (err) {
+    sqlite.close();
+    if (err instanceof Error && 'code' in err)
+      throw new StoreOpenError(shown, describeOpenFailure(shown, err));
+    throw err;
+  }
+  // better-sqlite3 runs each statement synchronously; awaiting its builders yields their results, so the
+  // sync handle serves the async-typed query layer unchanged.
+  const db = drizzleDb as unknown as Db;
+  const inWrite = new AsyncLocalStorage<true>();
+  const exclusive = mutexFor(shown);
+  const store: Store = {
+    engine: 'sqlite',
+    location: shown,
+    t: schema,
+    raw: { engine: 'sqlite', sqlite },
+    read: (fn) => fn(db),
+    async write(fn) {
+      // Nested inside an open transaction of this store (same async context): join it.
+      if (inWrite.getStore() && sqlite.inTransaction) return fn(db);
+      return exclusive(async () => {
+        try {
+          sqlite.exec('BEGIN IMMEDIATE');
+        } catch (err) {
+          noteWriteError(err);
+          throw err;
+        }
+        try {
+          const result = await inWrite.run(true, () => fn(db));
+          sqlite.exec('COMMIT');
+          return result;
+        } catch (err) {
+          if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+          noteWriteError(err);
+          throw err;
+        }
+      });
+    },
+    async close() {
+      // Let an open write finish before the handle goes.
+      await exclusive(async () => {
+        if (sqlite.open) sqlite.close();
+      });
+    },
+  };
+  return store;
+}

@@ -1,0 +1,65 @@
+// How big the store is and what it holds, for benchmarks and maintenance reports.
+import { count, gte } from 'drizzle-orm';
+import { sqliteOf, type Store } from './index';
+
+/** Bytes in use (pages minus free pages), after folding the WAL in; SQLite only (null elsewhere). */
+export async function storeBytes(store: Store): Promise<number | null> {
+  if (store.engine !== 'sqlite') return null;
+  const sqlite = sqliteOf(store);
+  return store.write(async () => {
+    sqlite.pragma('wal_checkpoint(TRUNCATE)');
+    const pages = Number(sqlite.pragma('page_count', { simple: true }));
+    const free = Number(sqlite.pragma('freelist_count', { simple: true }));
+    const size = Number(sqlite.pragma('page_size', { simple: true }));
+    return (pages - free) * size;
+  });
+}
+
+/** Bytes per table and index (SQLite's dbstat); empty on other engines. */
+export async function tableBytes(store: Store): Promise<Record<string, number>> {
+  if (store.engine !== 'sqlite') return {};
+  const rows = sqliteOf(store)
+    .prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC')
+    .all() as Array<{ name: string; bytes: number }>;
+  return Object.fromEntries(rows.map((r) => [r.name, r.bytes]));
+}
+
+/** How many nodes have a current state (have been probed at least once). */
+export async function countNodeStates(store: Store): Promise<number> {
+  const { nodeStates: s } = store.t;
+  const [row] = await store.read((db) => db.select({ n: count() }).from(s));
+  return Number(row?.n ?? 0);
+}
+
+/** How many node history spans are stored. */
+export async function countNodeHistory(store: Store): Promise<number> {
+  const { nodeHistory: h } = store.t;
+  const [row] = await store.read((db) => db.select({ n: count() }).from(h));
+  return Number(row?.n ?? 0);
+}
+
+export interface RollupRowData {
+  key: number;
+  probes: number;
+  failures: number;
+  latency: string;
+}
+
+/** Rollup rows with keys from `fromKey` on. */
+export function readRollupsFrom(store: Store, fromKey: number): Promise<RollupRowData[]> {
+  const { nodeRollups: r } = store.t;
+  return store.read((db) =>
+    db
+      .select({ key: r.key, probes: r.probes, failures: r.failures, latency: r.latency })
+      .from(r)
+      .where(gte(r.key, fromKey)),
+  );
+}
+
+/** Inserts rollup rows in one transaction (benchmarks weigh an hour of them). */
+export async function insertRollups(store: Store, rows: readonly RollupRowData[]): Promise<void> {
+  const { nodeRollups: r } = store.t;
+  await store.write(async (tx) => {
+    for (let i = 0; i < rows.length; i += 200) await tx.insert(r).values(rows.slice(i, i + 200));
+  });
+}

@@ -1,0 +1,78 @@
+// What a probed subject's state write needs to know, engine-independent: the shapes of a cycle's write and
+// the rules that decide when a history span opens.
+import { createHash } from 'node:crypto';
+import type { Verdict } from '@/lib/probe/types';
+import type { BalancerAnalysis } from '@/lib/rollout/types';
+import type { EventDraft } from './queries/events';
+import type { NodeOrigin } from './schema';
+
+export const UNAVAILABLE_KEY = 'unavailable';
+/** nodes.last_seen_at is refreshed at most this often, to keep a quiet fleet's writes small. */
+export const LAST_SEEN_RESOLUTION_MS = 5 * 60_000;
+
+export interface PriorState {
+  fingerprintKey: string;
+  verdictDigest: string | null;
+  lastAvailableKey: string | null;
+  fingerprintSince: number;
+  probes: number;
+  failures: number;
+  consecutiveFailures: number;
+  lastSeenAt: number;
+}
+
+export interface NewNode {
+  id: string;
+  key: string;
+  origin: NodeOrigin;
+  url: string;
+  address: string | null;
+  servedBy: string | null;
+}
+
+export interface NodeResult {
+  nodeId: string;
+  /** The node's rollup seq; null for a node created this cycle or before seqs existed. */
+  seq: number | null;
+  verdict: Verdict;
+  /** The fingerprint key, or null when unavailable. */
+  fingerprintKey: string | null;
+  prior: PriorState | null;
+}
+
+export interface CycleWrite {
+  balancerId: string;
+  at: number;
+  newNodes: NewNode[];
+  results: NodeResult[];
+  analysis: BalancerAnalysis;
+  events: EventDraft[];
+}
+
+/** A digest of the verdict without its timings and request ids: equal digests mean the same answer. */
+export function verdictDigest(v: Verdict): string {
+  const stable = {
+    ...v,
+    probedAt: 0,
+    durationMs: 0,
+    evidence: v.evidence.map((e) => ({ ...e, elapsedMs: 0, requestId: 0 })),
+  };
+  return createHash('sha1').update(JSON.stringify(stable)).digest('base64url');
+}
+
+/** Whether this result starts a new history span, and whether that span is a real fingerprint change. */
+export function classifyTransition(
+  prior: Pick<PriorState, 'fingerprintKey' | 'lastAvailableKey'> | null,
+  fingerprintKey: string | null,
+): { newSpan: boolean; isChange: boolean } {
+  const key = fingerprintKey ?? UNAVAILABLE_KEY;
+  const newSpan = prior === null || prior.fingerprintKey !== key;
+  const isChange =
+    fingerprintKey !== null &&
+    prior !== null &&
+    prior.lastAvailableKey !== null &&
+    prior.lastAvailableKey !== key;
+  return { newSpan, isChange };
+}
+
+export type SubjectPrior = Omit<PriorState, 'lastSeenAt'>;
