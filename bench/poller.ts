@@ -8,7 +8,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '@/db';
-import { countNodeHistory, countNodeStates, insertRollups, readRollupsFrom, storeBytes, tableBytes } from '@/db/stats';
+import {
+  countNodeHistory,
+  countNodeStates,
+  insertRollups,
+  readRollupsFrom,
+  storeBytes,
+  tableBytes,
+} from '@/db/stats';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/db/queries/balancers';

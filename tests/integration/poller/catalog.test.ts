@@ -153,7 +153,7 @@ describe('a node that gains a tool', () => {
       return sendJson(res, 200, discoverResult(id));
     });
     faultPeers.push(failing);
-    const bal = createBalancer(store, {
+    const bal = await createBalancer(store, {
       name: 'catalog-failing',
       publicUrl: failing.url,
       nodeUrls: [failing.url],
@@ -171,7 +171,7 @@ describe('a node that gains a tool', () => {
     // Cycle 1 tries at once (never listed), cycle 3 on the cadence; cycles 2 and 4 send none.
     expect(counts).toEqual([1, 1, 2, 2]);
     expect(remembered).toEqual([true, true, true, true]);
-    const state = listNodes(store, bal.id)[0]?.state;
+    const state = (await listNodes(store, bal.id))[0]?.state;
     expect(state?.verdict.verdict).toBe('modern');
   }, 60_000);
 
