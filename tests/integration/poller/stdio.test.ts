@@ -193,6 +193,9 @@ ${['runner-a', 'runner-b']
         log: () => {},
       });
       const ids = (await listStdioTargetRows(store.store)).map((row) => row.id);
+      // The lease and the first schedule read are asynchronous: move the clock only once both targets are
+      // scheduled, or their first slots would be placed after the jump.
+      await waitFor('both stdio targets scheduled', 60_000, () => poller?.status().stdioTargets === 2);
       for (const round of [1, 2]) {
         // An interval and a half: every target's next phase slot is then due, wherever its phase lies.
         t += 90_000;
