@@ -6,13 +6,15 @@ import { sqliteOf, type Store } from './index';
 export async function storeBytes(store: Store): Promise<number | null> {
   if (store.engine !== 'sqlite') return null;
   const sqlite = sqliteOf(store);
-  return store.write(async () => {
-    sqlite.pragma('wal_checkpoint(TRUNCATE)');
-    const pages = Number(sqlite.pragma('page_count', { simple: true }));
-    const free = Number(sqlite.pragma('freelist_count', { simple: true }));
-    const size = Number(sqlite.pragma('page_size', { simple: true }));
-    return (pages - free) * size;
-  });
+  // A checkpoint cannot run inside a transaction (SQLITE_LOCKED), and a write transaction on this connection
+  // stays open across awaits: wait (bounded) for none to be open, then run the pragmas without yielding.
+  const giveUpAt = Date.now() + 10_000;
+  while (sqlite.inTransaction && Date.now() < giveUpAt) await new Promise((r) => setImmediate(r));
+  sqlite.pragma('wal_checkpoint(TRUNCATE)');
+  const pages = Number(sqlite.pragma('page_count', { simple: true }));
+  const free = Number(sqlite.pragma('freelist_count', { simple: true }));
+  const size = Number(sqlite.pragma('page_size', { simple: true }));
+  return (pages - free) * size;
 }
 
 /** Bytes per table and index (SQLite's dbstat); empty on other engines. */
