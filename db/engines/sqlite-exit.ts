@@ -1,9 +1,10 @@
 // What must happen synchronously at process exit (no event loop left to await on).
 import type Database from 'better-sqlite3';
 
-/** Deletes the lease row if it is still ours, synchronously; false when the handle is gone. */
-export function sqliteReleaseLeaseNow(sqlite: Database.Database, name: string, holder: string): boolean {
+/** Hands back a poll holder's units and drops its presence row, synchronously; false when the handle is gone. */
+export function sqliteReleaseUnitsNow(sqlite: Database.Database, holder: string): boolean {
   if (!sqlite.open) return false;
-  sqlite.prepare('DELETE FROM poller_lease WHERE name = ? AND holder = ?').run(name, holder);
+  sqlite.prepare('UPDATE poll_units SET expires_at = 0 WHERE holder = ?').run(holder);
+  sqlite.prepare('DELETE FROM poll_workers WHERE holder = ?').run(holder);
   return true;
 }

@@ -1,10 +1,10 @@
 // /readyz: the store takes a real write (a heartbeat row that needs a free page, so a full disk fails it), and
-// some process, this one or another, holds the poll role with a recent enough cycle.
+// some worker, this process or another, runs the poll role with a recent enough cycle.
 import os from 'node:os';
 import type { Store } from '@/db/index';
 import { countBalancers } from '@/db/queries/balancers';
 import { writeHeartbeat } from '@/db/queries/heartbeats';
-import { getPollerStatus } from '@/lib/poller';
+import { getPollerStatus, type PollWorker } from '@/lib/poller';
 
 export interface Readiness {
   ready: boolean;
@@ -23,6 +23,18 @@ async function checkDatabase(store: Store, now: number): Promise<{ ok: boolean; 
   return { ok: false, detail: `heartbeat write failed: ${beat.error}${beat.code ? ` (${beat.code})` : ''}` };
 }
 
+/** `region eu-west: host-a (pid 12, 3 units), host-b (pid 40, 0 units); region us-east: …` */
+export function describeWorkers(workers: readonly PollWorker[]): string {
+  const byRegion = new Map<string, PollWorker[]>();
+  for (const w of workers) byRegion.set(w.region, [...(byRegion.get(w.region) ?? []), w]);
+  return [...byRegion]
+    .map(
+      ([region, ws]) =>
+        `region ${region}: ${ws.map((w) => `${w.hostname} (pid ${w.pid}, ${w.unitsHeld} units)`).join(', ')}`,
+    )
+    .join('; ');
+}
+
 export async function checkReadiness(
   store: Store,
   env: Record<string, string | undefined>,
@@ -32,13 +44,13 @@ export async function checkReadiness(
   const database = await checkDatabase(store, now);
   let poller: { ok: boolean; detail: string };
   const status = await getPollerStatus(store, now);
-  if (!status.leaseHeld) {
+  if (status.workers.length === 0) {
     poller = {
       ok: false,
       detail:
         env.ERAWATCH_POLLER === 'off'
-          ? 'no poller holds the lease (off in this process: run `erawatch worker`)'
-          : 'no poller holds the lease',
+          ? 'no worker runs the poll role (off in this process: run `erawatch worker`)'
+          : 'no worker runs the poll role',
     };
   } else if (
     status.lastCycleAgeMs !== null &&
@@ -51,10 +63,7 @@ export async function checkReadiness(
       status.lastCycleAgeMs === null
         ? 'no cycle yet'
         : `last cycle ${Math.round(status.lastCycleAgeMs / 1000)} s ago`;
-    poller = {
-      ok: true,
-      detail: `lease held by ${status.holder?.hostname ?? 'a poller'} (pid ${status.holder?.pid ?? '?'}), ${age}`,
-    };
+    poller = { ok: true, detail: `${describeWorkers(status.workers)}; ${age}` };
   }
   return { ready: database.ok && poller.ok, checks: { database, poller } };
 }

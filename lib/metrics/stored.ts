@@ -26,6 +26,10 @@ export const STORED_FAMILIES: Record<string, Family> = {
     type: 'counter',
     help: 'Poll cycles (balancer or stdio target) that failed before writing their result',
   },
+  erawatch_cycles_fenced_total: {
+    type: 'counter',
+    help: 'Poll cycles whose results were refused because another worker took their unit over',
+  },
   erawatch_webhook_attempts_total: {
     type: 'counter',
     help: 'Webhook delivery attempts by outcome (ok, http_5xx, timeout, gone, ...)',
@@ -135,6 +139,11 @@ export function recordProbe(era: string, reason: string, durationMs: number): vo
 /** A balancer's or stdio target's cycle that failed before writing its result. */
 export function recordCycleFailed(): void {
   add('erawatch_cycles_failed_total', '', 1);
+}
+
+/** A cycle whose write was refused by its unit's fencing token (the unit was taken over while it ran). */
+export function recordCycleFenced(): void {
+  add('erawatch_cycles_fenced_total', '', 1);
 }
 
 export function recordWebhookAttempt(outcome: string, durationMs: number): void {

@@ -40,7 +40,12 @@ export interface CycleDeps {
   signal?: AbortSignal;
   /** Revisions the gate is evaluated for (defaults to the modern revisions we speak). */
   gateRevisions?: string[];
+  /** Checked inside the result's write transaction: false (the unit was taken over) writes nothing. */
+  fence?: Fence;
 }
+
+/** Answers, inside the open write transaction, whether this process may still write the unit's results. */
+export type Fence = () => Promise<boolean>;
 
 export interface CycleResult {
   balancerId: string;
@@ -49,6 +54,34 @@ export interface CycleResult {
   probes: number;
   analysis: BalancerAnalysis;
   events: StoredEvent[];
+}
+
+/** A cycle's results were refused because another worker took its unit over while it ran. */
+export class CycleFencedError extends Error {
+  override readonly name = 'CycleFencedError';
+  constructor(
+    readonly subject: string,
+    readonly at: number,
+  ) {
+    super(
+      `the write of ${subject}'s cycle at ${new Date(at).toISOString()} was refused: its unit was taken over`,
+    );
+  }
+}
+
+/** Runs `write` in one transaction after the fence, so a refused fence writes nothing at all. */
+export function fencedWrite<T>(
+  store: Store,
+  fence: Fence | undefined,
+  subject: string,
+  at: number,
+  write: () => Promise<T>,
+): Promise<T> {
+  if (!fence) return write();
+  return store.write(async () => {
+    if (!(await fence())) throw new CycleFencedError(subject, at);
+    return write();
+  });
 }
 
 export class CycleAbandonedError extends Error {
@@ -240,7 +273,9 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   });
   const drafts = diffSnapshots(previous, analysis.snapshot, at);
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
-  const events = await writeCycle(store, { balancerId, at, newNodes, results, analysis, events: drafts });
+  const events = await fencedWrite(store, deps.fence, `balancer '${balancerId}'`, at, () =>
+    writeCycle(store, { balancerId, at, newNodes, results, analysis, events: drafts }),
+  );
   return {
     balancerId,
     at,

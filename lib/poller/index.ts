@@ -3,14 +3,14 @@ import { getStore, type Store } from '@/db';
 import { runCycle, runExclusive, defaultLimiter, type CycleDeps, type CycleResult } from './cycle';
 import { newClaimHolder, withSubjectClaim } from './claim';
 import { balancerSubject } from './claim-names';
-import { readLease, type LeaseHolder } from './lease';
+import { listPollWorkers, type PollWorker } from '@/db/queries/units';
 import { createDefaultProbe, resolveAllAddresses } from './probe';
 import { startPollerWith, type PollerHandle, type PollerOptions, type PollerStatus } from './runner';
 
 export type { CycleResult, CycleDeps } from './cycle';
 export type { PollerHandle, PollerOptions, PollerStatus, LagSummary } from './runner';
 export type { ProbeFn, ResolveFn, Clock } from './types';
-export type { LeaseHolder } from './lease';
+export type { PollWorker } from '@/db/queries/units';
 export { pruneOldData, DEFAULT_RETENTION_MS } from './prune';
 
 const HANDLE_KEY = Symbol.for('erawatch.poller');
@@ -74,29 +74,32 @@ function runLocalCycle(store: Store, balancerId: string, deps: Partial<CycleDeps
 export interface PollerReadiness {
   /** A poller runs in this process. */
   running: boolean;
-  /** Some poller (this one or another process) holds an unexpired lease. */
-  leaseHeld: boolean;
-  holder: LeaseHolder | null;
+  /** Workers (this one or other processes) running the poll role now, by region then holder. */
+  workers: PollWorker[];
+  /** The regions that have at least one poll worker. */
+  regions: string[];
   lastCycleAt: number | null;
   lastCycleAgeMs: number | null;
   local: PollerStatus | null;
 }
 
-/** For /readyz: is the fleet being polled, by whom, and how long since the last finished cycle. */
+/** For /readyz: is the fleet being polled, by which workers in which regions, and how long since a cycle. */
 export async function getPollerStatus(
   maybeStore?: Store,
   now: number = Date.now(),
 ): Promise<PollerReadiness> {
   const store = maybeStore ?? (await getStore());
   const local = (globalThis as GlobalWithPoller)[HANDLE_KEY]?.status() ?? null;
-  const lease = await readLease(store);
-  const leaseHeld = lease !== null && lease.expiresAt > now;
-  const lastCycleAt = Math.max(local?.lastCycleAt ?? -Infinity, lease?.lastCycleAt ?? -Infinity);
+  const workers = await listPollWorkers(store, now);
+  const lastCycleAt = Math.max(
+    local?.lastCycleAt ?? -Infinity,
+    ...workers.map((w) => w.lastCycleAt ?? -Infinity),
+  );
   const last = Number.isFinite(lastCycleAt) ? lastCycleAt : null;
   return {
     running: local !== null && (local.state === 'polling' || local.state === 'waiting'),
-    leaseHeld,
-    holder: lease,
+    workers,
+    regions: [...new Set(workers.map((w) => w.region))],
     lastCycleAt: last,
     lastCycleAgeMs: last === null ? null : now - last,
     local,

@@ -1,25 +1,45 @@
-// The poll role: holds the lease, schedules every balancer on its interval (spread evenly across it), runs
-// cycles under one global concurrency cap and each balancer's claim in the store, and stops cleanly.
-// Retention is the maintain role's.
+// The poll role: claims due units (a balancer or stdio target in this worker's region) from the store in
+// batches, runs their cycles under one global concurrency cap, renews the claims while they run and hands each
+// unit back due at its next phase slot, so any number of workers share the fleet. Retention is maintain's.
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Store } from '@/db';
-import { runCycle, runExclusive, CycleAbandonedError, type CycleResult } from './cycle';
 import {
-  acquireLease,
-  describeHolder,
-  readLease,
-  releaseLease,
-  releaseLeaseAtExit,
-  renewLease,
-  type LeaseHolder,
-} from './lease';
+  runCycle,
+  runExclusive,
+  CycleAbandonedError,
+  CycleFencedError,
+  type CycleResult,
+  type Fence,
+} from './cycle';
+import { holderGoneOnThisHost } from './lease';
 import { listScheduledSubjects } from '@/db/queries/subjects';
+import {
+  claimDueUnits,
+  heartbeatPollWorker,
+  nextDueAt,
+  releaseAllUnits,
+  releaseUnit,
+  releaseUnitsAtExit,
+  removePollWorker,
+  renewUnits,
+  syncUnits,
+  unitFenceHolds,
+  unitHoldersOnHost,
+  type ClaimedUnit,
+  type UnitClaimant,
+  type UnitKind,
+} from '@/db/queries/units';
 import { startCheckpointer, type Checkpointer } from '@/db/checkpoints';
 import { createLimiter } from './limiter';
 import { closeDefaultProbe, createDefaultProbe, resolveAllAddresses } from './probe';
 import { instrumentProbe } from '@/lib/metrics/probe';
-import { recordCycleFailed, startMetricFlusher, type MetricFlusher } from '@/lib/metrics/stored';
+import {
+  recordCycleFailed,
+  recordCycleFenced,
+  startMetricFlusher,
+  type MetricFlusher,
+} from '@/lib/metrics/stored';
 import { balancerSubject } from './claim-names';
 import { newClaimHolder, withSubjectClaim } from './claim';
 import { createStdioProbe, runStdioCycle, type StdioCycleResult, type StdioProbeFn } from './stdio';
@@ -35,8 +55,13 @@ export interface PollerOptions {
   env?: Record<string, string | undefined>;
   /** Probes in flight across all balancers (default ERAWATCH_POLLER_CONCURRENCY or 64). */
   concurrency?: number;
+  /** The region this worker polls (default ERAWATCH_REGION or `default`). */
+  region?: string;
+  /** How long a unit claim lasts without renewal (default ERAWATCH_POLL_LEASE_TTL_MS or 15 s). */
   leaseTtlMs?: number;
   leaseRenewMs?: number;
+  /** Most units this worker holds at once (default: the concurrency). */
+  maxUnits?: number;
   /** How often the balancer list is re-read (default 5 s). */
   refreshMs?: number;
   /** How long stop() lets running cycles finish before abandoning them (default 10 s). */
@@ -58,9 +83,11 @@ export interface LagSummary {
 export interface PollerStatus {
   state: 'waiting' | 'polling' | 'stopping' | 'stopped';
   holderId: string;
-  leaseHeld: boolean;
-  /** The other poller holding the lease while this one waits. */
-  heldBy: LeaseHolder | null;
+  region: string;
+  /** Units whose cycles run here now (each under a claim in the store). */
+  unitsHeld: number;
+  /** Cycles whose results were refused because another worker took their unit over. */
+  cyclesFenced: number;
   balancers: number;
   /** Stdio targets scheduled (from the config file). */
   stdioTargets: number;
@@ -83,14 +110,30 @@ export interface PollerHandle {
 
 const LAG_WINDOW = 20_000;
 const CLAIM_RETRY_MS = 250;
+const CLAIM_BATCH = 64;
+
+function leaseTtlFromEnv(env: Record<string, string | undefined>): number {
+  const raw = env.ERAWATCH_POLL_LEASE_TTL_MS;
+  if (raw === undefined || raw.trim() === '') return 15_000;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1_000 || n > 15_000) {
+    throw new RangeError(`ERAWATCH_POLL_LEASE_TTL_MS must be an integer from 1000 to 15000, got '${raw}'`);
+  }
+  return n;
+}
 
 interface Scheduled {
   id: string;
   intervalMs: number;
   /** Where in each interval this subject's cycles start (see assignPhases). */
   phaseMs: number;
-  dueAt: number;
-  running: Promise<void> | null;
+}
+
+interface Held {
+  unit: ClaimedUnit;
+  running: Promise<void>;
+  /** Another worker took the unit over: whatever the cycle still does, it writes nothing. */
+  lost: boolean;
 }
 
 function concurrencyFromEnv(env: Record<string, string | undefined>): number {
@@ -149,6 +192,8 @@ export function followingDue(
   return nextSlot(Math.max(t, dueAt) + entry.intervalMs / 2, entry.intervalMs, entry.phaseMs);
 }
 
+const unitKey = (kind: UnitKind, id: string) => `${kind === 'balancer' ? 'b' : 's'}:${id}`;
+
 export function startPollerWith(opts: PollerOptions): PollerHandle {
   const env = opts.env ?? process.env;
   const store = opts.store;
@@ -158,29 +203,33 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   const claimHolder = newClaimHolder('poll');
   const stdioProbe = opts.stdioProbe ?? createStdioProbe();
   const resolve = opts.resolve ?? resolveAllAddresses;
-  const limiter = createLimiter(opts.concurrency ?? concurrencyFromEnv(env));
-  const leaseTtlMs = opts.leaseTtlMs ?? 15_000;
+  const concurrency = opts.concurrency ?? concurrencyFromEnv(env);
+  const limiter = createLimiter(concurrency);
+  const maxUnits = opts.maxUnits ?? concurrency;
+  const leaseTtlMs = opts.leaseTtlMs ?? leaseTtlFromEnv(env);
   const leaseRenewMs = opts.leaseRenewMs ?? Math.max(100, Math.floor(leaseTtlMs / 3));
   const refreshMs = opts.refreshMs ?? 5_000;
   const stopGraceMs = opts.stopGraceMs ?? 10_000;
   const holderId = opts.holderId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+  const region = opts.region ?? (env.ERAWATCH_REGION?.trim() || 'default');
+  const me: UnitClaimant = { holder: holderId, pid: process.pid, hostname: os.hostname(), region };
   const log = opts.log ?? ((line: string) => process.stdout.write(`[poller] ${line}\n`));
 
   let state: PollerStatus['state'] = 'waiting';
-  let heldBy: LeaseHolder | null = null;
-  let lastHolderSeen: string | null = null;
   const abort = new AbortController();
   const schedule = new Map<string, Scheduled>();
   const stdioSchedule = new Map<string, Scheduled>();
+  const held = new Map<string, Held>();
   let startedPolling = false;
   let tickTimer: NodeJS.Timeout | null = null;
-  let leaseTimer: NodeJS.Timeout | null = null;
+  let ticking: Promise<void> | null = null;
+  let renewTimer: NodeJS.Timeout | null = null;
   let lastRefresh = -Infinity;
   let lastCycleAt: number | null = null;
   let lastError: string | null = null;
-  let checkpointer: Checkpointer | null = null;
-  let flusher: MetricFlusher | null = null;
-  const counters = { completed: 0, failed: 0, abandoned: 0, probes: 0 };
+  const checkpointer: Checkpointer | null = startCheckpointer(store, 1_000, log);
+  const flusher: MetricFlusher = startMetricFlusher(store, 1_000, log);
+  const counters = { completed: 0, failed: 0, abandoned: 0, fenced: 0, probes: 0 };
   const lags = new Float64Array(LAG_WINDOW);
   let lagCount = 0;
 
@@ -189,213 +238,237 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     lagCount += 1;
     opts.onProbeStart?.(lagMs);
   };
+  const stoppingOrStopped = () => state === 'stopping' || state === 'stopped';
+  const noteError = (what: string, err: unknown) => {
+    lastError = err instanceof Error ? err.message : String(err);
+    log(`${what} failed: ${lastError}`);
+  };
 
-  async function refreshBalancers(t: number): Promise<void> {
+  async function refreshSubjects(t: number): Promise<void> {
     const { balancers, stdioTargets: stdio } = await listScheduledSubjects(store);
-    // Balancers and stdio targets share the probe cap, so they share one spread.
+    // Balancers and stdio targets share the probe cap, so they share one spread; every worker computes the
+    // same phases from the same list.
     const phases = assignPhases([
       ...balancers.map((r) => ({ key: `b:${r.id}`, intervalMs: r.intervalMs })),
       ...stdio.map((r) => ({ key: `s:${r.id}`, intervalMs: r.intervalMs })),
     ]);
-    refreshSchedule(schedule, balancers, (id) => phases.get(`b:${id}`) ?? 0, t);
-    refreshSchedule(stdioSchedule, stdio, (id) => phases.get(`s:${id}`) ?? 0, t);
+    const fill = (
+      entries: Map<string, Scheduled>,
+      rows: ReadonlyArray<{ id: string; intervalMs: number }>,
+      p: string,
+    ) => {
+      entries.clear();
+      for (const r of rows)
+        entries.set(r.id, { id: r.id, intervalMs: r.intervalMs, phaseMs: phases.get(`${p}:${r.id}`) ?? 0 });
+    };
+    fill(schedule, balancers, 'b');
+    fill(stdioSchedule, stdio, 's');
+    // A unit new to the store waits for its phase when the poll role starts; one registered later is due now.
+    const dueOf = (e: Scheduled) => (startedPolling ? t : nextSlot(t, e.intervalMs, e.phaseMs));
+    await syncUnits(store, region, [
+      ...[...schedule.values()].map((e) => ({ kind: 'balancer' as const, unitId: e.id, dueAt: dueOf(e) })),
+      ...[...stdioSchedule.values()].map((e) => ({ kind: 'stdio' as const, unitId: e.id, dueAt: dueOf(e) })),
+    ]);
     startedPolling = true;
     lastRefresh = t;
   }
 
-  function refreshSchedule(
-    entries: Map<string, Scheduled>,
-    rows: ReadonlyArray<{ id: string; intervalMs: number }>,
-    phaseOf: (id: string) => number,
-    t: number,
-  ): void {
-    const seen = new Set<string>();
-    for (const r of rows) {
-      seen.add(r.id);
-      const phaseMs = phaseOf(r.id);
-      const entry = entries.get(r.id);
-      if (entry) {
-        entry.intervalMs = r.intervalMs;
-        entry.phaseMs = phaseMs;
-      } else {
-        // At start-up each subject waits for its phase; a subject registered later is probed at once.
-        const dueAt = startedPolling ? t : nextSlot(t, r.intervalMs, phaseMs);
-        entries.set(r.id, { id: r.id, intervalMs: r.intervalMs, phaseMs, dueAt, running: null });
-      }
+  /** Hands the unit back due at `dueAt` (no-op when it was taken over), logging a failure rather than throwing. */
+  async function handBack(h: Held, dueAt: number, cycleAt: number | null): Promise<void> {
+    try {
+      await releaseUnit(store, me, h.unit, dueAt, cycleAt);
+    } catch (err) {
+      noteError(`handing back ${h.unit.kind} ${h.unit.unitId}`, err);
     }
-    for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id);
   }
 
-  function startStdioCycle(entry: Scheduled, t: number): void {
-    const dueAt = entry.dueAt;
-    entry.dueAt = followingDue(entry, dueAt, t);
-    entry.running = runStdioCycle(store, entry.id, {
-      probe: stdioProbe,
-      now,
-      limiter,
-      dueAt,
-      onProbeStart: recordLag,
-      signal: abort.signal,
-    })
-      .then((result) => {
-        counters.completed += 1;
-        counters.probes += 1;
-        lastCycleAt = result.at;
-        opts.onStdioCycle?.(result);
-      })
-      .catch((err: unknown) => {
-        if (err instanceof CycleAbandonedError) counters.abandoned += 1;
-        else if (err instanceof Error && err.name === 'NotFoundError') stdioSchedule.delete(entry.id);
-        else {
-          counters.failed += 1;
-          recordCycleFailed();
-          lastError = err instanceof Error ? err.message : String(err);
-          log(`probe of stdio target ${entry.id} failed: ${lastError}`);
-        }
-      })
-      .finally(() => {
-        entry.running = null;
-      });
-  }
-
-  function startCycle(entry: Scheduled, t: number): void {
-    const dueAt = entry.dueAt;
-    entry.dueAt = followingDue(entry, dueAt, t);
-    entry.running = withSubjectClaim(store, balancerSubject(entry.id), claimHolder, () =>
-      runExclusive(entry.id, () =>
-        runCycle(store, entry.id, {
-          probe,
-          resolve,
-          now,
-          env,
-          limiter,
-          dueAt,
-          onProbeStart: recordLag,
-          signal: abort.signal,
-        }),
-      ),
-    )
-      .then((result) => {
+  function settle(
+    h: Held,
+    entry: Scheduled,
+    at: number,
+    outcome: Promise<{ at: number; probes: number } | null>,
+  ) {
+    return outcome
+      .then(async (result) => {
         if (result === null) {
           // A probe-now holds the balancer in some process: try again shortly rather than probe beside it.
-          entry.dueAt = Math.min(entry.dueAt, now() + CLAIM_RETRY_MS);
+          await handBack(h, at + CLAIM_RETRY_MS, null);
           return;
         }
         counters.completed += 1;
         counters.probes += result.probes;
         lastCycleAt = result.at;
-        opts.onCycle?.(result);
+        await handBack(h, followingDue(entry, h.unit.dueAt, at), result.at);
       })
-      .catch((err: unknown) => {
-        if (err instanceof CycleAbandonedError) counters.abandoned += 1;
-        else if (err instanceof Error && err.name === 'NotFoundError') schedule.delete(entry.id);
-        else {
+      .catch(async (err: unknown) => {
+        if (err instanceof CycleFencedError) {
+          counters.fenced += 1;
+          recordCycleFenced();
+          log(`${err.message} (token ${h.unit.token}); nothing was written`);
+        } else if (err instanceof CycleAbandonedError) {
+          counters.abandoned += 1;
+          // Stopping: leave it due as it was, so another worker takes it at once.
+          await handBack(h, h.unit.dueAt, null);
+        } else if (err instanceof Error && err.name === 'NotFoundError') {
+          await handBack(h, at + refreshMs, null);
+        } else {
           counters.failed += 1;
           recordCycleFailed();
-          lastError = err instanceof Error ? err.message : String(err);
-          log(`cycle of ${entry.id} failed: ${lastError}`);
+          noteError(`cycle of ${h.unit.kind} ${h.unit.unitId}`, err);
+          await handBack(h, followingDue(entry, h.unit.dueAt, at), null);
         }
-      })
-      .finally(() => {
-        entry.running = null;
       });
   }
 
-  async function tick(): Promise<void> {
-    tickTimer = null;
-    if (state !== 'polling') return;
-    let t = now();
-    try {
-      if (t - lastRefresh >= refreshMs) await refreshBalancers(t);
-    } catch (err) {
-      lastError = err instanceof Error ? err.message : String(err);
-      log(`reading the schedule failed: ${lastError}`);
+  function startUnit(unit: ClaimedUnit, at: number): void {
+    const key = unitKey(unit.kind, unit.unitId);
+    const entry = unit.kind === 'balancer' ? schedule.get(unit.unitId) : stdioSchedule.get(unit.unitId);
+    const h: Held = { unit, running: Promise.resolve(), lost: false };
+    held.set(key, h);
+    const fence: Fence = () =>
+      h.lost
+        ? Promise.resolve(false)
+        : store.write((tx) => unitFenceHolds(store, tx, unit, region, holderId));
+    if (!entry) {
+      // Registered after our last read of the schedule: hand it back for a worker that knows it.
+      h.running = handBack(h, at, null).finally(() => held.delete(key));
+      lastRefresh = -Infinity;
+      return;
     }
-    // The lease may have been lost or the poller stopped while the schedule was read.
-    if (state !== 'polling' || tickTimer !== null) return;
-    t = now();
-    let next = t + refreshMs;
-    for (const entry of schedule.values()) {
-      // A running entry's dueAt is already its next cycle's, so it still bounds the next tick.
-      if (!entry.running && entry.dueAt <= t) startCycle(entry, t);
-      next = Math.min(next, entry.dueAt);
-    }
-    for (const entry of stdioSchedule.values()) {
-      if (!entry.running && entry.dueAt <= t) startStdioCycle(entry, t);
-      next = Math.min(next, entry.dueAt);
-    }
-    tickTimer = setTimeout(() => void tick(), Math.max(0, Math.min(next - now(), refreshMs)));
+    const cycle =
+      unit.kind === 'balancer'
+        ? withSubjectClaim(store, balancerSubject(unit.unitId), claimHolder, () =>
+            runExclusive(unit.unitId, () =>
+              runCycle(store, unit.unitId, {
+                probe,
+                resolve,
+                now,
+                env,
+                limiter,
+                dueAt: unit.dueAt,
+                onProbeStart: recordLag,
+                signal: abort.signal,
+                fence,
+              }),
+            ),
+          ).then((r) => {
+            if (r) opts.onCycle?.(r);
+            return r;
+          })
+        : runStdioCycle(store, unit.unitId, {
+            probe: stdioProbe,
+            now,
+            limiter,
+            dueAt: unit.dueAt,
+            onProbeStart: recordLag,
+            signal: abort.signal,
+            fence,
+          }).then((r) => {
+            opts.onStdioCycle?.(r);
+            return { at: r.at, probes: 1 };
+          });
+    h.running = settle(h, entry, at, cycle).finally(() => {
+      held.delete(key);
+      wake();
+    });
   }
 
-  const stoppingOrStopped = () => state === 'stopping' || state === 'stopped';
-  async function onLease(): Promise<void> {
-    leaseTimer = null;
+  /** Claims what is due (up to the free capacity), starts it, and sleeps until the next unit falls due. */
+  async function tick(): Promise<void> {
     if (stoppingOrStopped()) return;
-    const t = now();
+    let sleepMs = refreshMs;
     try {
-      if (state === 'polling') {
-        const renewed = await renewLease(store, holderId, leaseTtlMs, t, lastCycleAt);
-        if (stoppingOrStopped()) return;
-        if (!renewed) {
-          log('lost the poller lease to another poller; pausing');
-          state = 'waiting';
-          if (tickTimer) clearTimeout(tickTimer);
-          tickTimer = null;
-        }
-      } else {
-        const attempt = await acquireLease(store, holderId, leaseTtlMs, t);
-        // stop() ran while the lease was being taken: hand it straight back.
-        if (stoppingOrStopped()) {
-          if (attempt.acquired) await releaseLease(store, holderId);
-          return;
-        }
-        if (attempt.acquired) {
-          heldBy = null;
-          lastHolderSeen = null;
-          state = 'polling';
-          checkpointer ??= startCheckpointer(store, 1_000, log);
-          flusher ??= startMetricFlusher(store, 1_000, log);
-          log(`holding the poller lease as ${holderId}`);
-          void tick();
-        } else {
-          heldBy = attempt.heldBy;
-          if (lastHolderSeen !== attempt.heldBy.holder) {
-            lastHolderSeen = attempt.heldBy.holder;
-            log(`another poller holds the lease: ${describeHolder(attempt.heldBy, t)}; waiting`);
-          }
-        }
+      const t = now();
+      if (t - lastRefresh >= refreshMs) await refreshSubjects(t);
+      if (state === 'waiting') {
+        state = 'polling';
+        log(`polling region ${region} as ${holderId}`);
+      }
+      const here = await unitHoldersOnHost(store, me.hostname, holderId, now());
+      const goneHolders = here
+        .filter((h) => holderGoneOnThisHost({ hostname: me.hostname, pid: h.pid }))
+        .map((h) => h.holder);
+      const free = Math.max(0, maxUnits - held.size);
+      const claim = await claimDueUnits(store, me, {
+        limit: Math.min(CLAIM_BATCH, free),
+        ttlMs: leaseTtlMs,
+        now: now(),
+        goneHolders,
+      });
+      if (stoppingOrStopped()) {
+        for (const unit of claim.units) await releaseUnit(store, me, unit, unit.dueAt, null);
+        return;
+      }
+      for (const unit of claim.units) startUnit(unit, claim.at);
+      if (claim.units.length === Math.min(CLAIM_BATCH, free) && free > 0) sleepMs = 0;
+      else {
+        // Due times are in the store's clock; expired leases of others are looked at every renewal period.
+        const due = await nextDueAt(store, region, now());
+        sleepMs = Math.min(sleepMs, leaseRenewMs, due === null ? Infinity : Math.max(0, due - claim.at));
+        if (free === 0) sleepMs = Math.max(sleepMs, CLAIM_RETRY_MS);
       }
     } catch (err) {
-      lastError = err instanceof Error ? err.message : String(err);
-      log(`lease check failed: ${lastError}`);
+      noteError('claiming units', err);
+      sleepMs = CLAIM_RETRY_MS;
     }
-    if (!stoppingOrStopped()) leaseTimer = setTimeout(() => void onLease(), leaseRenewMs);
+    if (!stoppingOrStopped()) tickTimer = setTimeout(wake, Math.min(sleepMs, refreshMs));
   }
 
-  // On a hard exit (the web server's own signal handling calls process.exit) the lease is released
-  // synchronously; an unfinished cycle simply never writes.
-  const releaseOnExit = () => {
-    if (state === 'polling') {
-      // Synchronous where the engine allows it; otherwise the lease expires on its own.
-      releaseLeaseAtExit(store, holderId);
+  /** Runs a tick now unless one is running (which re-arms itself). */
+  function wake(): void {
+    if (tickTimer) clearTimeout(tickTimer);
+    tickTimer = null;
+    if (ticking || stoppingOrStopped()) return;
+    ticking = tick().finally(() => {
+      ticking = null;
+    });
+  }
+
+  async function renew(): Promise<void> {
+    renewTimer = null;
+    if (stoppingOrStopped()) return;
+    try {
+      const mine = [...held.values()].filter((h) => !h.lost);
+      const lost = await renewUnits(
+        store,
+        me,
+        mine.map((h) => h.unit),
+        leaseTtlMs,
+        now(),
+      );
+      for (const unit of lost) {
+        const h = held.get(unitKey(unit.kind, unit.unitId));
+        if (h) h.lost = true;
+        log(`${unit.kind} ${unit.unitId} was taken over by another worker (our token ${unit.token})`);
+      }
+      await heartbeatPollWorker(store, me, leaseTtlMs, now(), held.size, lastCycleAt);
+    } catch (err) {
+      noteError('renewing unit claims', err);
     }
-  };
+    if (!stoppingOrStopped()) renewTimer = setTimeout(() => void renew(), leaseRenewMs);
+  }
+
+  // On a hard exit (the web server's own signal handling calls process.exit) the units are handed back
+  // synchronously where the engine allows it; an unfinished cycle simply never writes.
+  const releaseOnExit = () => releaseUnitsAtExit(store, holderId);
   process.once('exit', releaseOnExit);
 
-  void onLease();
+  void heartbeatPollWorker(store, me, leaseTtlMs, now(), 0, null).catch((err: unknown) =>
+    noteError('registering the poll worker', err),
+  );
+  renewTimer = setTimeout(() => void renew(), leaseRenewMs);
+  wake();
 
   let stopping: Promise<void> | null = null;
   const handle: PollerHandle = {
     stop() {
       stopping ??= (async () => {
-        const wasPolling = state === 'polling';
         state = 'stopping';
         process.removeListener('exit', releaseOnExit);
         if (tickTimer) clearTimeout(tickTimer);
-        if (leaseTimer) clearTimeout(leaseTimer);
-        const inFlight = [...schedule.values(), ...stdioSchedule.values()].flatMap((e) =>
-          e.running ? [e.running] : [],
-        );
+        if (renewTimer) clearTimeout(renewTimer);
+        await ticking;
+        const inFlight = [...held.values()].map((h) => h.running);
         if (inFlight.length > 0) {
           let timer: NodeJS.Timeout | undefined;
           const grace = new Promise<void>((r) => {
@@ -404,27 +477,21 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
           await Promise.race([Promise.all(inFlight), grace]);
           clearTimeout(timer);
           abort.abort();
-          // An abandoned stdio probe ends its process on the abort; wait (bounded) until it has exited.
-          const stdioInFlight = [...stdioSchedule.values()].flatMap((e) => (e.running ? [e.running] : []));
-          if (stdioInFlight.length > 0) {
-            await Promise.race([
-              Promise.allSettled(stdioInFlight),
-              new Promise<void>((r) => setTimeout(r, 5_000).unref()),
-            ]);
-          }
+          // An abandoned probe ends on the abort (a stdio one ends its process); wait (bounded) for it.
+          await Promise.race([
+            Promise.allSettled(inFlight),
+            new Promise<void>((r) => setTimeout(r, 5_000).unref()),
+          ]);
         }
         abort.abort();
-        if (wasPolling || (await readLease(store).catch(() => null))?.holder === holderId) {
-          try {
-            await releaseLease(store, holderId);
-          } catch (err) {
-            log(`could not release the lease: ${err instanceof Error ? err.message : String(err)}`);
-          }
+        try {
+          await releaseAllUnits(store, holderId);
+          await removePollWorker(store, holderId);
+        } catch (err) {
+          log(`could not hand back the units: ${err instanceof Error ? err.message : String(err)}`);
         }
         await checkpointer?.stop();
-        checkpointer = null;
-        await flusher?.stop();
-        flusher = null;
+        await flusher.stop();
         if (!opts.probe) await closeDefaultProbe();
         state = 'stopped';
       })();
@@ -432,18 +499,19 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     },
     status() {
       const t = now();
+      const running = [...held.values()];
       return {
         state,
         holderId,
-        leaseHeld: state === 'polling',
-        heldBy,
+        region,
+        unitsHeld: running.length,
+        cyclesFenced: counters.fenced,
         balancers: schedule.size,
         stdioTargets: stdioSchedule.size,
         cyclesCompleted: counters.completed,
         cyclesFailed: counters.failed,
         cyclesAbandoned: counters.abandoned,
-        cyclesRunning: [...schedule.values(), ...stdioSchedule.values()].filter((e) => e.running !== null)
-          .length,
+        cyclesRunning: running.length,
         probes: counters.probes,
         lastCycleAt,
         lastCycleAgeMs: lastCycleAt === null ? null : t - lastCycleAt,

@@ -13,7 +13,7 @@ import {
   type Verdict,
 } from '@/lib/probe/types';
 import { keyedFingerprintOf } from '@/lib/rollout/fingerprint';
-import { CycleAbandonedError, runExclusive } from './cycle';
+import { CycleAbandonedError, fencedWrite, runExclusive, type Fence } from './cycle';
 import type { Limiter } from './limiter';
 import type { Clock } from './types';
 
@@ -33,6 +33,8 @@ export interface StdioCycleDeps {
   dueAt?: number;
   onProbeStart?: (lagMs: number) => void;
   signal?: AbortSignal;
+  /** Checked inside the result's write transaction (see CycleDeps.fence). */
+  fence?: Fence;
 }
 
 export interface StdioCycleResult {
@@ -106,7 +108,9 @@ export function runStdioCycle(
     const current = await getStdioTargetRow(store, targetId);
     if (JSON.stringify(stdioSpecOf(current)) !== JSON.stringify(stdioSpecOf(target)))
       return { targetId, at: deps.now(), verdict, stored: false };
-    await writeStdioResult(store, targetId, verdict, keyedFingerprintOf(verdict)?.key ?? null);
+    await fencedWrite(store, deps.fence, `stdio target '${targetId}'`, verdict.probedAt, () =>
+      writeStdioResult(store, targetId, verdict, keyedFingerprintOf(verdict)?.key ?? null),
+    );
     return { targetId, at: deps.now(), verdict, stored: true };
   });
 }

@@ -1,4 +1,4 @@
-// One worker with roles: poll (lease, cycles, probe series), deliver (webhook and alert-sink outbox) and
+// One worker with roles: poll (unit claims, cycles, probe series), deliver (webhook and alert-sink outbox) and
 // maintain (config apply, retention). The web server runs every role by default; `erawatch worker --roles`
 // runs any of them alone. Each role is a job with start, stop and status, safe to run in many processes.
 import type { Store } from '@/db';
@@ -74,7 +74,7 @@ export interface WorkerHandle {
   /** The poll role's poller, when this worker runs it. */
   poller: PollerHandle | null;
   status(): RoleStatus[];
-  /** Stops every role (the poller finishes or abandons its cycles and releases the lease). */
+  /** Stops every role (the poller finishes or abandons its cycles and hands back its units). */
   stop(): Promise<void>;
 }
 

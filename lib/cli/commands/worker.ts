@@ -1,7 +1,7 @@
 // `erawatch worker [--roles poll,deliver,maintain] [--db FILE] [--concurrency N]`: background roles as their
-// own process. Every role is safe beside others running it (the poll lease, claimed deliveries, claimed
+// own process. Every role is safe beside others running it (claimed poll units, claimed deliveries, claimed
 // maintenance runs). SIGTERM or SIGINT stops every role: the poller finishes (or abandons) its running cycles
-// and releases the lease, the delivery lanes finish their attempts.
+// and hands back its units, the delivery lanes finish their attempts.
 import { dbFileFromEnv, openStore } from '@/db';
 import { rememberPoller } from '@/lib/poller';
 import { parseRoles, ROLES, startWorker, type Role } from '@/lib/worker';
@@ -14,7 +14,7 @@ export function workerHelp(command: string, defaultRoles: readonly Role[]): Comm
     about:
       'Runs background roles as their own process: poll (probe and analyse balancers), deliver (webhooks and\n' +
       'alert sinks from the outbox), maintain (retention, rollups, checkpoints, config apply). Each is safe\n' +
-      'beside others running it. SIGTERM or SIGINT finishes the running cycles, releases the lease and stops.',
+      'beside others running it. SIGTERM or SIGINT finishes the running cycles, hands back the poll units and stops.',
     flags: [
       ['--roles LIST', `comma-separated roles to run (default: ${defaultRoles.join(',')})`],
       ['--db FILE', 'the SQLite file (default $ERAWATCH_DB or ./data/erawatch.db)'],
@@ -111,7 +111,7 @@ export async function runWorker(
   if (handle.poller) rememberPoller(handle.poller);
   const signal = await stopSignal;
   clearInterval(keepAlive);
-  const cycles = roles.includes('poll') ? 'finishing the running cycles and releasing the lease; ' : '';
+  const cycles = roles.includes('poll') ? 'finishing the running cycles and handing back the poll units; ' : '';
   process.stdout.write(`${tag} ${signal}: ${cycles}stopping ${roles.join(', ')}\n`);
   await handle.stop();
   await store.close();

@@ -109,7 +109,7 @@ describe('operations', () => {
       ready: false,
       checks: {
         database: { ok: true, detail: 'heartbeat written' },
-        poller: { ok: false, detail: 'no poller holds the lease' },
+        poller: { ok: false, detail: 'no worker runs the poll role' },
       },
     });
     process.env.ERAWATCH_POLLER = 'off';
@@ -119,25 +119,31 @@ describe('operations', () => {
       expect(await off.json()).toMatchObject({
         ready: false,
         checks: {
-          poller: { ok: false, detail: expect.stringMatching(/no poller holds the lease.*erawatch worker/) },
+          poller: {
+            ok: false,
+            detail: expect.stringMatching(/no worker runs the poll role.*erawatch worker/),
+          },
         },
       });
       // A worker on another host takes the poll role: this web process is ready without polling itself.
       const { getStore } = await import('@/db/index');
-      const { acquireLease, releaseLease } = await import('@/db/queries/lease');
-      const worker = { holder: 'worker-elsewhere', pid: 4242, hostname: 'worker-host' };
-      expect((await acquireLease(await getStore(), worker, 60_000, Date.now())).acquired).toBe(true);
+      const { heartbeatPollWorker, removePollWorker } = await import('@/db/queries/units');
+      const worker = { holder: 'worker-elsewhere', pid: 4242, hostname: 'worker-host', region: 'eu-west' };
+      await heartbeatPollWorker(await getStore(), worker, 60_000, Date.now(), 3, null);
       try {
         const held = await ready(request('/readyz'));
         expect(held.status).toBe(200);
         expect(await held.json()).toMatchObject({
           ready: true,
           checks: {
-            poller: { ok: true, detail: expect.stringMatching(/lease held by worker-host \(pid 4242\)/) },
+            poller: {
+              ok: true,
+              detail: expect.stringMatching(/region eu-west: worker-host \(pid 4242, 3 units\)/),
+            },
           },
         });
       } finally {
-        await releaseLease(await getStore(), worker.holder);
+        await removePollWorker(await getStore(), worker.holder);
       }
     } finally {
       delete process.env.ERAWATCH_POLLER;
@@ -146,10 +152,10 @@ describe('operations', () => {
 
   it('a full store turns /readyz to 503 (the heartbeat write fails) and back to 200 once it can grow', async () => {
     const { getStore } = await import('@/db/index');
-    const { acquireLease, releaseLease } = await import('@/db/queries/lease');
+    const { heartbeatPollWorker, removePollWorker } = await import('@/db/queries/units');
     const store = await getStore();
-    const worker = { holder: 'worker-full', pid: 4243, hostname: 'worker-host' };
-    expect((await acquireLease(store, worker, 60_000, Date.now())).acquired).toBe(true);
+    const worker = { holder: 'worker-full', pid: 4243, hostname: 'worker-host', region: 'default' };
+    await heartbeatPollWorker(store, worker, 60_000, Date.now(), 0, null);
     const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
     const metrics = await handler(import('@/app/(ops)/metrics/route'), 'GET');
     const writeErrors = async () => {
@@ -195,6 +201,6 @@ describe('operations', () => {
     expect(back.status).toBe(200);
     expect(await back.json()).toMatchObject({ ready: true, checks: { database: { ok: true } } });
     sqliteOf(store).prepare("DELETE FROM store_heartbeats WHERE holder = 'filler'").run();
-    await releaseLease(store, worker.holder);
+    await removePollWorker(store, worker.holder);
   });
 });

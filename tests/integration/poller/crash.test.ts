@@ -128,18 +128,23 @@ it('kill -9 mid-batch loses no committed transition; a restart resumes and SIGTE
       after.close();
     }
 
-    // The dead holder was on this host and its pid is gone: the new process takes the lease over and resumes.
+    // The dead holder was on this host and its pid is gone: the new process takes its units over and resumes.
     const second = spawnPoller();
-    await waitFor('the restarted poller to hold the lease', 90_000, () => {
-      const lease = db.prepare('SELECT pid, last_cycle_at AS lastCycleAt FROM poller_lease').get() as
-        { pid: number; lastCycleAt: number | null } | undefined;
-      return lease !== undefined && lease.pid === second.child.pid && lease.lastCycleAt !== null;
+    await waitFor('the restarted poller to finish cycles of every unit', 90_000, () => {
+      const row = db
+        .prepare('SELECT count(*) AS n FROM poll_units WHERE pid = ? AND last_cycle_at IS NOT NULL')
+        .get(second.child.pid) as { n: number };
+      return row.n === 20;
     });
     await waitFor('every node recovered', 90_000, () => eventIds(db, 'node.recovered').length >= 100);
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
-    expect(second.output()).toMatch(/SIGTERM: finishing the running cycles and releasing the lease/);
-    expect(db.prepare('SELECT count(*) AS n FROM poller_lease').get()).toEqual({ n: 0 });
+    expect(second.output()).toMatch(/SIGTERM: finishing the running cycles and handing back the poll units/);
+    expect(db.prepare('SELECT count(*) AS n FROM poll_units WHERE expires_at > 0').get()).toEqual({ n: 0 });
+    // The killed process's presence row simply expires; the stopped one removed its own.
+    expect(db.prepare('SELECT count(*) AS n FROM poll_workers WHERE pid = ?').get(second.child.pid)).toEqual({
+      n: 0,
+    });
     checkConsistency(db);
   } finally {
     db.close();

@@ -139,11 +139,13 @@ describe('a web process beside erawatch worker', () => {
     process.kill(w.child.pid, 'SIGTERM');
     expect(await w.exited).toBe(0);
     expect(w.output()).toMatch(
-      /\[worker\] SIGTERM: finishing the running cycles and releasing the lease; stopping poll, deliver, maintain/,
+      /\[worker\] SIGTERM: finishing the running cycles and handing back the poll units; stopping poll, deliver, maintain/,
     );
     expect(w.output()).toMatch(/\[worker\] stopped/);
     const { getStore } = await import('@/db/index');
-    const { readLease } = await import('@/db/queries/lease');
-    expect(await readLease(await getStore())).toBeNull();
+    const { listPollWorkers, listUnits } = await import('@/db/queries/units');
+    const store = await getStore();
+    expect(await listPollWorkers(store, Date.now())).toEqual([]);
+    expect((await listUnits(store)).filter((u) => u.expiresAt > 0)).toEqual([]);
   });
 });

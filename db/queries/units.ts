@@ -1,0 +1,359 @@
+// Poll units: one row per (balancer or stdio target, region). Workers claim due units in batches; a claim is a
+// lease with a fencing token bumped on every take-over, and every write of a unit's cycle checks that token in
+// its own transaction. On PostgreSQL claims skip rows another transaction holds (FOR UPDATE SKIP LOCKED) and
+// compare against the database clock; on SQLite the same statement runs inside one BEGIN IMMEDIATE.
+import { and, eq, notInArray, sql, type SQL } from 'drizzle-orm';
+import { selectRows, sqliteOf, type Db, type Store } from '@/db/index';
+import { sqliteReleaseUnitsNow } from '@/db/engines/sqlite-exit';
+
+export type UnitKind = 'balancer' | 'stdio';
+
+export interface UnitRef {
+  kind: UnitKind;
+  unitId: string;
+}
+
+export interface ClaimedUnit extends UnitRef {
+  token: number;
+  dueAt: number;
+}
+
+export interface UnitClaimant {
+  holder: string;
+  pid: number;
+  hostname: string;
+  region: string;
+}
+
+/** The store's clock in epoch ms: the database's on PostgreSQL (workers on skewed hosts agree), else ours. */
+function clock(store: Store, now: number): SQL {
+  return store.engine === 'postgres'
+    ? sql`CAST(floor(extract(epoch from now()) * 1000) AS bigint)`
+    : sql`${now}`;
+}
+
+/** The store's time now (database time on PostgreSQL). */
+export async function storeNow(store: Store, now: number): Promise<number> {
+  if (store.engine !== 'postgres') return now;
+  const rows = await store.read((db) =>
+    selectRows<{ t: unknown }>(store, db, sql`SELECT ${clock(store, now)} AS t`),
+  );
+  return Number(rows[0]?.t ?? now);
+}
+
+/**
+ * Makes the region's unit rows match the scheduled subjects: new ones are inserted due at `dueAt(ref)`,
+ * rows of subjects that are gone are deleted. Existing rows (and their leases) are left alone.
+ */
+export async function syncUnits(
+  store: Store,
+  region: string,
+  units: ReadonlyArray<UnitRef & { dueAt: number }>,
+): Promise<number> {
+  const { pollUnits: u } = store.t;
+  return store.write(async (tx) => {
+    let added = 0;
+    for (let i = 0; i < units.length; i += 200) {
+      const chunk = units.slice(i, i + 200);
+      const rows = await tx
+        .insert(u)
+        .values(chunk.map((x) => ({ kind: x.kind, unitId: x.unitId, region, dueAt: x.dueAt })))
+        .onConflictDoNothing()
+        .returning({ unitId: u.unitId });
+      added += rows.length;
+    }
+    for (const kind of ['balancer', 'stdio'] as const) {
+      const ids = units.filter((x) => x.kind === kind).map((x) => x.unitId);
+      await tx
+        .delete(u)
+        .where(
+          and(eq(u.region, region), eq(u.kind, kind), ids.length > 0 ? notInArray(u.unitId, ids) : undefined),
+        );
+    }
+    return added;
+  });
+}
+
+/** Holders with unexpired units on `hostname`, other than `except` (to tell which of them are gone). */
+export async function unitHoldersOnHost(
+  store: Store,
+  hostname: string,
+  except: string,
+  now: number,
+): Promise<Array<{ holder: string; pid: number }>> {
+  const rows = await store.read((db) =>
+    selectRows<{ holder: string; pid: unknown }>(
+      store,
+      db,
+      sql`SELECT DISTINCT holder, pid FROM poll_units
+          WHERE hostname = ${hostname} AND holder IS NOT NULL AND holder <> ${except}
+            AND expires_at > ${clock(store, now)}`,
+    ),
+  );
+  return rows.map((r) => ({ holder: r.holder, pid: Number(r.pid) }));
+}
+
+/**
+ * Claims up to `limit` due units of the claimant's region whose lease expired (or whose holder is in
+ * `goneHolders`): each gets a new token and a lease of `ttlMs`. Two workers never get the same unit.
+ */
+export async function claimDueUnits(
+  store: Store,
+  me: UnitClaimant,
+  opts: { limit: number; ttlMs: number; now: number; goneHolders?: readonly string[] },
+): Promise<{ units: ClaimedUnit[]; at: number }> {
+  if (opts.limit <= 0) return { units: [], at: await storeNow(store, opts.now) };
+  const t = clock(store, opts.now);
+  const gone = opts.goneHolders ?? [];
+  const free =
+    gone.length > 0
+      ? sql`(expires_at <= ${t} OR holder IN (${sql.join(
+          gone.map((g) => sql`${g}`),
+          sql`, `,
+        )}))`
+      : sql`expires_at <= ${t}`;
+  // PostgreSQL: rows locked by a concurrent claim are skipped rather than waited for.
+  const lock = store.engine === 'postgres' ? sql` FOR UPDATE SKIP LOCKED` : sql``;
+  return store.write(async (tx) => {
+    const rows = await selectRows<{
+      kind: UnitKind;
+      unit_id: string;
+      token: unknown;
+      due_at: unknown;
+      at: unknown;
+    }>(
+      store,
+      tx,
+      sql`UPDATE poll_units
+          SET holder = ${me.holder}, pid = ${me.pid}, hostname = ${me.hostname}, token = token + 1,
+              expires_at = ${t} + ${opts.ttlMs}
+          WHERE region = ${me.region} AND (kind, unit_id) IN (
+            SELECT kind, unit_id FROM poll_units
+            WHERE region = ${me.region} AND due_at <= ${t} AND ${free}
+            ORDER BY due_at LIMIT ${opts.limit}${lock})
+          RETURNING kind, unit_id, token, due_at, ${t} AS at`,
+    );
+    const at = rows[0] ? Number(rows[0].at) : await storeNow(store, opts.now);
+    return {
+      at,
+      units: rows.map((r) => ({
+        kind: r.kind,
+        unitId: r.unit_id,
+        token: Number(r.token),
+        dueAt: Number(r.due_at),
+      })),
+    };
+  });
+}
+
+/** The earliest due time among the region's units that nobody holds (null when none). */
+export async function nextDueAt(store: Store, region: string, now: number): Promise<number | null> {
+  const rows = await store.read((db) =>
+    selectRows<{ due: unknown }>(
+      store,
+      db,
+      sql`SELECT min(due_at) AS due FROM poll_units WHERE region = ${region} AND expires_at <= ${clock(store, now)}`,
+    ),
+  );
+  const due = rows[0]?.due;
+  return due === null || due === undefined ? null : Number(due);
+}
+
+function unitMatch(store: Store, ref: UnitRef & { token: number }, region: string, holder: string) {
+  const { pollUnits: u } = store.t;
+  return and(
+    eq(u.kind, ref.kind),
+    eq(u.unitId, ref.unitId),
+    eq(u.region, region),
+    eq(u.holder, holder),
+    eq(u.token, ref.token),
+  );
+}
+
+/** Extends the leases of units still ours; answers the ones that are no longer ours (taken over). */
+export async function renewUnits(
+  store: Store,
+  me: UnitClaimant,
+  units: ReadonlyArray<ClaimedUnit>,
+  ttlMs: number,
+  now: number,
+): Promise<ClaimedUnit[]> {
+  if (units.length === 0) return [];
+  const { pollUnits: u } = store.t;
+  const t = clock(store, now);
+  return store.write(async (tx) => {
+    const lost: ClaimedUnit[] = [];
+    for (const unit of units) {
+      const rows = await tx
+        .update(u)
+        .set({ expiresAt: sql`${t} + ${ttlMs}` })
+        .where(unitMatch(store, unit, me.region, me.holder))
+        .returning({ token: u.token });
+      if (rows.length === 0) lost.push(unit);
+    }
+    return lost;
+  });
+}
+
+/**
+ * Hands a unit back, due again at `nextDueAt`; nothing when its token moved. The row keeps its last holder.
+ * `lastCycleAt` null leaves the stored one (a cycle that wrote nothing).
+ */
+export async function releaseUnit(
+  store: Store,
+  me: UnitClaimant,
+  unit: ClaimedUnit,
+  nextDueAt: number,
+  lastCycleAt: number | null,
+): Promise<boolean> {
+  const { pollUnits: u } = store.t;
+  return store.write(async (tx) => {
+    const rows = await tx
+      .update(u)
+      .set({
+        expiresAt: 0,
+        dueAt: nextDueAt,
+        ...(lastCycleAt !== null ? { lastCycleAt } : {}),
+      })
+      .where(unitMatch(store, unit, me.region, me.holder))
+      .returning({ token: u.token });
+    return rows.length === 1;
+  });
+}
+
+/** Hands back every unit `holder` still holds, keeping their due times (another worker takes them at once). */
+export async function releaseAllUnits(store: Store, holder: string): Promise<number> {
+  const { pollUnits: u } = store.t;
+  const rows = await store.write((tx) =>
+    tx.update(u).set({ expiresAt: 0 }).where(eq(u.holder, holder)).returning({ unitId: u.unitId }),
+  );
+  return rows.length;
+}
+
+/**
+ * Inside a write transaction: true while `unit` is still held with `token`, so the caller's writes may go
+ * ahead. On PostgreSQL the row is locked until the transaction ends, so no take-over can commit in between.
+ */
+export async function unitFenceHolds(
+  store: Store,
+  tx: Db,
+  unit: UnitRef & { token: number },
+  region: string,
+  holder: string,
+): Promise<boolean> {
+  const lock = store.engine === 'postgres' ? sql` FOR UPDATE` : sql``;
+  const rows = await selectRows<{ token: unknown }>(
+    store,
+    tx,
+    sql`SELECT token FROM poll_units
+        WHERE kind = ${unit.kind} AND unit_id = ${unit.unitId} AND region = ${region}
+          AND holder = ${holder} AND token = ${unit.token}${lock}`,
+  );
+  return rows.length === 1;
+}
+
+export interface UnitRow extends UnitRef {
+  region: string;
+  holder: string | null;
+  pid: number | null;
+  token: number;
+  expiresAt: number;
+  dueAt: number;
+  lastCycleAt: number | null;
+}
+
+export async function listUnits(store: Store, region?: string): Promise<UnitRow[]> {
+  const { pollUnits: u } = store.t;
+  return store.read((db) =>
+    db
+      .select({
+        kind: u.kind,
+        unitId: u.unitId,
+        region: u.region,
+        holder: u.holder,
+        pid: u.pid,
+        token: u.token,
+        expiresAt: u.expiresAt,
+        dueAt: u.dueAt,
+        lastCycleAt: u.lastCycleAt,
+      })
+      .from(u)
+      .where(region === undefined ? undefined : eq(u.region, region)),
+  );
+}
+
+// ---- Poll workers: who runs the poll role, where ----
+
+export interface PollWorker {
+  holder: string;
+  region: string;
+  pid: number;
+  hostname: string;
+  startedAt: number;
+  expiresAt: number;
+  unitsHeld: number;
+  lastCycleAt: number | null;
+}
+
+/** Records (or renews) this worker's presence; its row expires `ttlMs` after the store's time now. */
+export async function heartbeatPollWorker(
+  store: Store,
+  me: UnitClaimant,
+  ttlMs: number,
+  now: number,
+  unitsHeld: number,
+  lastCycleAt: number | null,
+): Promise<void> {
+  const { pollWorkers: w } = store.t;
+  const at = await storeNow(store, now);
+  await store.write((tx) =>
+    tx
+      .insert(w)
+      .values({
+        holder: me.holder,
+        region: me.region,
+        pid: me.pid,
+        hostname: me.hostname,
+        startedAt: at,
+        expiresAt: at + ttlMs,
+        unitsHeld,
+        lastCycleAt,
+      })
+      .onConflictDoUpdate({
+        target: w.holder,
+        set: {
+          expiresAt: at + ttlMs,
+          unitsHeld,
+          ...(lastCycleAt !== null ? { lastCycleAt } : {}),
+        },
+      }),
+  );
+}
+
+export async function removePollWorker(store: Store, holder: string): Promise<void> {
+  const { pollWorkers: w } = store.t;
+  await store.write((tx) => tx.delete(w).where(eq(w.holder, holder)));
+}
+
+/** Poll workers whose presence has not expired, by region then holder. */
+export async function listPollWorkers(store: Store, now: number): Promise<PollWorker[]> {
+  const { pollWorkers: w } = store.t;
+  const at = await storeNow(store, now);
+  const rows = await store.read((db) => db.select().from(w));
+  return rows
+    .filter((r) => r.expiresAt > at)
+    .sort((a, b) => a.region.localeCompare(b.region) || a.holder.localeCompare(b.holder));
+}
+
+/**
+ * At process exit, where nothing can be awaited: hands back this holder's units and presence synchronously on
+ * SQLite. Other engines cannot; their leases expire on their own. Never throws.
+ */
+export function releaseUnitsAtExit(store: Store, holder: string): void {
+  if (store.engine !== 'sqlite') return;
+  try {
+    sqliteReleaseUnitsNow(sqliteOf(store), holder);
+  } catch {
+    // The database may already be closed; the leases then expire on their own.
+  }
+}
