@@ -19,6 +19,9 @@ export interface ClaimOptions {
   waitMs?: number;
   /** Pause between two tries while waiting. */
   retryMs?: number;
+  /** How long the claim lasts unrenewed (default CLAIM_TTL_MS); the poll role uses its unit lease TTL. */
+  ttlMs?: number;
+  renewMs?: number;
 }
 
 /**
@@ -36,7 +39,8 @@ export async function withSubjectClaim<T>(
   const waitMs = opts.waitMs ?? 0;
   const retryMs = opts.retryMs ?? 50;
   const giveUpAt = now() + waitMs;
-  while (!(await claimSubject(store, subjectId, holder, CLAIM_TTL_MS, now()))) {
+  const ttlMs = opts.ttlMs ?? CLAIM_TTL_MS;
+  while (!(await claimSubject(store, subjectId, holder, ttlMs, now()))) {
     if (now() >= giveUpAt) {
       if (waitMs === 0) return null;
       throw new ConflictError(`a cycle of '${subjectId.replace(/^[a-z]+:/, '')}' is still running elsewhere`);
@@ -45,8 +49,8 @@ export async function withSubjectClaim<T>(
   }
   // A failed renewal leaves the claim to expire on its own; the task itself is not interrupted.
   const renew = setInterval(() => {
-    void claimSubject(store, subjectId, holder, CLAIM_TTL_MS, now()).catch(() => undefined);
-  }, RENEW_EVERY_MS);
+    void claimSubject(store, subjectId, holder, ttlMs, now()).catch(() => undefined);
+  }, opts.renewMs ?? RENEW_EVERY_MS);
   renew.unref();
   try {
     return await task();
@@ -55,7 +59,7 @@ export async function withSubjectClaim<T>(
     try {
       await releaseSubject(store, subjectId, holder);
     } catch {
-      // The claim expires after CLAIM_TTL_MS.
+      // The claim expires after its TTL.
     }
   }
 }

@@ -273,7 +273,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   });
   const drafts = diffSnapshots(previous, analysis.snapshot, at);
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
-  const events = await fencedWrite(store, deps.fence, `balancer '${balancerId}'`, at, () =>
+  const events = await fencedWrite(store, deps.fence, `balancer ${balancerId}`, at, () =>
     writeCycle(store, { balancerId, at, newNodes, results, analysis, events: drafts }),
   );
   return {

@@ -337,20 +337,26 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     }
     const cycle =
       unit.kind === 'balancer'
-        ? withSubjectClaim(store, balancerSubject(unit.unitId), claimHolder, () =>
-            runExclusive(unit.unitId, () =>
-              runCycle(store, unit.unitId, {
-                probe,
-                resolve,
-                now,
-                env,
-                limiter,
-                dueAt: unit.dueAt,
-                onProbeStart: recordLag,
-                signal: abort.signal,
-                fence,
-              }),
-            ),
+        ? withSubjectClaim(
+            store,
+            balancerSubject(unit.unitId),
+            claimHolder,
+            () =>
+              runExclusive(unit.unitId, () =>
+                runCycle(store, unit.unitId, {
+                  probe,
+                  resolve,
+                  now,
+                  env,
+                  limiter,
+                  dueAt: unit.dueAt,
+                  onProbeStart: recordLag,
+                  signal: abort.signal,
+                  fence,
+                }),
+              ),
+            // A stopped or dead holder's claim then blocks the unit's new holder no longer than its lease.
+            { now, ttlMs: leaseTtlMs, renewMs: leaseRenewMs },
           ).then((r) => {
             if (r) opts.onCycle?.(r);
             return r;

@@ -108,7 +108,7 @@ export function runStdioCycle(
     const current = await getStdioTargetRow(store, targetId);
     if (JSON.stringify(stdioSpecOf(current)) !== JSON.stringify(stdioSpecOf(target)))
       return { targetId, at: deps.now(), verdict, stored: false };
-    await fencedWrite(store, deps.fence, `stdio target '${targetId}'`, verdict.probedAt, () =>
+    await fencedWrite(store, deps.fence, `stdio target ${targetId}`, verdict.probedAt, () =>
       writeStdioResult(store, targetId, verdict, keyedFingerprintOf(verdict)?.key ?? null),
     );
     return { targetId, at: deps.now(), verdict, stored: true };

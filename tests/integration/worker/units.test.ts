@@ -1,0 +1,280 @@
+// Three `erawatch worker --roles poll` processes on one store share 1,000 nodes of a fake fleet that counts
+// every probe per node: none is probed twice at once and none misses an interval; a kill -9'd worker's
+// balancers are probed again by the others within the lease TTL; a worker SIGSTOPped past its lease and then
+// SIGCONTed writes nothing (its fencing token moved) and says so.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '@/db';
+import { createBalancer } from '@/db/queries/balancers';
+import { listSeries } from '@/db/queries/metric-series';
+import { listUnits } from '@/db/queries/units';
+import { waitFor } from '../poller/support';
+
+const root = path.resolve(import.meta.dirname, '../../..');
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-units-'));
+const dbFile = path.join(dir, 'shared.db');
+const BALANCERS = 50;
+const NODES_PER_BALANCER = 20;
+const INTERVAL_MS = 5_000;
+const TTL_MS = 3_000;
+
+/** The fake fleet: modern nodes at /m/<n>; counts probes (server/discover) and overlaps per node. */
+interface Fleet {
+  url: string;
+  probes: Map<number, number[]>;
+  overlaps: number;
+  /** Nodes whose requests are held (not answered) until released. */
+  hold: Set<number>;
+  held: Array<() => void>;
+  close(): Promise<void>;
+}
+
+async function startFleet(): Promise<Fleet> {
+  const inFlight = new Map<number, number>();
+  const fleet: Omit<Fleet, 'url' | 'close'> = { probes: new Map(), overlaps: 0, hold: new Set(), held: [] };
+  const server = http.createServer((req, res) => {
+    const m = /^\/m\/(\d+)/.exec(req.url ?? '');
+    if (!m || req.method !== 'POST') {
+      res.writeHead(404).end();
+      return;
+    }
+    const node = Number(m[1]);
+    const n = (inFlight.get(node) ?? 0) + 1;
+    inFlight.set(node, n);
+    if (n > 1) fleet.overlaps += 1;
+    res.once('close', () => inFlight.set(node, (inFlight.get(node) ?? 1) - 1));
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c: string) => (body += c));
+    req.on('end', () => {
+      const msg = JSON.parse(body) as { id?: number | string; method?: string };
+      const answer = () => {
+        if (msg.id === undefined) {
+          res.writeHead(202).end();
+          return;
+        }
+        const result =
+          msg.method === 'server/discover'
+            ? {
+                result: {
+                  supportedVersions: ['2026-07-28'],
+                  capabilities: { tools: {} },
+                  resultType: 'complete',
+                  ttlMs: 0,
+                  cacheScope: 'private',
+                  _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'fleet', version: '1.0.0' } },
+                },
+                jsonrpc: '2.0',
+                id: msg.id,
+              }
+            : { jsonrpc: '2.0', error: { code: -32601, message: 'Method not found' }, id: msg.id };
+        const text = JSON.stringify(result);
+        res.writeHead(msg.method === 'server/discover' ? 200 : 404, { 'content-type': 'application/json' });
+        res.end(text);
+      };
+      if (msg.method === 'server/discover') {
+        const at = fleet.probes.get(node) ?? [];
+        at.push(Date.now());
+        fleet.probes.set(node, at);
+      }
+      if (fleet.hold.has(node)) fleet.held.push(answer);
+      else answer();
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return Object.assign(fleet, {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  });
+}
+
+interface Worker {
+  child: ChildProcess;
+  pid: number;
+  output: () => string;
+  exited: Promise<void>;
+}
+
+function startWorker(): Worker {
+  const child = spawn(process.execPath, [path.join(root, 'bin/erawatch.mjs'), 'worker', '--roles', 'poll'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      ERAWATCH_DB: dbFile,
+      ERAWATCH_ALLOW_LOOPBACK: '1',
+      ERAWATCH_POLL_LEASE_TTL_MS: String(TTL_MS),
+      ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  if (!child.pid) throw new Error('worker did not start');
+  return { child, pid: child.pid, output: () => out, exited };
+}
+
+let fleet: Fleet | null = null;
+let store: Store | null = null;
+const workers: Worker[] = [];
+const balancerOfNode = new Map<number, string>();
+
+function theStore(): Store {
+  if (!store) throw new Error('no store');
+  return store;
+}
+
+beforeAll(async () => {
+  fleet = await startFleet();
+  store = await openStore(dbFile);
+  for (let b = 0; b < BALANCERS; b++) {
+    const nodes = Array.from({ length: NODES_PER_BALANCER }, (_, i) => b * NODES_PER_BALANCER + i);
+    const created = await createBalancer(store, {
+      name: `unit-${b}`,
+      publicUrl: `${fleet.url}/m/${100_000 + b}`,
+      nodeUrls: nodes.map((n) => `${fleet?.url ?? ''}/m/${n}`),
+      samplesPerCycle: 0,
+      intervalMs: INTERVAL_MS,
+      timeoutMs: 2_000,
+      legacyProbeTimeoutMs: 500,
+    });
+    for (const n of nodes) balancerOfNode.set(n, created.id);
+  }
+  for (let i = 0; i < 3; i++) workers.push(startWorker());
+}, 60_000);
+
+afterAll(async () => {
+  for (const w of workers) {
+    if (w.child.exitCode === null && w.child.signalCode === null) {
+      process.kill(w.pid, 'SIGCONT');
+      process.kill(w.pid, 'SIGKILL');
+    }
+  }
+  await Promise.all(workers.map((w) => w.exited));
+  fleet?.held.splice(0).forEach((answer) => answer());
+  await fleet?.close();
+  await store?.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+const TOTAL = BALANCERS * NODES_PER_BALANCER;
+const probesOf = (node: number) => fleet?.probes.get(node) ?? [];
+
+describe('three poll workers on one store', () => {
+  it('probe every node once per interval, never twice at once, and all three take part', async () => {
+    await waitFor('six probes of every node', 120_000, () => {
+      for (let n = 0; n < TOTAL; n++) if (probesOf(n).length < 6) return false;
+      return true;
+    });
+    expect(fleet?.overlaps).toBe(0);
+    // A missed interval would leave two intervals between two probes of a node.
+    const gaps: number[] = [];
+    for (let n = 0; n < TOTAL; n++) {
+      const at = probesOf(n);
+      // From the third probe on: start-up (three processes starting one after another) is not an interval.
+      for (let i = 3; i < at.length; i++) gaps.push((at[i] ?? 0) - (at[i - 1] ?? 0));
+    }
+    expect(Math.max(...gaps)).toBeLessThan(2 * INTERVAL_MS);
+    const holders = new Set((await listUnits(theStore())).map((u) => u.pid));
+    expect([...holders].sort()).toEqual(workers.map((w) => w.pid).sort());
+  });
+
+  it('after kill -9 of one worker, the balancers it held are probed again by the others within the TTL', async () => {
+    const victim = workers[0];
+    if (!victim) throw new Error('no worker');
+    const now = Date.now();
+    const heldByVictim = (await listUnits(theStore())).filter(
+      (u) => u.pid === victim.pid && u.expiresAt > now,
+    );
+    const lastByVictim = (await listUnits(theStore())).filter((u) => u.pid === victim.pid);
+    process.kill(victim.pid, 'SIGKILL');
+    await victim.exited;
+    const killedAt = Date.now();
+    const firstNodeOf = (balancerId: string) =>
+      [...balancerOfNode].find(([, b]) => b === balancerId)?.[0] ?? -1;
+    const reprobed = async (ids: string[]) => {
+      const times: number[] = [];
+      for (const id of ids) {
+        const after = probesOf(firstNodeOf(id)).find((t) => t > killedAt);
+        if (after === undefined) return null;
+        times.push(after - killedAt);
+      }
+      return times;
+    };
+    const heldTimes = await waitFor('the held balancers probed again', 30_000, () =>
+      reprobed(heldByVictim.map((u) => u.unitId)),
+    );
+    // Its pid on this host is gone, so its claims are taken at once; the TTL is the bound either way.
+    for (const t of heldTimes) expect(t).toBeLessThan(TTL_MS);
+    await waitFor('every balancer it last ran probed again', 30_000, () =>
+      reprobed(lastByVictim.map((u) => u.unitId)),
+    );
+    const units = await listUnits(theStore());
+    expect(units.filter((u) => u.pid === victim.pid && u.expiresAt > Date.now())).toEqual([]);
+  });
+
+  it('a worker SIGSTOPped past its lease and SIGCONTed writes nothing: its token moved', async () => {
+    const f = fleet;
+    if (!f) throw new Error('no fleet');
+    // Hold the next probes of one balancer's nodes, so its cycle is in flight when its worker is stopped.
+    const balancerId = balancerOfNode.get(0) ?? '';
+    const nodes = [...balancerOfNode].filter(([, b]) => b === balancerId).map(([n]) => n);
+    nodes.forEach((n) => f.hold.add(n));
+    await waitFor('a held probe of the balancer', 30_000, () => f.held.length > 0);
+    const unit = await waitFor('its claim in the store', 10_000, async () =>
+      (await listUnits(theStore())).find((u) => u.unitId === balancerId && u.expiresAt > Date.now()),
+    );
+    const victim = workers.find((w) => w.pid === unit.pid);
+    if (!victim) throw new Error(`unit held by an unknown pid ${unit.pid ?? 'none'}`);
+    process.kill(victim.pid, 'SIGSTOP');
+    nodes.forEach((n) => f.hold.delete(n));
+    const stoppedAt = Date.now();
+    const takenOver = await waitFor(
+      'another worker to take the balancer over and finish a cycle',
+      60_000,
+      async () =>
+        (await listUnits(theStore())).find(
+          (u) =>
+            u.unitId === balancerId &&
+            u.pid !== victim.pid &&
+            u.token > unit.token &&
+            (u.lastCycleAt ?? 0) > stoppedAt,
+        ),
+    );
+    expect(takenOver.pid).not.toBe(victim.pid);
+    // Answer the stopped worker's probes and let it run on: its cycle ends, and its write is refused.
+    f.held.splice(0).forEach((answer) => answer());
+    process.kill(victim.pid, 'SIGCONT');
+    const line = await waitFor('the refusal in its log', 60_000, () =>
+      new RegExp(
+        `the write of balancer ${balancerId}'s cycle at (\\S+) was refused.*nothing was written`,
+      ).exec(victim.output()),
+    );
+    const staleAt = Date.parse(line[1] ?? '');
+    expect(Number.isFinite(staleAt)).toBe(true);
+    const { balancerStates, nodes: nodeRows, nodeHistory } = theStore().t;
+    const stored = await theStore().read(async (db) => ({
+      analyzedAt: (await db.select().from(balancerStates)).filter((s) => s.balancerId === balancerId),
+      nodeIds: (await db.select().from(nodeRows)).filter((n) => n.balancerId === balancerId).map((n) => n.id),
+      history: await db.select().from(nodeHistory),
+    }));
+    expect(stored.analyzedAt.map((s) => s.analyzedAt)).not.toContain(staleAt);
+    const ids = new Set(stored.nodeIds);
+    expect(stored.history.filter((h) => ids.has(h.nodeId) && h.startedAt === staleAt)).toEqual([]);
+    await waitFor('the refusal counted in erawatch_cycles_fenced_total', 30_000, async () =>
+      (await listSeries(theStore(), ['erawatch_cycles_fenced_total'])).find((s) => s.value >= 1),
+    );
+  });
+});
