@@ -1,10 +1,13 @@
 // Subject claims: whoever probes a balancer's or stdio target's nodes (a scheduled cycle or a probe-now, in any
 // process) holds its claim for the duration, so one node is never probed twice at once.
-import { and, eq } from 'drizzle-orm';
+import { and, eq, lte, or } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 
-/** Takes the claim when it is free, expired or already this holder's; false while someone else holds it. */
-export function claimSubject(
+/**
+ * Takes the claim when it is free, expired or already this holder's; false while someone else holds it. One
+ * conditional upsert, so two processes racing for it (on PostgreSQL, in concurrent transactions) never both win.
+ */
+export async function claimSubject(
   store: Store,
   subjectId: string,
   holder: string,
@@ -12,18 +15,18 @@ export function claimSubject(
   now: number,
 ): Promise<boolean> {
   const { subjectClaims: c } = store.t;
-  return store.write(async (tx) => {
-    const [current] = await tx
-      .select({ holder: c.holder, expiresAt: c.expiresAt })
-      .from(c)
-      .where(eq(c.subjectId, subjectId));
-    if (current && current.holder !== holder && current.expiresAt > now) return false;
-    await tx
+  const rows = await store.write((tx) =>
+    tx
       .insert(c)
       .values({ subjectId, holder, expiresAt: now + ttlMs })
-      .onConflictDoUpdate({ target: c.subjectId, set: { holder, expiresAt: now + ttlMs } });
-    return true;
-  });
+      .onConflictDoUpdate({
+        target: c.subjectId,
+        set: { holder, expiresAt: now + ttlMs },
+        setWhere: or(eq(c.holder, holder), lte(c.expiresAt, now)),
+      })
+      .returning({ subjectId: c.subjectId }),
+  );
+  return rows.length === 1;
 }
 
 export async function releaseSubject(store: Store, subjectId: string, holder: string): Promise<void> {

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, isNotNull, lt, or, sql, count, min } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, isNotNull, lt, lte, or, sql, count, min } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
   CreateWebhookInput,
@@ -407,10 +407,22 @@ export async function claimDueDeliveries(
       )
     ).map((r) => r.id);
     if (ids.length === 0) return [];
-    await tx
+    // Only rows still due are taken: on PostgreSQL a concurrent claim of the same rows commits first and
+    // this update then finds them leased, so each attempt is claimed once.
+    const taken = await tx
       .update(webhookDeliveries)
       .set({ nextAttemptAt: now + opts.leaseMs })
-      .where(inArray(webhookDeliveries.id, ids));
+      .where(
+        and(
+          inArray(webhookDeliveries.id, ids),
+          eq(webhookDeliveries.status, 'pending'),
+          lte(webhookDeliveries.nextAttemptAt, now),
+        ),
+      )
+      .returning({ id: webhookDeliveries.id });
+    if (taken.length === 0) return [];
+    const takenIds = new Set(taken.map((r) => r.id));
+    ids.splice(0, ids.length, ...ids.filter((id) => takenIds.has(id)));
     const rows = await tx
       .select({ d: webhookDeliveries, e: webhookEndpoints })
       .from(webhookDeliveries)
