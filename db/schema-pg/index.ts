@@ -7,7 +7,7 @@ export * from './node-history';
 export * from './events';
 export * from './rollout-windows';
 export * from './balancer-states';
-export * from './poller-lease';
+export * from './poll-units';
 export * from './tokens';
 export * from './webhooks';
 export * from './rollups';

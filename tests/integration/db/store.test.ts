@@ -51,7 +51,8 @@ describe('openStore', () => {
         'events',
         'rollout_windows',
         'balancer_states',
-        'poller_lease',
+        'poll_units',
+        'poll_workers',
       ]),
     );
   });

@@ -1,0 +1,1 @@
+DROP TABLE "poller_lease" CASCADE;

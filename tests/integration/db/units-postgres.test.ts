@@ -1,0 +1,97 @@
+// Poll units on a real PostgreSQL 15: concurrent claims from several pools never hand one unit to two
+// workers (FOR UPDATE SKIP LOCKED), leases are judged by the database clock, tokens move on every take-over,
+// and a fence checked inside a write transaction refuses once the unit was taken over.
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Store } from '@/db';
+import { openPostgres } from '@/db/engines/postgres';
+import {
+  claimDueUnits,
+  heartbeatPollWorker,
+  listPollWorkers,
+  releaseUnit,
+  storeNow,
+  syncUnits,
+  unitFenceHolds,
+} from '@/db/queries/units';
+import { createDatabase, describePostgres, stopSharedCluster } from '../../support/postgres';
+
+describePostgres('poll units on PostgreSQL', () => {
+  const stores: Store[] = [];
+  const worker = (n: number) => ({
+    holder: `w${n}`,
+    pid: 1000 + n,
+    hostname: 'elsewhere',
+    region: 'eu-west',
+  });
+
+  beforeAll(async () => {
+    const url = await createDatabase('units');
+    // The adapter's own Store type narrows `raw`; the query layer takes the door's.
+    for (let i = 0; i < 3; i++) stores.push((await openPostgres(url)) as unknown as Store);
+  });
+  afterAll(async () => {
+    await Promise.all(stores.map((s) => s.close()));
+    await stopSharedCluster();
+  });
+  const first = () => {
+    const s = stores[0];
+    if (!s) throw new Error('no store');
+    return s;
+  };
+
+  it('three pools claiming at once get disjoint units, each exactly once', async () => {
+    const dbNow = await storeNow(first(), 0);
+    // The local clock passed in is far off: the database's decides what is due.
+    await syncUnits(
+      first(),
+      'eu-west',
+      Array.from({ length: 300 }, (_, i) => ({
+        kind: 'balancer' as const,
+        unitId: `b${i}`,
+        dueAt: dbNow - 1,
+      })),
+    );
+    const rounds = await Promise.all(
+      stores.flatMap((s, i) =>
+        [0, 1, 2, 3].map(() => claimDueUnits(s, worker(i), { limit: 40, ttlMs: 60_000, now: 0 })),
+      ),
+    );
+    const ids = rounds.flatMap((r) => r.units.map((u) => u.unitId));
+    expect(ids.length).toBe(300);
+    expect(new Set(ids).size).toBe(300);
+    expect(rounds.every((r) => Math.abs(r.at - dbNow) < 60_000)).toBe(true);
+    // All leased: nothing more to claim, whatever the local clock says.
+    expect((await claimDueUnits(first(), worker(9), { limit: 10, ttlMs: 1_000, now: 9e15 })).units).toEqual(
+      [],
+    );
+  });
+
+  it('a take-over bumps the token and the old holder’s fence refuses inside its transaction', async () => {
+    const s = first();
+    const dbNow = await storeNow(s, 0);
+    await syncUnits(s, 'us-east', [{ kind: 'stdio', unitId: 's1', dueAt: dbNow - 1 }]);
+    const a = { ...worker(1), region: 'us-east' };
+    const b = { ...worker(2), region: 'us-east' };
+    const [mine] = (await claimDueUnits(s, a, { limit: 1, ttlMs: 1, now: 0 })).units;
+    if (!mine) throw new Error('no claim');
+    expect(await s.write((tx) => unitFenceHolds(s, tx, mine, 'us-east', a.holder))).toBe(true);
+    // A 1 ms lease has run out by the database's clock by now; a dead holder is named outright to be sure.
+    const [theirs] = (await claimDueUnits(s, b, { limit: 1, ttlMs: 60_000, now: 0, goneHolders: [a.holder] }))
+      .units;
+    expect(theirs?.token).toBe(mine.token + 1);
+    expect(await s.write((tx) => unitFenceHolds(s, tx, mine, 'us-east', a.holder))).toBe(false);
+    expect(await releaseUnit(s, a, mine, dbNow + 10_000, dbNow)).toBe(false);
+    if (!theirs) throw new Error('no take-over');
+    expect(await releaseUnit(s, b, theirs, dbNow + 10_000, dbNow)).toBe(true);
+  });
+
+  it('poll workers are listed by region while their presence lasts', async () => {
+    await heartbeatPollWorker(first(), worker(1), 60_000, 0, 3, null);
+    await heartbeatPollWorker(first(), { ...worker(2), region: 'ap-south' }, 60_000, 0, 1, 5);
+    const workers = await listPollWorkers(first(), 0);
+    expect(workers.map((w) => [w.region, w.holder, w.unitsHeld])).toEqual([
+      ['ap-south', 'w2', 1],
+      ['eu-west', 'w1', 3],
+    ]);
+  });
+});
