@@ -111,7 +111,9 @@ export async function runWorker(
   if (handle.poller) rememberPoller(handle.poller);
   const signal = await stopSignal;
   clearInterval(keepAlive);
-  const cycles = roles.includes('poll') ? 'finishing the running cycles and handing back the poll units; ' : '';
+  const cycles = roles.includes('poll')
+    ? 'finishing the running cycles and handing back the poll units; '
+    : '';
   process.stdout.write(`${tag} ${signal}: ${cycles}stopping ${roles.join(', ')}\n`);
   await handle.stop();
   await store.close();
