@@ -80,7 +80,7 @@ function checkConsistency(db: Database.Database): void {
   expect(outages.filter((o) => o.spans !== o.events)).toEqual([]);
 }
 
-it('kill -9 mid-batch loses no committed transition; a restart resumes and SIGTERM releases the lease', async () => {
+it('kill -9 mid-batch loses no committed transition; a restart resumes and SIGTERM hands back the poll units', async () => {
   const modern = await startPeer('v2-modern', { name: 'crash-node', version: '2.0.0' });
   const legacy = await startPeer('v1-stateless', { name: 'crash-node', version: '1.0.0' });
   peers.push(modern, legacy);
