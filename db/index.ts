@@ -3,9 +3,12 @@
 import type Database from 'better-sqlite3';
 import { sql, type SQL } from 'drizzle-orm';
 import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
+import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import type { Sql } from 'postgres';
 import * as schema from './schema';
+import type * as pgSchema from './schema-pg';
+import { openPostgres } from './engines/postgres';
 import { openSqliteStore } from './engines/sqlite';
-import { StoreOpenError } from './store-errors';
 
 export { StoreOpenError, noteWriteError, storeWriteErrorCount } from './store-errors';
 
@@ -21,10 +24,13 @@ export interface SqliteRaw {
   readonly sqlite: Database.Database;
 }
 
-/** The PostgreSQL engine's own handle; its adapter narrows `client`. */
+/** The PostgreSQL engine's own handles, for the few statements that need its dialect (claims, the cycle writer). */
 export interface PostgresRaw {
   readonly engine: 'postgres';
-  readonly client: unknown;
+  /** The connection pool (statements outside any transaction). */
+  readonly sql: Sql;
+  /** The drizzle PostgreSQL handle: the open transaction's inside `write`, else the pool's. */
+  db(): PostgresJsDatabase<typeof pgSchema>;
 }
 
 export interface Store {
@@ -69,10 +75,7 @@ export function redactUrl(location: string): string {
 
 /** Opens the store at a file path or postgres:// URL: creates, migrates and proves a write works. */
 export async function openStore(location: string = storeLocationFromEnv()): Promise<Store> {
-  if (isPostgresUrl(location)) {
-    // The PostgreSQL adapter plugs in here (db/engines/postgres.ts).
-    throw new StoreOpenError(redactUrl(location), 'PostgreSQL support is not available yet');
-  }
+  if (isPostgresUrl(location)) return openPostgres(location);
   return openSqliteStore(location);
 }
 
@@ -96,6 +99,12 @@ export async function countAppliedMigrations(store: Store): Promise<number> {
     selectRows<{ n: number | string }>(store, db, sql`SELECT count(*) AS n FROM ${table}`),
   );
   return Number(rows[0]?.n ?? 0);
+}
+
+/** The PostgreSQL handles of a PostgreSQL store; throws on any other engine. db/ only. */
+export function postgresOf(store: Store): PostgresRaw {
+  if (store.raw.engine !== 'postgres') throw new Error(`${store.engine} store has no PostgreSQL handle`);
+  return store.raw;
 }
 
 /** The SQLite handle of a SQLite store; throws on any other engine. db/ only. */

@@ -11,8 +11,8 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres, { type Options, type PostgresType, type Sql } from 'postgres';
 import type * as schema from '../schema';
 import * as pgSchema from '../schema-pg';
-import { StoreOpenError } from '../index';
-import type { Db, PostgresRaw, Store } from './contract';
+import type { Db, PostgresRaw, Store } from '../index';
+import { noteWriteError, StoreOpenError } from '../store-errors';
 
 type PgDb = PostgresJsDatabase<typeof pgSchema>;
 type Env = Record<string, string | undefined>;
@@ -42,10 +42,6 @@ const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify
 const CLIENT_PARAMS = ['sslmode', 'sslrootcert', 'sslcert', 'sslkey', 'connect_timeout', 'application_name'];
 /** One key for every Erawatch process migrating one database ("erawatch" in ASCII). */
 const MIGRATION_LOCK = 0x65_72_61_77_61_74_63_68n;
-
-export function isPostgresUrl(location: string): boolean {
-  return /^postgres(ql)?:\/\//i.test(location.trim());
-}
 
 /** The URL as printed in messages and logs: user, host, port and database, never the password. */
 export function redactPostgresUrl(location: string): string {
@@ -264,9 +260,12 @@ export async function openPostgres(location: string, options: PostgresOpenOption
     write(fn) {
       const open = current.getStore();
       if (open) return fn(asDb(open));
-      return db.transaction((tx) =>
-        current.run(tx as unknown as PgDb, () => fn(asDb(tx as unknown as PgDb))),
-      );
+      return db
+        .transaction((tx) => current.run(tx as unknown as PgDb, () => fn(asDb(tx as unknown as PgDb))))
+        .catch((err: unknown) => {
+          noteWriteError(err);
+          throw err;
+        });
     },
     raw: {
       engine: 'postgres',

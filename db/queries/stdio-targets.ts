@@ -6,6 +6,7 @@ import { newId } from '../ids';
 import type { StdioTargetRow, StdioTargetStateRow } from '../schema';
 import { NotFoundError } from '@/lib/errors';
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
+import { canonicalJson } from '@/lib/probe/catalog';
 import { describeCommand } from '@/lib/probe/stdio-transport';
 import type { Verdict } from '@/lib/probe/types';
 import type { z } from 'zod';
@@ -73,13 +74,14 @@ async function upsertIn(
     return 'created';
   }
   const { id, createdAt: _c, updatedAt: _u, ...stored } = current;
-  if (JSON.stringify(stored) === JSON.stringify(wanted)) return 'unchanged';
+  // Keys sorted: PostgreSQL's jsonb gives objects back in its own key order.
+  if (canonicalJson(stored) === canonicalJson(wanted)) return 'unchanged';
   await tx
     .update(stdioTargets)
     .set({ ...wanted, updatedAt: now })
     .where(eq(stdioTargets.id, id));
   const launchChanged =
-    JSON.stringify(stdioSpecOf(current)) !== JSON.stringify(stdioSpecOf({ ...current, ...wanted }));
+    canonicalJson(stdioSpecOf(current)) !== canonicalJson(stdioSpecOf({ ...current, ...wanted }));
   if (launchChanged) {
     await tx.delete(stdioTargetStates).where(eq(stdioTargetStates.targetId, id));
     await tx

@@ -3,8 +3,9 @@
 import { and, asc, eq, gte, isNotNull, lt } from 'drizzle-orm';
 import type { Verdict } from '@/lib/probe/types';
 import type { BalancerSnapshot } from '@/lib/rollout/types';
-import { sqliteOf, type Store } from '../index';
+import { postgresOf, sqliteOf, type Store } from '../index';
 import { firstKeyOfHour, hourOf } from '../rollup-key';
+import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
 import { sqliteWriteCycle, sqliteWriteStdioResult } from '../engines/sqlite-subjects';
 import type { CycleWrite } from '../subject-state';
 import { insertEvents, type StoredEvent } from './events';
@@ -20,17 +21,12 @@ export {
   type SubjectPrior,
 } from '../subject-state';
 
-/** The hot path has engine-specific prepared statements; other engines bring their own writer here. */
-function requireSqlite(store: Store, what: string) {
-  if (store.engine !== 'sqlite') throw new Error(`${what} is not available on ${store.engine} yet`);
-  return sqliteOf(store);
-}
-
 /** Writes one cycle (nodes, states, history, rollups, analysis, events) in one transaction; returns the events. */
 export async function writeCycle(store: Store, w: CycleWrite): Promise<StoredEvent[]> {
-  const sqlite = requireSqlite(store, 'the cycle writer');
   return store.write(async () => {
-    sqliteWriteCycle(sqlite, w);
+    // The hot path has each engine's own statements (prepared and synchronous, or pipelined).
+    if (store.engine === 'sqlite') sqliteWriteCycle(sqliteOf(store), w);
+    else await postgresWriteCycle(postgresOf(store).db(), w);
     return w.events.length > 0 ? insertEvents(store, w.events) : [];
   });
 }
@@ -42,8 +38,10 @@ export async function writeStdioResult(
   v: Verdict,
   fingerprintKey: string | null,
 ): Promise<void> {
-  const sqlite = requireSqlite(store, 'the stdio result writer');
-  await store.write(async () => sqliteWriteStdioResult(sqlite, targetId, v, fingerprintKey));
+  await store.write(async () => {
+    if (store.engine === 'sqlite') sqliteWriteStdioResult(sqliteOf(store), targetId, v, fingerprintKey);
+    else await postgresWriteStdioResult(postgresOf(store).db(), targetId, v, fingerprintKey);
+  });
 }
 
 export interface KnownNode {

@@ -7,6 +7,7 @@ import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from
 import { upsertStdioTarget } from '@/db/queries/stdio-targets';
 import { createWebhook, getWebhookByName, replaceWebhookSecret, updateWebhook } from '@/db/queries/webhooks';
 import { NotFoundError } from '@/lib/errors';
+import { canonicalJson } from '@/lib/probe/catalog';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { ConfigFile } from '@/lib/schemas/config';
 
@@ -21,8 +22,9 @@ function settingsOf(b: Balancer): BalancerSettings {
   return settings;
 }
 
+// Keys sorted: PostgreSQL's jsonb gives objects back in its own key order.
 function sameJson(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
+  return canonicalJson(a) === canonicalJson(b);
 }
 
 async function findBalancer(store: Store, name: string): Promise<Balancer | null> {

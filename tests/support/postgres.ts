@@ -282,7 +282,7 @@ export async function stopRunCluster(dir: string): Promise<void> {
 
 let counter = 0;
 
-/** A new, empty database in the run's cluster, named after `name` (made unique); returns its URL. */
+/** A new, empty database in the run's cluster, named after `name` (made unique); returns its URL (no password). */
 export async function createDatabase(name: string): Promise<string> {
   const cluster = await sharedCluster();
   counter += 1;
@@ -297,5 +297,8 @@ export async function createDatabase(name: string): Promise<string> {
   } finally {
     await admin.end({ timeout: 5 });
   }
-  return cluster.url(database);
+  // Children spawned by a test (a worker, a poller) get the URL as their ERAWATCH_DB, or the store's printed
+  // location, which has no password: libpq's PGPASSWORD, inherited, supplies it to both.
+  process.env.PGPASSWORD = cluster.password;
+  return `postgres://${PG_USER}@${cluster.host}:${cluster.port}/${database}`;
 }

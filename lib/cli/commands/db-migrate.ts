@@ -1,13 +1,16 @@
-// `erawatch db-migrate [--db FILE]`: applies the committed migrations (they also run whenever the database opens).
+// `erawatch db-migrate [--db FILE|URL]`: applies the committed migrations (they also run whenever the database opens).
 import { countAppliedMigrations, dbFileFromEnv, openStore } from '@/db';
 import { formatHelp, HELP_FLAG, USAGE_EXIT, usageLines, type CommandHelp } from '../help';
 
 export const HELP: CommandHelp = {
-  usage: ['erawatch db-migrate [--db FILE]'],
+  usage: ['erawatch db-migrate [--db FILE|URL]'],
   about:
     'Applies the committed database migrations and prints how many are applied. They also run whenever the\n' +
     'server or the poller opens the database; this command is for doing it ahead, e.g. in a deploy step.',
-  flags: [['--db FILE', 'the SQLite file (default $ERAWATCH_DB or ./data/erawatch.db)'], HELP_FLAG],
+  flags: [
+    ['--db FILE|URL', 'the SQLite file or a postgres:// URL (default $ERAWATCH_DB or ./data/erawatch.db)'],
+    HELP_FLAG,
+  ],
   exitCodes: [
     [0, 'the schema is up to date'],
     [1, 'the database could not be opened or migrated'],
@@ -31,7 +34,8 @@ export async function run(argv: string[]): Promise<number> {
   const store = await openStore(file);
   try {
     const applied = await countAppliedMigrations(store);
-    process.stdout.write(`database ${file}: ${applied} migration(s) applied, schema up to date\n`);
+    // The store's location: a URL is printed without its password.
+    process.stdout.write(`database ${store.location}: ${applied} migration(s) applied, schema up to date\n`);
     return 0;
   } finally {
     await store.close();

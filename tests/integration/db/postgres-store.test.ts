@@ -1,17 +1,18 @@
 // The PostgreSQL store on a real throwaway cluster: migrations at open, concurrent opens, transactions that
 // roll back and nest, values that come back with the SQLite store's JS types, and one-line refusals.
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { eq, is, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { StoreOpenError } from '@/db';
-import type { Store } from '@/db/engines/contract';
+import { postgresOf, StoreOpenError, type Store } from '@/db';
+import { claimSubject } from '@/db/queries/claims';
 import { openPostgres, postgresMigrationsFolder, postgresSettings } from '@/db/engines/postgres';
 import * as pgSchema from '@/db/schema-pg';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { createDatabase, describePostgres, sharedCluster, stopSharedCluster } from '../../support/postgres';
-import { freePort } from '../../support/wait';
+import { freePort, pollUntil } from '../../support/wait';
 
 const tableNames = (Object.values(pgSchema) as unknown[])
   .filter((v): v is PgTable => is(v, PgTable))
@@ -84,12 +85,12 @@ describePostgres('the PostgreSQL store', () => {
     const fresh = await createDatabase('concurrent-open');
     const stores = await Promise.all([openPostgres(fresh), openPostgres(fresh), openPostgres(fresh)]);
     try {
-      const counts = await stores[1].raw.sql`SELECT count(*) AS n FROM drizzle.__drizzle_migrations`;
+      const counts = await postgresOf(stores[1]).sql`SELECT count(*) AS n FROM drizzle.__drizzle_migrations`;
       const journal = JSON.parse(
         fs.readFileSync(path.join(postgresMigrationsFolder(), 'meta', '_journal.json'), 'utf8'),
       ) as { entries: unknown[] };
       expect(counts[0]?.n).toBe(journal.entries.length);
-      const tables = await stores[2].raw
+      const tables = await postgresOf(stores[2])
         .db()
         .execute(sql`SELECT count(*) AS n FROM pg_tables WHERE schemaname = 'public'`);
       expect(tables[0]?.n).toBe(tableNames.length);
@@ -124,7 +125,7 @@ describePostgres('the PostgreSQL store', () => {
     expect([...(beats[0]?.pad ?? [])]).toEqual([0, 1, 255]);
     expect(typeof beats[0]?.id).toBe('number');
     // Aggregates over bigint come back as numbers too, as SQLite gives them.
-    const agg = await store.raw
+    const agg = await postgresOf(store)
       .sql`SELECT count(*) AS n, sum(created_at) AS s FROM balancers WHERE id = 'b-types'`;
     expect(agg[0]).toEqual({ n: 1, s: 1_796_001_212_742 });
   });
@@ -166,7 +167,7 @@ describePostgres('the PostgreSQL store', () => {
   });
 
   it('sets application_name and statement_timeout on its sessions, from the defaults and the environment', async () => {
-    const own = await store.raw
+    const own = await postgresOf(store)
       .sql`SELECT current_setting('application_name') AS app, current_setting('statement_timeout') AS st`;
     expect(own[0]).toEqual({ app: 'erawatch-web', st: '30s' });
     const tuned = await openPostgres(url, {
@@ -174,15 +175,75 @@ describePostgres('the PostgreSQL store', () => {
       role: 'worker',
     });
     try {
-      const rows = await tuned.raw
+      const rows = await postgresOf(tuned)
         .sql`SELECT current_setting('application_name') AS app, current_setting('statement_timeout') AS st`;
       expect(rows[0]).toEqual({ app: 'erawatch-worker', st: '1500ms' });
       // A statement past the timeout is cancelled by the server.
-      await expect(tuned.raw.sql`SELECT pg_sleep(5)`).rejects.toThrow(/statement timeout/);
+      await expect(postgresOf(tuned).sql`SELECT pg_sleep(5)`).rejects.toThrow(/statement timeout/);
     } finally {
       await tuned.close();
     }
-    expect(postgresSettings(`${url}&application_name=custom`).applicationName).toBe('custom');
+    const named = new URL(url);
+    named.searchParams.set('application_name', 'custom');
+    expect(postgresSettings(named.toString()).applicationName).toBe('custom');
+  });
+
+  it('a claim taken while another process is claiming it is not taken twice', async () => {
+    const other = await openPostgres(url);
+    try {
+      // `first` claims inside a transaction it holds open until `second` is blocked on the same row.
+      const race = async (claim: (s: Store, who: string) => Promise<boolean>) => {
+        let release = () => {};
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        let claimed = false;
+        const first = store.write(async () => {
+          const won = await claim(store, 'first');
+          claimed = true;
+          await gate;
+          return won;
+        });
+        await pollUntil('the first claim', 30_000, () => claimed);
+        const second = claim(other, 'second');
+        await pollUntil('the second claim to wait on the first', 30_000, async () => {
+          const waiting = await postgresOf(store).sql`
+            SELECT count(*) AS n FROM pg_stat_activity
+            WHERE datname = current_database() AND wait_event_type = 'Lock'`;
+          return waiting[0]?.n === 1;
+        });
+        release();
+        return Promise.all([first, second]);
+      };
+      expect(await race((s, who) => claimSubject(s, 'bal_race', who, 10_000, 1_000))).toEqual([true, false]);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('erawatch db-migrate applies the migrations to a PostgreSQL URL and prints it without the password', async () => {
+    const cluster = await sharedCluster();
+    const fresh = new URL(await createDatabase('db-migrate'));
+    const withPassword = cluster.url(fresh.pathname.slice(1));
+    const repoRoot = path.resolve(import.meta.dirname, '../../..');
+    const run = spawnSync(
+      process.execPath,
+      [path.join(repoRoot, 'bin/erawatch.mjs'), 'db-migrate', '--db', withPassword],
+      {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        timeout: 120_000,
+        env: { ...process.env, PGPASSWORD: '' },
+      },
+    );
+    const journal = JSON.parse(
+      fs.readFileSync(path.join(postgresMigrationsFolder(), 'meta', '_journal.json'), 'utf8'),
+    ) as {
+      entries: unknown[];
+    };
+    expect(run.stderr).toBe('');
+    expect(run.stdout).toBe(
+      `database postgres://postgres@127.0.0.1:${cluster.port}${fresh.pathname}: ${journal.entries.length} migration(s) applied, schema up to date\n`,
+    );
+    expect(run.status).toBe(0);
   });
 
   it.each([

@@ -1,0 +1,175 @@
+// The PostgreSQL side of the poller's hot path: a cycle's node writes and a stdio target's state, inside the
+// caller's write transaction. Statements are sent without waiting for each answer (postgres-js pipelines them
+// on the transaction's connection, in order), so a cycle costs about one round trip, not one per row.
+import { sql, type SQL } from 'drizzle-orm';
+import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import type { Verdict } from '@/lib/probe/types';
+import { bucketOf } from '../histogram';
+import { hourOf, rollupKey } from '../rollup-key';
+import type * as pgSchema from '../schema-pg';
+import {
+  classifyTransition,
+  LAST_SEEN_RESOLUTION_MS,
+  UNAVAILABLE_KEY,
+  verdictDigest,
+  type CycleWrite,
+  type SubjectPrior,
+} from '../subject-state';
+
+type Tx = Pick<PostgresJsDatabase<typeof pgSchema>, 'execute'>;
+
+/** Serializes seq hand-out across writers (SQLite's single writer does this for free). */
+const SEQ_LOCK = 0x65_72_61_73_65_71n; // "erase q"
+
+/** Merges two sparse "index:count,…" histograms in SQL, as db/histogram.ts does in JS. */
+const mergedLatency = sql.raw(`(SELECT coalesce(string_agg(m.b || ':' || m.c, ',' ORDER BY m.b), '')
+  FROM (SELECT split_part(p, ':', 1)::int AS b, sum(split_part(p, ':', 2)::bigint) AS c
+        FROM unnest(string_to_array(node_rollups.latency || ',' || excluded.latency, ',')) AS p
+        WHERE p <> '' GROUP BY 1 HAVING sum(split_part(p, ':', 2)::bigint) > 0) AS m)`);
+
+interface Batch {
+  push(q: SQL): void;
+  flush(): Promise<void>;
+}
+
+function batchOn(tx: Tx): Batch {
+  const pending: Promise<unknown>[] = [];
+  return {
+    push(q) {
+      // drizzle's query runs on each `then`: start it exactly once here (in order), and await it in flush.
+      const p = Promise.resolve(tx.execute(q));
+      p.catch(() => {});
+      pending.push(p);
+    },
+    async flush() {
+      const all = pending.splice(0);
+      await Promise.all(all);
+    },
+  };
+}
+
+interface SubjectTables {
+  states: string;
+  history: string;
+  idColumn: string;
+}
+
+const NODE_TABLES: SubjectTables = { states: 'node_states', history: 'node_history', idColumn: 'node_id' };
+const STDIO_TABLES: SubjectTables = {
+  states: 'stdio_target_states',
+  history: 'stdio_target_history',
+  idColumn: 'target_id',
+};
+
+function writeSubjectState(
+  b: Batch,
+  t: SubjectTables,
+  id: string,
+  v: Verdict,
+  fingerprintKey: string | null,
+  prior: SubjectPrior | null,
+): void {
+  const states = sql.identifier(t.states);
+  const history = sql.identifier(t.history);
+  const idCol = sql.identifier(t.idColumn);
+  const at = v.probedAt;
+  const failed = v.verdict === 'unavailable';
+  const key = fingerprintKey ?? UNAVAILABLE_KEY;
+  const { newSpan, isChange } = classifyTransition(prior, fingerprintKey);
+  if (newSpan) {
+    if (prior)
+      b.push(sql`UPDATE ${history} SET ended_at = ${at}, probes = ${prior.probes}, failures = ${prior.failures}
+        WHERE ${idCol} = ${id} AND ended_at IS NULL`);
+    b.push(sql`INSERT INTO ${history} (${idCol}, fingerprint_key, client_era, reason, negotiated_version,
+        served_eras, is_change, started_at)
+      VALUES (${id}, ${key}, ${v.verdict}, ${v.reason}, ${v.negotiatedVersion}, ${v.servedEras}, ${isChange}, ${at})`);
+  }
+  const base =
+    newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
+  const probes = base.probes + 1;
+  const failures = base.failures + (failed ? 1 : 0);
+  const consecutiveFailures = failed ? (prior?.consecutiveFailures ?? 0) + 1 : 0;
+  const durationMs = Math.round(v.durationMs);
+  const digest = verdictDigest(v);
+  if (!newSpan && prior?.verdictDigest === digest) {
+    b.push(sql`UPDATE ${states} SET probed_at = ${at}, duration_ms = ${durationMs}, probes = ${probes},
+        failures = ${failures}, consecutive_failures = ${consecutiveFailures} WHERE ${idCol} = ${id}`);
+    return;
+  }
+  const lastAvailableKey = fingerprintKey ?? prior?.lastAvailableKey ?? null;
+  b.push(sql`INSERT INTO ${states} (${idCol}, verdict, verdict_digest, fingerprint_key, last_available_key,
+      client_era, reason, probed_at, duration_ms, fingerprint_since, probes, failures, consecutive_failures)
+    VALUES (${id}, ${JSON.stringify(v)}::jsonb, ${digest}, ${key}, ${lastAvailableKey}, ${v.verdict}, ${v.reason},
+      ${at}, ${durationMs}, ${base.since}, ${probes}, ${failures}, ${consecutiveFailures})
+    ON CONFLICT (${idCol}) DO UPDATE SET verdict = excluded.verdict, verdict_digest = excluded.verdict_digest,
+      fingerprint_key = excluded.fingerprint_key, last_available_key = excluded.last_available_key,
+      client_era = excluded.client_era, reason = excluded.reason, probed_at = excluded.probed_at,
+      duration_ms = excluded.duration_ms, fingerprint_since = excluded.fingerprint_since,
+      probes = excluded.probes, failures = excluded.failures, consecutive_failures = excluded.consecutive_failures`);
+}
+
+/** Writes one cycle's nodes, states, history, rollups and balancer state (inside the caller's transaction). */
+export async function postgresWriteCycle(tx: Tx, w: CycleWrite): Promise<void> {
+  const b = batchOn(tx);
+  let nextSeq = -1;
+  const needsSeq = w.newNodes.length > 0 || w.results.some((r) => r.seq === null);
+  if (needsSeq) {
+    await tx.execute(sql`SELECT pg_advisory_xact_lock(${SEQ_LOCK.toString()}::bigint)`);
+    const rows = (await tx.execute(sql`SELECT coalesce(max(seq), 0) AS seq FROM nodes`)) as unknown as Array<{
+      seq: number;
+    }>;
+    nextSeq = Number(rows[0]?.seq ?? 0) + 1;
+  }
+  const takeSeq = () => nextSeq++;
+  const seqs = new Map<string, number>();
+  for (const n of w.newNodes) {
+    const seq = takeSeq();
+    seqs.set(n.id, seq);
+    b.push(sql`INSERT INTO nodes (id, balancer_id, key, seq, origin, url, address, served_by, created_at, last_seen_at)
+      VALUES (${n.id}, ${w.balancerId}, ${n.key}, ${seq}, ${n.origin}, ${n.url}, ${n.address}, ${n.servedBy},
+        ${w.at}, ${w.at})`);
+  }
+  for (const r of w.results) {
+    let seq = r.seq ?? seqs.get(r.nodeId);
+    if (seq === undefined) {
+      seq = takeSeq();
+      b.push(sql`UPDATE nodes SET seq = ${seq} WHERE id = ${r.nodeId}`);
+    }
+    const v = r.verdict;
+    const at = v.probedAt;
+    writeSubjectState(b, NODE_TABLES, r.nodeId, v, r.fingerprintKey, r.prior);
+    if (r.prior && at - r.prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS)
+      b.push(sql`UPDATE nodes SET last_seen_at = ${at} WHERE id = ${r.nodeId}`);
+    const failed = v.verdict === 'unavailable' ? 1 : 0;
+    b.push(sql`INSERT INTO node_rollups (key, probes, failures, latency)
+      VALUES (${rollupKey(hourOf(at), seq)}, 1, ${failed}, ${`${bucketOf(v.durationMs)}:1`})
+      ON CONFLICT (key) DO UPDATE SET probes = node_rollups.probes + 1,
+        failures = node_rollups.failures + excluded.failures, latency = ${mergedLatency}`);
+  }
+  const { snapshot, ...analysis } = w.analysis;
+  b.push(sql`INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis,
+      snapshot, analyzed_at, cycles)
+    VALUES (${w.balancerId}, ${w.analysis.state}, ${w.analysis.severity}, ${w.analysis.displayStatus},
+      ${w.analysis.isDegraded}, ${JSON.stringify(analysis)}::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${w.at}, 1)
+    ON CONFLICT (balancer_id) DO UPDATE SET status = excluded.status, severity = excluded.severity,
+      display_status = excluded.display_status, degraded = excluded.degraded, analysis = excluded.analysis,
+      snapshot = excluded.snapshot, analyzed_at = excluded.analyzed_at, cycles = balancer_states.cycles + 1`);
+  await b.flush();
+}
+
+/** Stores one probe of a stdio target (inside the caller's write transaction). */
+export async function postgresWriteStdioResult(
+  tx: Tx,
+  targetId: string,
+  v: Verdict,
+  fingerprintKey: string | null,
+): Promise<void> {
+  const rows =
+    (await tx.execute(sql`SELECT fingerprint_key AS "fingerprintKey", verdict_digest AS "verdictDigest",
+      last_available_key AS "lastAvailableKey", fingerprint_since AS "fingerprintSince", probes, failures,
+      consecutive_failures AS "consecutiveFailures"
+    FROM stdio_target_states WHERE target_id = ${targetId} FOR UPDATE`)) as unknown as SubjectPrior[];
+  const b = batchOn(tx);
+  writeSubjectState(b, STDIO_TABLES, targetId, v, fingerprintKey, rows[0] ?? null);
+  await b.flush();
+}
