@@ -27,7 +27,7 @@ export default defineConfig({
     browserName: 'chromium',
     viewport: { width: 1280, height: 900 },
     actionTimeout: 15_000,
-    navigationTimeout: 30_000,
+    navigationTimeout: 60_000,
     launchOptions: { executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: CHROMIUM_ARGS },
   },
 });
