@@ -12,7 +12,7 @@ import { openStore, type Store } from '@/db/index';
 import { createBalancer } from '@/db/queries/balancers';
 import { checkBuild } from '@/lib/demo/next-app';
 import { stopChild } from '@/lib/peers/spawn';
-import { writeCycle } from '@/db/queries/subjects';
+import { writeProbes } from '@/db/queries/subjects';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
 
@@ -169,7 +169,16 @@ async function seedCycle(
     window: null,
     gateRevisions: ['2026-07-28'],
   });
-  await writeCycle(store, { balancerId, at, newNodes, results, analysis, events: [] });
+  await writeProbes(store, {
+    kind: 'node',
+    region: 'default',
+    balancerId,
+    at,
+    newNodes,
+    results,
+    analysis,
+    events: [],
+  });
 }
 
 async function seed(file: string): Promise<{ bigId: string }> {

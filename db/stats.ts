@@ -1,5 +1,5 @@
 // How big the store is and what it holds, for benchmarks and maintenance reports.
-import { count, gte } from 'drizzle-orm';
+import { count, eq, gte } from 'drizzle-orm';
 import { sqliteOf, type Store } from './index';
 
 /** Bytes in use (pages minus free pages), after folding the WAL in; SQLite only (null elsewhere). */
@@ -35,8 +35,8 @@ export async function countNodeStates(store: Store): Promise<number> {
 
 /** How many node history spans are stored. */
 export async function countNodeHistory(store: Store): Promise<number> {
-  const { nodeHistory: h } = store.t;
-  const [row] = await store.read((db) => db.select({ n: count() }).from(h));
+  const { subjectHistory: h } = store.t;
+  const [row] = await store.read((db) => db.select({ n: count() }).from(h).where(eq(h.kind, 'node')));
   return Number(row?.n ?? 0);
 }
 

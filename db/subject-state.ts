@@ -4,9 +4,17 @@ import { createHash } from 'node:crypto';
 import type { Verdict } from '@/lib/probe/types';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import type { EventDraft } from './queries/events';
-import type { NodeOrigin } from './schema';
+import type { NodeOrigin, SubjectKind } from './schema';
 
 export const UNAVAILABLE_KEY = 'unavailable';
+/** The region a subject's state is kept under when none is named. */
+export const DEFAULT_SUBJECT_REGION = 'default';
+
+/** The region this process probes from and reads states of: ERAWATCH_REGION, `default` when unset. */
+export function probeRegion(env: Record<string, string | undefined> = process.env): string {
+  const raw = env.ERAWATCH_REGION?.trim();
+  return raw ? raw : DEFAULT_SUBJECT_REGION;
+}
 /** nodes.last_seen_at is refreshed at most this often, to keep a quiet fleet's writes small. */
 export const LAST_SEEN_RESOLUTION_MS = 5 * 60_000;
 
@@ -41,6 +49,8 @@ export interface NodeResult {
 }
 
 export interface CycleWrite {
+  /** The region the nodes were probed from. */
+  region: string;
   balancerId: string;
   at: number;
   newNodes: NewNode[];
@@ -76,3 +86,21 @@ export function classifyTransition(
 }
 
 export type SubjectPrior = Omit<PriorState, 'lastSeenAt'>;
+
+/** One probed subject's row key: the node's or the target's id, in one region. */
+export interface SubjectRef {
+  kind: SubjectKind;
+  id: string;
+  region: string;
+}
+
+/** One probe of a stdio target (its prior state is read inside the write). */
+export interface StdioWrite {
+  region: string;
+  targetId: string;
+  verdict: Verdict;
+  fingerprintKey: string | null;
+}
+
+/** What the one subject writer takes: a balancer's cycle (its nodes) or one stdio target's probe. */
+export type ProbeWrite = ({ kind: 'node' } & CycleWrite) | ({ kind: 'stdio' } & StdioWrite);

@@ -13,7 +13,9 @@ import {
   UNAVAILABLE_KEY,
   verdictDigest,
   type CycleWrite,
+  type StdioWrite,
   type SubjectPrior,
+  type SubjectRef,
 } from '../subject-state';
 
 type Tx = Pick<PostgresJsDatabase<typeof pgSchema>, 'execute'>;
@@ -48,41 +50,27 @@ function batchOn(tx: Tx): Batch {
   };
 }
 
-interface SubjectTables {
-  states: string;
-  history: string;
-  idColumn: string;
-}
-
-const NODE_TABLES: SubjectTables = { states: 'node_states', history: 'node_history', idColumn: 'node_id' };
-const STDIO_TABLES: SubjectTables = {
-  states: 'stdio_target_states',
-  history: 'stdio_target_history',
-  idColumn: 'target_id',
-};
-
 function writeSubjectState(
   b: Batch,
-  t: SubjectTables,
-  id: string,
+  ref: SubjectRef,
   v: Verdict,
   fingerprintKey: string | null,
   prior: SubjectPrior | null,
 ): void {
-  const states = sql.identifier(t.states);
-  const history = sql.identifier(t.history);
-  const idCol = sql.identifier(t.idColumn);
+  const { id, region, kind } = ref;
+  const nodeId = kind === 'node' ? id : null;
+  const targetId = kind === 'stdio' ? id : null;
   const at = v.probedAt;
   const failed = v.verdict === 'unavailable';
   const key = fingerprintKey ?? UNAVAILABLE_KEY;
   const { newSpan, isChange } = classifyTransition(prior, fingerprintKey);
   if (newSpan) {
     if (prior)
-      b.push(sql`UPDATE ${history} SET ended_at = ${at}, probes = ${prior.probes}, failures = ${prior.failures}
-        WHERE ${idCol} = ${id} AND ended_at IS NULL`);
-    b.push(sql`INSERT INTO ${history} (${idCol}, fingerprint_key, client_era, reason, negotiated_version,
-        served_eras, is_change, started_at)
-      VALUES (${id}, ${key}, ${v.verdict}, ${v.reason}, ${v.negotiatedVersion}, ${v.servedEras}, ${isChange}, ${at})`);
+      b.push(sql`UPDATE subject_history SET ended_at = ${at}, probes = ${prior.probes}, failures = ${prior.failures}
+        WHERE subject_id = ${id} AND region = ${region} AND ended_at IS NULL`);
+    b.push(sql`INSERT INTO subject_history (subject_id, region, kind, node_id, target_id, fingerprint_key,
+        client_era, reason, negotiated_version, served_eras, is_change, started_at)
+      VALUES (${id}, ${region}, ${kind}, ${nodeId}, ${targetId}, ${key}, ${v.verdict}, ${v.reason}, ${v.negotiatedVersion}, ${v.servedEras}, ${isChange}, ${at})`);
   }
   const base =
     newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
@@ -92,16 +80,17 @@ function writeSubjectState(
   const durationMs = Math.round(v.durationMs);
   const digest = verdictDigest(v);
   if (!newSpan && prior?.verdictDigest === digest) {
-    b.push(sql`UPDATE ${states} SET probed_at = ${at}, duration_ms = ${durationMs}, probes = ${probes},
-        failures = ${failures}, consecutive_failures = ${consecutiveFailures} WHERE ${idCol} = ${id}`);
+    b.push(sql`UPDATE subject_states SET probed_at = ${at}, duration_ms = ${durationMs}, probes = ${probes},
+        failures = ${failures}, consecutive_failures = ${consecutiveFailures}
+      WHERE subject_id = ${id} AND region = ${region}`);
     return;
   }
   const lastAvailableKey = fingerprintKey ?? prior?.lastAvailableKey ?? null;
-  b.push(sql`INSERT INTO ${states} (${idCol}, verdict, verdict_digest, fingerprint_key, last_available_key,
+  b.push(sql`INSERT INTO subject_states (subject_id, region, kind, node_id, target_id, verdict, verdict_digest, fingerprint_key, last_available_key,
       client_era, reason, probed_at, duration_ms, fingerprint_since, probes, failures, consecutive_failures)
-    VALUES (${id}, ${JSON.stringify(v)}::jsonb, ${digest}, ${key}, ${lastAvailableKey}, ${v.verdict}, ${v.reason},
+    VALUES (${id}, ${region}, ${kind}, ${nodeId}, ${targetId}, ${JSON.stringify(v)}::jsonb, ${digest}, ${key}, ${lastAvailableKey}, ${v.verdict}, ${v.reason},
       ${at}, ${durationMs}, ${base.since}, ${probes}, ${failures}, ${consecutiveFailures})
-    ON CONFLICT (${idCol}) DO UPDATE SET verdict = excluded.verdict, verdict_digest = excluded.verdict_digest,
+    ON CONFLICT (subject_id, region) DO UPDATE SET verdict = excluded.verdict, verdict_digest = excluded.verdict_digest,
       fingerprint_key = excluded.fingerprint_key, last_available_key = excluded.last_available_key,
       client_era = excluded.client_era, reason = excluded.reason, probed_at = excluded.probed_at,
       duration_ms = excluded.duration_ms, fingerprint_since = excluded.fingerprint_since,
@@ -137,7 +126,7 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite): Promise<void> {
     }
     const v = r.verdict;
     const at = v.probedAt;
-    writeSubjectState(b, NODE_TABLES, r.nodeId, v, r.fingerprintKey, r.prior);
+    writeSubjectState(b, { kind: 'node', id: r.nodeId, region: w.region }, v, r.fingerprintKey, r.prior);
     if (r.prior && at - r.prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS)
       b.push(sql`UPDATE nodes SET last_seen_at = ${at} WHERE id = ${r.nodeId}`);
     const failed = v.verdict === 'unavailable' ? 1 : 0;
@@ -158,18 +147,14 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite): Promise<void> {
 }
 
 /** Stores one probe of a stdio target (inside the caller's write transaction). */
-export async function postgresWriteStdioResult(
-  tx: Tx,
-  targetId: string,
-  v: Verdict,
-  fingerprintKey: string | null,
-): Promise<void> {
+export async function postgresWriteStdioResult(tx: Tx, w: StdioWrite): Promise<void> {
+  const { targetId, region, verdict: v, fingerprintKey } = w;
   const rows =
     (await tx.execute(sql`SELECT fingerprint_key AS "fingerprintKey", verdict_digest AS "verdictDigest",
       last_available_key AS "lastAvailableKey", fingerprint_since AS "fingerprintSince", probes, failures,
       consecutive_failures AS "consecutiveFailures"
-    FROM stdio_target_states WHERE target_id = ${targetId} FOR UPDATE`)) as unknown as SubjectPrior[];
+    FROM subject_states WHERE subject_id = ${targetId} AND region = ${region} FOR UPDATE`)) as unknown as SubjectPrior[];
   const b = batchOn(tx);
-  writeSubjectState(b, STDIO_TABLES, targetId, v, fingerprintKey, rows[0] ?? null);
+  writeSubjectState(b, { kind: 'stdio', id: targetId, region }, v, fingerprintKey, rows[0] ?? null);
   await b.flush();
 }

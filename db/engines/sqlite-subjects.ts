@@ -1,5 +1,6 @@
-// The SQLite side of the poller's hot path: prepared statements for a cycle's node writes and a stdio
-// target's state, run synchronously inside the caller's write transaction (one await per batch, not per row).
+// The SQLite side of the poller's hot path: prepared statements for a probed subject's state and history (a
+// node of a cycle or a stdio target, the same statements), run synchronously inside the caller's write
+// transaction (one await per batch, not per row).
 import type Database from 'better-sqlite3';
 import type { Verdict } from '@/lib/probe/types';
 import { bucketOf, formatHistogram, mergeHistograms, parseHistogram } from '../histogram';
@@ -9,9 +10,10 @@ import {
   LAST_SEEN_RESOLUTION_MS,
   UNAVAILABLE_KEY,
   verdictDigest,
-  type CycleWrite,
   type NodeResult,
+  type ProbeWrite,
   type SubjectPrior,
+  type SubjectRef,
 } from '../subject-state';
 
 interface Statements {
@@ -19,6 +21,7 @@ interface Statements {
   maxSeq: Database.Statement;
   setSeq: Database.Statement;
   touchNode: Database.Statement;
+  prior: Database.Statement;
   upsertState: Database.Statement;
   touchState: Database.Statement;
   closeSpan: Database.Statement;
@@ -44,28 +47,37 @@ function statementsFor(sqlite: Database.Database): Statements {
     maxSeq: sqlite.prepare('SELECT coalesce(max(seq), 0) AS seq FROM nodes'),
     setSeq: sqlite.prepare('UPDATE nodes SET seq = ? WHERE id = ?'),
     touchNode: sqlite.prepare('UPDATE nodes SET last_seen_at = ? WHERE id = ?'),
+    prior: sqlite.prepare(
+      `SELECT fingerprint_key AS fingerprintKey, verdict_digest AS verdictDigest,
+         last_available_key AS lastAvailableKey, fingerprint_since AS fingerprintSince, probes, failures,
+         consecutive_failures AS consecutiveFailures
+       FROM subject_states WHERE subject_id = ? AND region = ?`,
+    ),
     upsertState: sqlite.prepare(
-      `INSERT INTO node_states (node_id, verdict, verdict_digest, fingerprint_key, last_available_key, client_era,
-         reason, probed_at, duration_ms, fingerprint_since, probes, failures, consecutive_failures)
-       VALUES (@nodeId, @verdict, @verdictDigest, @fingerprintKey, @lastAvailableKey, @clientEra, @reason, @probedAt,
-         @durationMs, @fingerprintSince, @probes, @failures, @consecutiveFailures)
-       ON CONFLICT(node_id) DO UPDATE SET verdict = excluded.verdict, verdict_digest = excluded.verdict_digest,
-         fingerprint_key = excluded.fingerprint_key,
+      `INSERT INTO subject_states (subject_id, region, kind, node_id, target_id, verdict, verdict_digest,
+         fingerprint_key, last_available_key, client_era, reason, probed_at, duration_ms, fingerprint_since, probes,
+         failures, consecutive_failures)
+       VALUES (@subjectId, @region, @kind, @nodeId, @targetId, @verdict, @verdictDigest, @fingerprintKey,
+         @lastAvailableKey, @clientEra, @reason, @probedAt, @durationMs, @fingerprintSince, @probes, @failures,
+         @consecutiveFailures)
+       ON CONFLICT(subject_id, region) DO UPDATE SET verdict = excluded.verdict,
+         verdict_digest = excluded.verdict_digest, fingerprint_key = excluded.fingerprint_key,
          last_available_key = excluded.last_available_key, client_era = excluded.client_era, reason = excluded.reason,
          probed_at = excluded.probed_at, duration_ms = excluded.duration_ms,
          fingerprint_since = excluded.fingerprint_since, probes = excluded.probes, failures = excluded.failures,
          consecutive_failures = excluded.consecutive_failures`,
     ),
     touchState: sqlite.prepare(
-      `UPDATE node_states SET probed_at = ?, duration_ms = ?, probes = ?, failures = ?, consecutive_failures = ?
-       WHERE node_id = ?`,
+      `UPDATE subject_states SET probed_at = ?, duration_ms = ?, probes = ?, failures = ?, consecutive_failures = ?
+       WHERE subject_id = ? AND region = ?`,
     ),
     closeSpan: sqlite.prepare(
-      'UPDATE node_history SET ended_at = ?, probes = ?, failures = ? WHERE node_id = ? AND ended_at IS NULL',
+      `UPDATE subject_history SET ended_at = ?, probes = ?, failures = ?
+       WHERE subject_id = ? AND region = ? AND ended_at IS NULL`,
     ),
     openSpan: sqlite.prepare(
-      `INSERT INTO node_history (node_id, fingerprint_key, client_era, reason, negotiated_version, served_eras,
-         is_change, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO subject_history (subject_id, region, kind, node_id, target_id, fingerprint_key, client_era,
+         reason, negotiated_version, served_eras, is_change, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     upsertRollup: sqlite.prepare(
       `INSERT INTO node_rollups (key, probes, failures, latency) VALUES (?, 1, ?, ?)
@@ -87,11 +99,17 @@ function statementsFor(sqlite: Database.Database): Statements {
 }
 
 /**
- * Writes one cycle's nodes, states, history, rollups and balancer state (inside the caller's write
- * transaction, which also holds the cycle's events).
+ * Writes one probe write: a stdio target's state and history, or one cycle's nodes, states, history, rollups
+ * and balancer state (inside the caller's write transaction, which also holds the cycle's events).
  */
-export function sqliteWriteCycle(sqlite: Database.Database, w: CycleWrite): void {
+export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite): void {
   const s = statementsFor(sqlite);
+  if (w.kind === 'stdio') {
+    const ref: SubjectRef = { kind: 'stdio', id: w.targetId, region: w.region };
+    const prior = (s.prior.get(ref.id, ref.region) as SubjectPrior | undefined) ?? null;
+    writeSubjectState(s, ref, w.verdict, w.fingerprintKey, prior);
+    return;
+  }
   // Seqs are handed out inside this write transaction, so two writers can never take the same one.
   let nextSeq = -1;
   const takeSeq = () => {
@@ -110,7 +128,7 @@ export function sqliteWriteCycle(sqlite: Database.Database, w: CycleWrite): void
       seq = takeSeq();
       s.setSeq.run(seq, r.nodeId);
     }
-    writeNodeResult(s, seq, r);
+    writeNodeResult(s, w.region, seq, r);
   }
   const { snapshot, ...analysis } = w.analysis;
   s.upsertBalancerState.run({
@@ -125,23 +143,14 @@ export function sqliteWriteCycle(sqlite: Database.Database, w: CycleWrite): void
   });
 }
 
-/** The state and history statements of one kind of probed subject (a node, a stdio target). */
-interface SubjectStatements {
-  upsertState: Database.Statement;
-  touchState: Database.Statement;
-  closeSpan: Database.Statement;
-  openSpan: Database.Statement;
-}
-
 /**
  * Writes one verdict of one subject: a history span opens only when its fingerprint changes (counters
  * otherwise), and a quiet subject gives the same answer every cycle, so only the small columns are rewritten,
- * not the evidence JSON. `idParam` names the subject's id in the upsert statement.
+ * not the evidence JSON.
  */
 function writeSubjectState(
-  s: SubjectStatements,
-  idParam: 'nodeId' | 'targetId',
-  id: string,
+  s: Statements,
+  ref: SubjectRef,
   v: Verdict,
   fingerprintKey: string | null,
   prior: SubjectPrior | null,
@@ -151,8 +160,22 @@ function writeSubjectState(
   const key = fingerprintKey ?? UNAVAILABLE_KEY;
   const { newSpan, isChange } = classifyTransition(prior, fingerprintKey);
   if (newSpan) {
-    if (prior) s.closeSpan.run(at, prior.probes, prior.failures, id);
-    s.openSpan.run(id, key, v.verdict, v.reason, v.negotiatedVersion, v.servedEras, isChange ? 1 : 0, at);
+    if (prior) s.closeSpan.run(at, prior.probes, prior.failures, ref.id, ref.region);
+    const [nodeId, targetId] = ref.kind === 'node' ? [ref.id, null] : [null, ref.id];
+    s.openSpan.run(
+      ref.id,
+      ref.region,
+      ref.kind,
+      nodeId,
+      targetId,
+      key,
+      v.verdict,
+      v.reason,
+      v.negotiatedVersion,
+      v.servedEras,
+      isChange ? 1 : 0,
+      at,
+    );
   }
   const base =
     newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
@@ -162,10 +185,14 @@ function writeSubjectState(
   const durationMs = Math.round(v.durationMs);
   const digest = verdictDigest(v);
   if (!newSpan && prior?.verdictDigest === digest) {
-    s.touchState.run(at, durationMs, probes, failures, consecutiveFailures, id);
+    s.touchState.run(at, durationMs, probes, failures, consecutiveFailures, ref.id, ref.region);
   } else {
     s.upsertState.run({
-      [idParam]: id,
+      subjectId: ref.id,
+      region: ref.region,
+      kind: ref.kind,
+      nodeId: ref.kind === 'node' ? ref.id : null,
+      targetId: ref.kind === 'stdio' ? ref.id : null,
       verdict: JSON.stringify(v),
       verdictDigest: digest,
       fingerprintKey: key,
@@ -182,72 +209,12 @@ function writeSubjectState(
   }
 }
 
-function writeNodeResult(s: Statements, seq: number, r: NodeResult): void {
+function writeNodeResult(s: Statements, region: string, seq: number, r: NodeResult): void {
   const v = r.verdict;
   const at = v.probedAt;
   const failed = v.verdict === 'unavailable';
   const prior = r.prior;
-  writeSubjectState(s, 'nodeId', r.nodeId, v, r.fingerprintKey, prior);
+  writeSubjectState(s, { kind: 'node', id: r.nodeId, region }, v, r.fingerprintKey, prior);
   if (prior && at - prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) s.touchNode.run(at, r.nodeId);
   s.upsertRollup.run(rollupKey(hourOf(at), seq), failed ? 1 : 0, `${bucketOf(v.durationMs)}:1`);
-}
-
-interface StdioStatements {
-  prior: Database.Statement;
-  upsertState: Database.Statement;
-  touchState: Database.Statement;
-  closeSpan: Database.Statement;
-  openSpan: Database.Statement;
-}
-
-const stdioStatements = new WeakMap<Database.Database, StdioStatements>();
-
-function stdioStatementsFor(sqlite: Database.Database): StdioStatements {
-  const cached = stdioStatements.get(sqlite);
-  if (cached) return cached;
-  const s: StdioStatements = {
-    prior: sqlite.prepare(
-      `SELECT fingerprint_key AS fingerprintKey, verdict_digest AS verdictDigest,
-         last_available_key AS lastAvailableKey, fingerprint_since AS fingerprintSince, probes, failures,
-         consecutive_failures AS consecutiveFailures
-       FROM stdio_target_states WHERE target_id = ?`,
-    ),
-    upsertState: sqlite.prepare(
-      `INSERT INTO stdio_target_states (target_id, verdict, verdict_digest, fingerprint_key, last_available_key,
-         client_era, reason, probed_at, duration_ms, fingerprint_since, probes, failures, consecutive_failures)
-       VALUES (@targetId, @verdict, @verdictDigest, @fingerprintKey, @lastAvailableKey, @clientEra, @reason,
-         @probedAt, @durationMs, @fingerprintSince, @probes, @failures, @consecutiveFailures)
-       ON CONFLICT(target_id) DO UPDATE SET verdict = excluded.verdict, verdict_digest = excluded.verdict_digest,
-         fingerprint_key = excluded.fingerprint_key, last_available_key = excluded.last_available_key,
-         client_era = excluded.client_era, reason = excluded.reason, probed_at = excluded.probed_at,
-         duration_ms = excluded.duration_ms, fingerprint_since = excluded.fingerprint_since,
-         probes = excluded.probes, failures = excluded.failures, consecutive_failures = excluded.consecutive_failures`,
-    ),
-    touchState: sqlite.prepare(
-      `UPDATE stdio_target_states SET probed_at = ?, duration_ms = ?, probes = ?, failures = ?,
-         consecutive_failures = ? WHERE target_id = ?`,
-    ),
-    closeSpan: sqlite.prepare(
-      `UPDATE stdio_target_history SET ended_at = ?, probes = ?, failures = ?
-       WHERE target_id = ? AND ended_at IS NULL`,
-    ),
-    openSpan: sqlite.prepare(
-      `INSERT INTO stdio_target_history (target_id, fingerprint_key, client_era, reason, negotiated_version,
-         served_eras, is_change, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    ),
-  };
-  stdioStatements.set(sqlite, s);
-  return s;
-}
-
-/** Stores one probe of a stdio target (inside the caller's write transaction). */
-export function sqliteWriteStdioResult(
-  sqlite: Database.Database,
-  targetId: string,
-  v: Verdict,
-  fingerprintKey: string | null,
-): void {
-  const s = stdioStatementsFor(sqlite);
-  const prior = (s.prior.get(targetId) as SubjectPrior | undefined) ?? null;
-  writeSubjectState(s, 'targetId', targetId, v, fingerprintKey, prior);
 }

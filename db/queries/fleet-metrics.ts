@@ -1,6 +1,7 @@
 // What /metrics reads from the store at scrape time, so the gauges are right whichever process polls.
 import { and, count, eq, min, sql } from 'drizzle-orm';
 import type { Store } from '@/db/index';
+import { stateJoin } from './subjects';
 
 export interface FleetGaugeData {
   balancers: Array<{ name: string; status: string | null; degraded: boolean }>;
@@ -11,7 +12,7 @@ export interface FleetGaugeData {
 }
 
 export function readFleetGaugeData(store: Store): Promise<FleetGaugeData> {
-  const { balancers: b, balancerStates: s, nodes: n, nodeStates: ns } = store.t;
+  const { balancers: b, balancerStates: s, nodes: n, subjectStates: ns } = store.t;
   const { webhookDeliveries: d, webhookEndpoints: e } = store.t;
   return store.read(async (db) => {
     const balancers = (
@@ -22,7 +23,7 @@ export function readFleetGaugeData(store: Store): Promise<FleetGaugeData> {
     ).map((r) => ({ name: r.name, status: r.status, degraded: Boolean(r.degraded) }));
     const era = sql<string>`coalesce(${ns.clientEra}, 'unprobed')`;
     const nodesByEra = (
-      await db.select({ era, count: count() }).from(n).leftJoin(ns, eq(ns.nodeId, n.id)).groupBy(era)
+      await db.select({ era, count: count() }).from(n).leftJoin(ns, stateJoin(store, n.id)).groupBy(era)
     ).map((r) => ({ era: r.era, count: Number(r.count) }));
     const deliveriesByStatus = (
       await db.select({ status: d.status, count: count() }).from(d).groupBy(d.status)

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt } from 'drizzle-orm';
 import { NotFoundError, ValidationError } from '@/lib/errors';
 import { availabilityOf, CLIENT_ERAS } from '@/lib/probe/types';
 import type { z } from 'zod';
@@ -7,14 +7,16 @@ import type { Store } from '../index';
 import { formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '../histogram';
 import { firstKeyOfHour, HOUR_MS, hourOf, rollupKey, splitRollupKey } from '../rollup-key';
 import { clampLimit } from './balancers';
-import { type NodeStateRow } from '../schema';
+import type { SubjectStateRow } from '../schema';
+import { readSubjectHistory, stateJoin, subjectStateOf } from './subjects';
 
 // The result shapes are the API's (lib/schemas), so the store and the contract cannot drift apart.
 export type { NodeState, NodeWithState } from '@/lib/schemas/balancer-view';
 
-function toState(s: NodeStateRow | null): NodeState | null {
+function toState(row: SubjectStateRow | null): NodeState | null {
+  const s = subjectStateOf(row);
   if (!s) return null;
-  const { nodeId: _n, verdictDigest: _d, ...rest } = s;
+  const rest = s;
   // The stored JSON may be from an earlier probe with the same answer; the timing columns are the latest.
   return {
     ...rest,
@@ -26,7 +28,7 @@ function toState(s: NodeStateRow | null): NodeState | null {
 
 /** Every node of a balancer (listed, DNS and sample-attributed), with its current state; NotFound if no balancer. */
 export async function listNodes(store: Store, balancerId: string): Promise<NodeWithState[]> {
-  const { balancers, nodes, nodeStates } = store.t;
+  const { balancers, nodes, subjectStates } = store.t;
   const [exists] = await store.read((db) =>
     db.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, balancerId)),
   );
@@ -34,9 +36,9 @@ export async function listNodes(store: Store, balancerId: string): Promise<NodeW
   return (
     await store.read((db) =>
       db
-        .select({ n: nodes, s: nodeStates })
+        .select({ n: nodes, s: subjectStates })
         .from(nodes)
-        .leftJoin(nodeStates, eq(nodeStates.nodeId, nodes.id))
+        .leftJoin(subjectStates, stateJoin(store, nodes.id))
         .where(eq(nodes.balancerId, balancerId))
         .orderBy(asc(nodes.key)),
     )
@@ -45,12 +47,12 @@ export async function listNodes(store: Store, balancerId: string): Promise<NodeW
 
 /** One node with its current verdict and evidence. */
 export async function getNode(store: Store, nodeId: string): Promise<NodeWithState> {
-  const { nodes, nodeStates } = store.t;
+  const { nodes, subjectStates } = store.t;
   const [row] = await store.read((db) =>
     db
-      .select({ n: nodes, s: nodeStates })
+      .select({ n: nodes, s: subjectStates })
       .from(nodes)
-      .leftJoin(nodeStates, eq(nodeStates.nodeId, nodes.id))
+      .leftJoin(subjectStates, stateJoin(store, nodes.id))
       .where(eq(nodes.id, nodeId)),
   );
   if (!row) throw new NotFoundError('node', nodeId);
@@ -63,17 +65,9 @@ export async function getNodeHistory(
   nodeId: string,
   opts: { limit?: number } = {},
 ): Promise<z.output<typeof NodeHistoryEntry>[]> {
-  const { nodeHistory } = store.t;
   const limit = clampLimit(opts.limit, 100, 1000);
   await getNode(store, nodeId);
-  return await store.read((db) =>
-    db
-      .select()
-      .from(nodeHistory)
-      .where(eq(nodeHistory.nodeId, nodeId))
-      .orderBy(desc(nodeHistory.startedAt), desc(nodeHistory.id))
-      .limit(limit),
-  );
+  return (await readSubjectHistory(store, nodeId, limit)).map((span) => ({ ...span, nodeId }));
 }
 
 export type Rollup = z.output<typeof RollupEntry> & {

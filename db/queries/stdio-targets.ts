@@ -1,9 +1,10 @@
 // Stdio targets: written only from the config file (applied idempotently, matched by name) and by the
 // poller's probes; read by the API and the dashboard without env values.
-import { and, asc, desc, eq, isNull } from 'drizzle-orm';
+import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Db, Store } from '../index';
 import { newId } from '../ids';
-import type { StdioTargetRow, StdioTargetStateRow } from '../schema';
+import type { StdioTargetRow, SubjectStateRow } from '../schema';
+import { probeRegion, readSubjectHistory, stateJoin, subjectStateOf } from './subjects';
 import { NotFoundError } from '@/lib/errors';
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { canonicalJson } from '@/lib/probe/catalog';
@@ -66,7 +67,7 @@ async function upsertIn(
   templates: StdioEnvTemplates,
   now: number,
 ): Promise<'created' | 'updated' | 'unchanged'> {
-  const { stdioTargetHistory, stdioTargetStates, stdioTargets } = store.t;
+  const { subjectHistory, subjectStates, stdioTargets } = store.t;
   const wanted = storedFields(settings, templates);
   const [current] = await tx.select().from(stdioTargets).where(eq(stdioTargets.name, settings.name));
   if (!current) {
@@ -83,11 +84,12 @@ async function upsertIn(
   const launchChanged =
     canonicalJson(stdioSpecOf(current)) !== canonicalJson(stdioSpecOf({ ...current, ...wanted }));
   if (launchChanged) {
-    await tx.delete(stdioTargetStates).where(eq(stdioTargetStates.targetId, id));
+    // Every region's state described the old program.
+    await tx.delete(subjectStates).where(eq(subjectStates.targetId, id));
     await tx
-      .update(stdioTargetHistory)
+      .update(subjectHistory)
       .set({ endedAt: now })
-      .where(and(eq(stdioTargetHistory.targetId, id), isNull(stdioTargetHistory.endedAt)));
+      .where(and(eq(subjectHistory.targetId, id), isNull(subjectHistory.endedAt)));
   }
   return 'updated';
 }
@@ -105,9 +107,8 @@ export async function getStdioTargetRow(store: Store, id: string): Promise<Stdio
   return row;
 }
 
-type StateRow = StdioTargetStateRow;
-
-function toView(t: StdioTarget, s: StateRow | null): StdioTargetView {
+function toView(t: StdioTarget, row: SubjectStateRow | null): StdioTargetView {
+  const s = subjectStateOf(row);
   return {
     id: t.id,
     name: t.name,
@@ -142,13 +143,13 @@ function toView(t: StdioTarget, s: StateRow | null): StdioTargetView {
 
 /** All stdio targets with their latest verdict summary, by name. */
 export async function listStdioTargets(store: Store): Promise<StdioTargetView[]> {
-  const { stdioTargetStates, stdioTargets } = store.t;
+  const { subjectStates, stdioTargets } = store.t;
   return (
     await store.read((db) =>
       db
-        .select({ t: stdioTargets, s: stdioTargetStates })
+        .select({ t: stdioTargets, s: subjectStates })
         .from(stdioTargets)
-        .leftJoin(stdioTargetStates, eq(stdioTargetStates.targetId, stdioTargets.id))
+        .leftJoin(subjectStates, stateJoin(store, stdioTargets.id))
         .orderBy(asc(stdioTargets.name)),
     )
   ).map(({ t, s }) => toView(t, s));
@@ -160,24 +161,17 @@ export async function getStdioTarget(
   id: string,
   historyLimit = 100,
 ): Promise<StdioTargetDetail> {
-  const { stdioTargetHistory, stdioTargetStates, stdioTargets } = store.t;
+  const { subjectStates, stdioTargets } = store.t;
   const [row] = await store.read((db) =>
     db
-      .select({ t: stdioTargets, s: stdioTargetStates })
+      .select({ t: stdioTargets, s: subjectStates })
       .from(stdioTargets)
-      .leftJoin(stdioTargetStates, eq(stdioTargetStates.targetId, stdioTargets.id))
+      .leftJoin(subjectStates, stateJoin(store, stdioTargets.id))
       .where(eq(stdioTargets.id, id)),
   );
   if (!row) throw new NotFoundError('stdio target', id);
-  const history = (
-    await store.read((db) =>
-      db
-        .select()
-        .from(stdioTargetHistory)
-        .where(eq(stdioTargetHistory.targetId, id))
-        .orderBy(desc(stdioTargetHistory.startedAt), desc(stdioTargetHistory.id))
-        .limit(historyLimit),
-    )
-  ).map(({ id: _id, targetId: _t, ...h }) => h);
+  const history = (await readSubjectHistory(store, id, historyLimit, probeRegion())).map(
+    ({ id: _id, ...h }) => h,
+  );
   return { ...toView(row.t, row.s), verdict: row.s?.verdict ?? null, history };
 }

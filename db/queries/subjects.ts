@@ -1,49 +1,43 @@
 // The probed subjects' state: what a cycle reads before probing, its one write, stdio target results, the
 // subjects the scheduler spreads, and retention.
-import { and, asc, eq, gte, isNotNull, lt } from 'drizzle-orm';
-import type { Verdict } from '@/lib/probe/types';
+import { and, asc, desc, eq, gte, isNotNull, lt, type SQL } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerSnapshot } from '@/lib/rollout/types';
 import { postgresOf, sqliteOf, type Store } from '../index';
 import { firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
-import { sqliteWriteCycle, sqliteWriteStdioResult } from '../engines/sqlite-subjects';
-import type { CycleWrite } from '../subject-state';
+import { sqliteWriteProbes } from '../engines/sqlite-subjects';
+import { probeRegion, type ProbeWrite } from '../subject-state';
+import type { SubjectHistoryRow, SubjectStateRow } from '../schema';
 import { insertEvents, type StoredEvent } from './events';
 
 export {
   classifyTransition,
+  probeRegion,
   UNAVAILABLE_KEY,
   verdictDigest,
   type CycleWrite,
   type NewNode,
   type NodeResult,
   type PriorState,
+  type ProbeWrite,
+  type StdioWrite,
   type SubjectPrior,
 } from '../subject-state';
 
-/** Writes one cycle (nodes, states, history, rollups, analysis, events) in one transaction; returns the events. */
-export async function writeCycle(store: Store, w: CycleWrite): Promise<StoredEvent[]> {
+/**
+ * The one writer of probed subjects: a balancer's cycle (nodes, states, history, rollups, analysis, events)
+ * or one stdio target's probe (state, history), each in one transaction; returns the events stored.
+ */
+export async function writeProbes(store: Store, w: ProbeWrite): Promise<StoredEvent[]> {
   return store.write(async () => {
     // The hot path has each engine's own statements (prepared and synchronous, or pipelined).
-    if (store.engine === 'sqlite') sqliteWriteCycle(sqliteOf(store), w);
-    else await postgresWriteCycle(postgresOf(store).db(), w);
-    return w.events.length > 0 ? insertEvents(store, w.events) : [];
+    if (store.engine === 'sqlite') sqliteWriteProbes(sqliteOf(store), w);
+    else if (w.kind === 'node') await postgresWriteCycle(postgresOf(store).db(), w);
+    else await postgresWriteStdioResult(postgresOf(store).db(), w);
+    return w.kind === 'node' && w.events.length > 0 ? insertEvents(store, w.events) : [];
   });
 }
-
-/** Stores one probe of a stdio target in one transaction. */
-export async function writeStdioResult(
-  store: Store,
-  targetId: string,
-  v: Verdict,
-  fingerprintKey: string | null,
-): Promise<void> {
-  await store.write(async () => {
-    if (store.engine === 'sqlite') sqliteWriteStdioResult(sqliteOf(store), targetId, v, fingerprintKey);
-    else await postgresWriteStdioResult(postgresOf(store).db(), targetId, v, fingerprintKey);
-  });
-}
-
 export interface KnownNode {
   id: string;
   seq: number | null;
@@ -60,9 +54,13 @@ export interface KnownNode {
   consecutiveFailures: number | null;
 }
 
-/** A balancer's nodes by key, each with its prior state. */
-export function readKnownNodes(store: Store, balancerId: string): Promise<Map<string, KnownNode>> {
-  const { nodes: n, nodeStates: s } = store.t;
+/** A balancer's nodes by key, each with its prior state in the region. */
+export function readKnownNodes(
+  store: Store,
+  balancerId: string,
+  region = probeRegion(),
+): Promise<Map<string, KnownNode>> {
+  const { nodes: n, subjectStates: s } = store.t;
   return store.read(async (db) => {
     const rows = await db
       .select({
@@ -81,7 +79,7 @@ export function readKnownNodes(store: Store, balancerId: string): Promise<Map<st
         consecutiveFailures: s.consecutiveFailures,
       })
       .from(n)
-      .leftJoin(s, eq(s.nodeId, n.id))
+      .leftJoin(s, and(eq(s.subjectId, n.id), eq(s.region, region)))
       .where(eq(n.balancerId, balancerId));
     return new Map(rows.map((r) => [r.key, r]));
   });
@@ -92,14 +90,22 @@ export function readRecentChanges(
   store: Store,
   balancerId: string,
   since: number,
+  region = probeRegion(),
 ): Promise<Map<string, number[]>> {
-  const { nodes: n, nodeHistory: h } = store.t;
+  const { nodes: n, subjectHistory: h } = store.t;
   return store.read(async (db) => {
     const rows = await db
-      .select({ nodeId: h.nodeId, at: h.startedAt })
+      .select({ nodeId: h.subjectId, at: h.startedAt })
       .from(h)
-      .innerJoin(n, eq(n.id, h.nodeId))
-      .where(and(eq(n.balancerId, balancerId), eq(h.isChange, true), gte(h.startedAt, since)))
+      .innerJoin(n, eq(n.id, h.subjectId))
+      .where(
+        and(
+          eq(n.balancerId, balancerId),
+          eq(h.region, region),
+          eq(h.isChange, true),
+          gte(h.startedAt, since),
+        ),
+      )
       .orderBy(asc(h.startedAt));
     const out = new Map<string, number[]>();
     for (const r of rows) out.set(r.nodeId, [...(out.get(r.nodeId) ?? []), r.at]);
@@ -139,10 +145,13 @@ export interface PruneResult {
   events: number;
 }
 
-/** Retention: rollups, closed history spans and events older than the cutoff go, in one transaction. */
+/**
+ * Retention, the one pruning path: rollups, closed history spans of every subject (nodes and stdio targets
+ * alike) and events older than the cutoff go, in one transaction.
+ */
 export function pruneOldData(store: Store, cutoff: number): Promise<PruneResult> {
   if (!Number.isFinite(cutoff)) throw new RangeError('cutoff must be epoch milliseconds');
-  const { nodeRollups: r, nodeHistory: h, stdioTargetHistory: sh, events: e } = store.t;
+  const { nodeRollups: r, subjectHistory: h, events: e } = store.t;
   return store.write(async (tx) => {
     const rollups = await tx
       .delete(r)
@@ -152,15 +161,52 @@ export function pruneOldData(store: Store, cutoff: number): Promise<PruneResult>
       .delete(h)
       .where(and(isNotNull(h.endedAt), lt(h.endedAt, cutoff)))
       .returning({ id: h.id });
-    const stdioHistory = await tx
-      .delete(sh)
-      .where(and(isNotNull(sh.endedAt), lt(sh.endedAt, cutoff)))
-      .returning({ id: sh.id });
     const gone = await tx.delete(e).where(lt(e.at, cutoff)).returning({ id: e.id });
     return {
       rollups: rollups.length,
-      history: history.length + stdioHistory.length,
+      history: history.length,
       events: gone.length,
     };
   });
+}
+
+/** A subject's stored state without its key columns: what the node and stdio readers build on. */
+export type SubjectState = Omit<
+  SubjectStateRow,
+  'subjectId' | 'region' | 'kind' | 'nodeId' | 'targetId' | 'verdictDigest'
+>;
+
+/** The one reader shape of a state row (null before the first probe). */
+export function subjectStateOf(row: SubjectStateRow | null): SubjectState | null {
+  if (!row) return null;
+  const { subjectId: _s, region: _r, kind: _k, nodeId: _n, targetId: _t, verdictDigest: _d, ...state } = row;
+  return state;
+}
+
+/** The join condition of a subject's state in the region, for readers that list subjects with their state. */
+export function stateJoin(store: Store, subjectId: AnySQLiteColumn, region = probeRegion()): SQL | undefined {
+  const { subjectStates: s } = store.t;
+  return and(eq(s.subjectId, subjectId), eq(s.region, region));
+}
+
+/** A subject's history span without its key columns. */
+export type SubjectSpan = Omit<SubjectHistoryRow, 'subjectId' | 'region' | 'kind' | 'nodeId' | 'targetId'>;
+
+/** Fingerprint spans of one subject in the region, newest first; the open span has `endedAt` null. */
+export async function readSubjectHistory(
+  store: Store,
+  subjectId: string,
+  limit: number,
+  region = probeRegion(),
+): Promise<SubjectSpan[]> {
+  const { subjectHistory: h } = store.t;
+  const rows = await store.read((db) =>
+    db
+      .select()
+      .from(h)
+      .where(and(eq(h.subjectId, subjectId), eq(h.region, region)))
+      .orderBy(desc(h.startedAt), desc(h.id))
+      .limit(limit),
+  );
+  return rows.map(({ subjectId: _s, region: _r, kind: _k, nodeId: _n, targetId: _t, ...span }) => span);
 }

@@ -1,8 +1,6 @@
 // Every table, one file per entity. drizzle.config.ts points here; add a line when adding a table.
 export * from './balancers';
 export * from './nodes';
-export * from './node-states';
-export * from './node-history';
 export * from './events';
 export * from './rollout-windows';
 export * from './balancer-states';
@@ -11,6 +9,7 @@ export * from './tokens';
 export * from './webhooks';
 export * from './rollups';
 export * from './stdio-targets';
+export * from './subjects';
 export * from './sink-alerts';
 export * from './heartbeats';
 export * from './metric-series';

@@ -1,5 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
-import type { Verdict } from '@/lib/probe/types';
+import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
  * A stdio MCP server the poller launches and probes. Written only by the config file (never the API):
@@ -23,48 +22,4 @@ export const stdioTargets = sqliteTable('stdio_targets', {
   updatedAt: integer('updated_at').notNull(),
 });
 
-/** The latest verdict of each stdio target, updated in place every probe (like node_states). */
-export const stdioTargetStates = sqliteTable('stdio_target_states', {
-  targetId: text('target_id')
-    .primaryKey()
-    .references(() => stdioTargets.id, { onDelete: 'cascade' }),
-  verdict: text('verdict', { mode: 'json' }).$type<Verdict>().notNull(),
-  verdictDigest: text('verdict_digest').notNull(),
-  /** The fingerprint key, or `unavailable`. */
-  fingerprintKey: text('fingerprint_key').notNull(),
-  lastAvailableKey: text('last_available_key'),
-  clientEra: text('client_era').notNull(),
-  reason: text('reason').notNull(),
-  probedAt: integer('probed_at').notNull(),
-  durationMs: integer('duration_ms').notNull(),
-  fingerprintSince: integer('fingerprint_since').notNull(),
-  probes: integer('probes').notNull(),
-  failures: integer('failures').notNull(),
-  consecutiveFailures: integer('consecutive_failures').notNull(),
-});
-
-/** One row per fingerprint span of a stdio target: a quiet target writes nothing here. */
-export const stdioTargetHistory = sqliteTable(
-  'stdio_target_history',
-  {
-    id: integer('id').primaryKey({ autoIncrement: true }),
-    targetId: text('target_id')
-      .notNull()
-      .references(() => stdioTargets.id, { onDelete: 'cascade' }),
-    fingerprintKey: text('fingerprint_key').notNull(),
-    clientEra: text('client_era').notNull(),
-    reason: text('reason').notNull(),
-    negotiatedVersion: text('negotiated_version'),
-    servedEras: text('served_eras').notNull(),
-    isChange: integer('is_change', { mode: 'boolean' }).notNull().default(false),
-    startedAt: integer('started_at').notNull(),
-    endedAt: integer('ended_at'),
-    probes: integer('probes'),
-    failures: integer('failures'),
-  },
-  (t) => [index('stdio_target_history_target_started').on(t.targetId, t.startedAt)],
-);
-
 export type StdioTargetRow = typeof stdioTargets.$inferSelect;
-export type StdioTargetStateRow = typeof stdioTargetStates.$inferSelect;
-export type StdioTargetHistoryRow = typeof stdioTargetHistory.$inferSelect;

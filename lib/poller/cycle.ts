@@ -17,8 +17,9 @@ import type { Clock, ProbeFn, ResolveFn } from './types';
 import {
   readKnownNodes,
   readPreviousSnapshot,
+  probeRegion,
   readRecentChanges,
-  writeCycle,
+  writeProbes,
   type KnownNode,
   type NewNode,
   type NodeResult,
@@ -127,7 +128,8 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   const started = deps.now();
   const dueAt = deps.dueAt ?? started;
   const balancer = await getBalancer(store, balancerId);
-  const known = await readKnownNodes(store, balancerId);
+  const region = probeRegion(deps.env);
+  const known = await readKnownNodes(store, balancerId, region);
 
   let addresses: string[] | null = null;
   let dnsProblem: string | null = null;
@@ -217,7 +219,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
 
   const results: NodeResult[] = [];
   const observations: NodeObservation[] = [];
-  const recent = await readRecentChanges(store, balancerId, at - DEFAULT_FLAP_WINDOW_MS);
+  const recent = await readRecentChanges(store, balancerId, at - DEFAULT_FLAP_WINDOW_MS, region);
   plan.nodes.forEach((p, i) => {
     const verdict = nodeVerdicts[i];
     if (!verdict) return;
@@ -274,7 +276,16 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   const drafts = diffSnapshots(previous, analysis.snapshot, at);
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
   const events = await fencedWrite(store, deps.fence, `balancer ${balancerId}`, at, () =>
-    writeCycle(store, { balancerId, at, newNodes, results, analysis, events: drafts }),
+    writeProbes(store, {
+      kind: 'node',
+      region,
+      balancerId,
+      at,
+      newNodes,
+      results,
+      analysis,
+      events: drafts,
+    }),
   );
   return {
     balancerId,

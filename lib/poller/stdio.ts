@@ -3,7 +3,7 @@
 // are written like a node's: the state row in place, a history row only when the fingerprint changes.
 import type { Store } from '@/db';
 import { getStdioTargetRow, stdioSpecOf, type StdioTarget } from '@/db/queries/stdio-targets';
-import { writeStdioResult } from '@/db/queries/subjects';
+import { probeRegion, writeProbes } from '@/db/queries/subjects';
 import { probeNode } from '@/lib/probe/probe';
 import { describeCommand, StdioTransport, type StdioTransportOptions } from '@/lib/probe/stdio-transport';
 import {
@@ -109,7 +109,13 @@ export function runStdioCycle(
     if (JSON.stringify(stdioSpecOf(current)) !== JSON.stringify(stdioSpecOf(target)))
       return { targetId, at: deps.now(), verdict, stored: false };
     await fencedWrite(store, deps.fence, `stdio target ${targetId}`, verdict.probedAt, () =>
-      writeStdioResult(store, targetId, verdict, keyedFingerprintOf(verdict)?.key ?? null),
+      writeProbes(store, {
+        kind: 'stdio',
+        region: probeRegion(),
+        targetId,
+        verdict,
+        fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
+      }),
     );
     return { targetId, at: deps.now(), verdict, stored: true };
   });

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
 import { createBalancer } from '@/db/queries/balancers';
 import { NotFoundError } from '@/lib/errors';
-import { writeCycle } from '@/db/queries/subjects';
+import { writeProbes } from '@/db/queries/subjects';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
 import { readBalancerDetail, readNodeSummaries } from '@/db/queries/dashboard';
@@ -102,7 +102,16 @@ async function seed(
     at: t,
     data: {},
   }));
-  await writeCycle(store, { balancerId: b.id, at, newNodes, results, analysis, events });
+  await writeProbes(store, {
+    kind: 'node',
+    region: 'default',
+    balancerId: b.id,
+    at,
+    newNodes,
+    results,
+    analysis,
+    events,
+  });
   return b.id;
 }
 

@@ -45,8 +45,8 @@ describe('openStore', () => {
       expect.arrayContaining([
         'balancers',
         'nodes',
-        'node_states',
-        'node_history',
+        'subject_states',
+        'subject_history',
         'node_rollups',
         'events',
         'rollout_windows',

@@ -58,21 +58,23 @@ function checkConsistency(db: Database.Database): void {
   expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
   const mismatched = db
     .prepare(
-      `SELECT s.node_id FROM node_states s JOIN node_history h ON h.node_id = s.node_id AND h.ended_at IS NULL
+      `SELECT s.subject_id FROM subject_states s JOIN subject_history h
+         ON h.subject_id = s.subject_id AND h.region = s.region AND h.ended_at IS NULL
        WHERE h.fingerprint_key != s.fingerprint_key`,
     )
     .all();
   expect(mismatched).toEqual([]);
   const openSpans = db
     .prepare(
-      'SELECT node_id, count(*) AS n FROM node_history WHERE ended_at IS NULL GROUP BY node_id HAVING n != 1',
+      `SELECT subject_id, count(*) AS n FROM subject_history WHERE ended_at IS NULL
+       GROUP BY subject_id, region HAVING n != 1`,
     )
     .all();
   expect(openSpans).toEqual([]);
   const outages = db
     .prepare(
       `SELECT n.id,
-         (SELECT count(*) FROM node_history h WHERE h.node_id = n.id AND h.fingerprint_key = 'unavailable') AS spans,
+         (SELECT count(*) FROM subject_history h WHERE h.node_id = n.id AND h.fingerprint_key = 'unavailable') AS spans,
          (SELECT count(*) FROM events e WHERE e.node_id = n.id AND e.type = 'node.unavailable') AS events
        FROM nodes n`,
     )
