@@ -28,8 +28,8 @@ export async function tableBytes(store: Store): Promise<Record<string, number>> 
 
 /** How many nodes have a current state (have been probed at least once). */
 export async function countNodeStates(store: Store): Promise<number> {
-  const { nodeStates: s } = store.t;
-  const [row] = await store.read((db) => db.select({ n: count() }).from(s));
+  const { subjectStates: s } = store.t;
+  const [row] = await store.read((db) => db.select({ n: count() }).from(s).where(eq(s.kind, 'node')));
   return Number(row?.n ?? 0);
 }
 

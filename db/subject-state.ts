@@ -2,18 +2,16 @@
 // the rules that decide when a history span opens.
 import { createHash } from 'node:crypto';
 import type { Verdict } from '@/lib/probe/types';
+import { regionFromEnv } from '@/lib/worker/region';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import type { EventDraft } from './queries/events';
 import type { NodeOrigin, SubjectKind } from './schema';
 
 export const UNAVAILABLE_KEY = 'unavailable';
-/** The region a subject's state is kept under when none is named. */
-export const DEFAULT_SUBJECT_REGION = 'default';
 
 /** The region this process probes from and reads states of: ERAWATCH_REGION, `default` when unset. */
 export function probeRegion(env: Record<string, string | undefined> = process.env): string {
-  const raw = env.ERAWATCH_REGION?.trim();
-  return raw ? raw : DEFAULT_SUBJECT_REGION;
+  return regionFromEnv(env);
 }
 /** nodes.last_seen_at is refreshed at most this often, to keep a quiet fleet's writes small. */
 export const LAST_SEEN_RESOLUTION_MS = 5 * 60_000;

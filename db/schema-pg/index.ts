@@ -2,8 +2,6 @@
 // drizzle.pg.config.ts points here; add a line when adding a table to db/schema/index.ts.
 export * from './balancers';
 export * from './nodes';
-export * from './node-states';
-export * from './node-history';
 export * from './events';
 export * from './rollout-windows';
 export * from './balancer-states';
@@ -12,6 +10,7 @@ export * from './tokens';
 export * from './webhooks';
 export * from './rollups';
 export * from './stdio-targets';
+export * from './subjects';
 export * from './sink-alerts';
 export * from './heartbeats';
 export * from './metric-series';

@@ -1,7 +1,6 @@
-import { bigint, boolean, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
-import type { Verdict } from '@/lib/probe/types';
+import { bigint, boolean, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 
-/** PostgreSQL twins of db/schema/stdio-targets.ts. */
+/** PostgreSQL twin of db/schema/stdio-targets.ts. */
 export const stdioTargets = pgTable('stdio_targets', {
   id: text('id').primaryKey(),
   name: text('name').notNull().unique(),
@@ -19,42 +18,3 @@ export const stdioTargets = pgTable('stdio_targets', {
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 });
-
-export const stdioTargetStates = pgTable('stdio_target_states', {
-  targetId: text('target_id')
-    .primaryKey()
-    .references(() => stdioTargets.id, { onDelete: 'cascade' }),
-  verdict: jsonb('verdict').$type<Verdict>().notNull(),
-  verdictDigest: text('verdict_digest').notNull(),
-  fingerprintKey: text('fingerprint_key').notNull(),
-  lastAvailableKey: text('last_available_key'),
-  clientEra: text('client_era').notNull(),
-  reason: text('reason').notNull(),
-  probedAt: bigint('probed_at', { mode: 'number' }).notNull(),
-  durationMs: integer('duration_ms').notNull(),
-  fingerprintSince: bigint('fingerprint_since', { mode: 'number' }).notNull(),
-  probes: integer('probes').notNull(),
-  failures: integer('failures').notNull(),
-  consecutiveFailures: integer('consecutive_failures').notNull(),
-});
-
-export const stdioTargetHistory = pgTable(
-  'stdio_target_history',
-  {
-    id: bigint('id', { mode: 'number' }).primaryKey().generatedByDefaultAsIdentity(),
-    targetId: text('target_id')
-      .notNull()
-      .references(() => stdioTargets.id, { onDelete: 'cascade' }),
-    fingerprintKey: text('fingerprint_key').notNull(),
-    clientEra: text('client_era').notNull(),
-    reason: text('reason').notNull(),
-    negotiatedVersion: text('negotiated_version'),
-    servedEras: text('served_eras').notNull(),
-    isChange: boolean('is_change').notNull().default(false),
-    startedAt: bigint('started_at', { mode: 'number' }).notNull(),
-    endedAt: bigint('ended_at', { mode: 'number' }),
-    probes: integer('probes'),
-    failures: integer('failures'),
-  },
-  (t) => [index('stdio_target_history_target_started').on(t.targetId, t.startedAt)],
-);
