@@ -8,9 +8,6 @@ import { drizzle } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { afterAll, expect, it } from 'vitest';
 import { openPostgres, postgresMigrationsFolder } from '@/db/engines/postgres';
-import { deleteBalancer } from '@/db/queries/balancers';
-import { getNode, getNodeHistory } from '@/db/queries/nodes';
-import { getStdioTarget } from '@/db/queries/stdio-targets';
 import { createDatabase, describePostgres, stopSharedCluster } from '../../support/postgres';
 
 /** The last PostgreSQL migration with separate node and stdio target state tables. */
@@ -95,39 +92,66 @@ describePostgres('the migration to one subject design (PostgreSQL)', () => {
       await client.end({ timeout: 5 });
     }
 
+    // Opening the store applies the rest of db/migrations-pg.
     const store = await openPostgres(url);
+    await store.close();
+    const check = postgres(url, { max: 1, onnotice: () => {} });
     try {
-      expect((await getNode(store, 'nod_1')).state).toMatchObject({ fingerprintKey: 'fp-b', probes: 7 });
-      expect((await getNodeHistory(store, 'nod_1')).map((h) => [h.fingerprintKey, h.isChange])).toEqual([
-        ['fp-b', true],
-        ['fp-a', false],
+      const tables = await check<Array<{ name: string }>>`
+        SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`;
+      const names = tables.map((t) => t.name);
+      expect(names).toEqual(expect.arrayContaining(['subject_states', 'subject_history']));
+      for (const gone of ['node_states', 'node_history', 'stdio_target_states', 'stdio_target_history'])
+        expect(names).not.toContain(gone);
+      const states = await check<Array<Record<string, unknown>>>`
+        SELECT subject_id, region, kind, node_id, target_id, fingerprint_key, probes, failures,
+          consecutive_failures, verdict->>'url' AS url
+        FROM subject_states ORDER BY kind`;
+      expect(states).toEqual([
+        expect.objectContaining({
+          subject_id: 'nod_1',
+          region: 'default',
+          kind: 'node',
+          node_id: 'nod_1',
+          target_id: null,
+          fingerprint_key: 'fp-b',
+          probes: 7,
+          failures: 1,
+          url: 'http://127.0.0.1:1/mcp',
+        }),
+        expect.objectContaining({
+          subject_id: 'sto_1',
+          region: 'default',
+          kind: 'stdio',
+          node_id: null,
+          target_id: 'sto_1',
+          probes: 5,
+          failures: 2,
+          consecutive_failures: 1,
+          url: 'stdio://srv',
+        }),
       ]);
-      const target = await getStdioTarget(store, 'sto_1');
-      expect(target.state).toMatchObject({ probes: 5, failures: 2, consecutiveFailures: 1 });
-      expect(target.history.map((h) => h.fingerprintKey)).toEqual(['fp-s']);
+      const spans = await check<Array<{ id: string; kind: string; key: string; change: boolean }>>`
+        SELECT id::text AS id, kind, fingerprint_key AS key, is_change AS change
+        FROM subject_history ORDER BY id`;
+      expect(spans.map((h) => [h.kind, h.key, h.change])).toEqual([
+        ['node', 'fp-a', false],
+        ['node', 'fp-b', true],
+        ['stdio', 'fp-s', false],
+      ]);
       // New spans continue after the copied ids, and the copied rows still cascade on delete.
-      await deleteBalancer(store, 'bal_1');
-      const check = postgres(url, { max: 1, onnotice: () => {} });
-      try {
-        const tables = await check<Array<{ name: string }>>`
-          SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public'`;
-        const names = tables.map((t) => t.name);
-        expect(names).toEqual(expect.arrayContaining(['subject_states', 'subject_history']));
-        for (const gone of ['node_states', 'node_history', 'stdio_target_states', 'stdio_target_history'])
-          expect(names).not.toContain(gone);
-        const [left] = await check<Array<{ n: string }>>`
-          SELECT count(*)::text AS n FROM subject_states WHERE kind = 'node'`;
-        expect(left?.n).toBe('0');
-        const [next] = await check<Array<{ id: string }>>`
-          INSERT INTO subject_history (subject_id, kind, target_id, fingerprint_key, client_era, reason,
-            served_eras, started_at) VALUES ('sto_1', 'stdio', 'sto_1', 'fp-t', 'modern', 'r', 'modern-only', 1)
-          RETURNING id::text AS id`;
-        expect(Number(next?.id)).toBeGreaterThan(3);
-      } finally {
-        await check.end({ timeout: 5 });
-      }
+      const [next] = await check<Array<{ id: string }>>`
+        INSERT INTO subject_history (subject_id, kind, target_id, fingerprint_key, client_era, reason,
+          served_eras, started_at) VALUES ('sto_1', 'stdio', 'sto_1', 'fp-t', 'modern', 'r', 'modern-only', 1)
+        RETURNING id::text AS id`;
+      expect(Number(next?.id)).toBeGreaterThan(Math.max(...spans.map((h) => Number(h.id))));
+      await check`DELETE FROM balancers WHERE id = 'bal_1'`;
+      await check`DELETE FROM stdio_targets WHERE id = 'sto_1'`;
+      const [left] = await check<Array<{ n: number }>>`
+        SELECT ((SELECT count(*) FROM subject_states) + (SELECT count(*) FROM subject_history))::int AS n`;
+      expect(left?.n).toBe(0);
     } finally {
-      await store.close();
+      await check.end({ timeout: 5 });
     }
   });
 });
