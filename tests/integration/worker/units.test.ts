@@ -264,15 +264,15 @@ describe('three poll workers on one store', () => {
     );
     const staleAt = Date.parse(line[1] ?? '');
     expect(Number.isFinite(staleAt)).toBe(true);
-    const { balancerStates, nodes: nodeRows, nodeHistory } = theStore().t;
+    const { balancerStates, nodes: nodeRows, subjectHistory } = theStore().t;
     const stored = await theStore().read(async (db) => ({
       analyzedAt: (await db.select().from(balancerStates)).filter((s) => s.balancerId === balancerId),
       nodeIds: (await db.select().from(nodeRows)).filter((n) => n.balancerId === balancerId).map((n) => n.id),
-      history: await db.select().from(nodeHistory),
+      history: await db.select().from(subjectHistory),
     }));
     expect(stored.analyzedAt.map((s) => s.analyzedAt)).not.toContain(staleAt);
     const ids = new Set(stored.nodeIds);
-    expect(stored.history.filter((h) => ids.has(h.nodeId) && h.startedAt === staleAt)).toEqual([]);
+    expect(stored.history.filter((h) => ids.has(h.subjectId) && h.startedAt === staleAt)).toEqual([]);
     await waitFor('the refusal counted in erawatch_cycles_fenced_total', 30_000, async () =>
       (await listSeries(theStore(), ['erawatch_cycles_fenced_total'])).find((s) => s.value >= 1),
     );
