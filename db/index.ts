@@ -55,9 +55,6 @@ export function storeLocationFromEnv(env: NodeJS.ProcessEnv = process.env): stri
   return env.ERAWATCH_DB && env.ERAWATCH_DB.trim() !== '' ? env.ERAWATCH_DB : DEFAULT_DB_FILE;
 }
 
-/** @deprecated name kept for callers that pass a file: same as storeLocationFromEnv. */
-export const dbFileFromEnv = storeLocationFromEnv;
-
 export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }

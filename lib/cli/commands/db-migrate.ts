@@ -1,5 +1,5 @@
 // `erawatch db-migrate [--db FILE|URL]`: applies the committed migrations (they also run whenever the database opens).
-import { countAppliedMigrations, dbFileFromEnv, openStore } from '@/db';
+import { countAppliedMigrations, storeLocationFromEnv, openStore } from '@/db';
 import { formatHelp, HELP_FLAG, USAGE_EXIT, usageLines, type CommandHelp } from '../help';
 
 export const HELP: CommandHelp = {
@@ -19,7 +19,7 @@ export const HELP: CommandHelp = {
 };
 
 export async function run(argv: string[]): Promise<number> {
-  let file = dbFileFromEnv();
+  let file = storeLocationFromEnv();
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--db' && argv[i + 1]) file = argv[++i] ?? file;

@@ -2,7 +2,7 @@
 // own process. Every role is safe beside others running it (claimed poll units, claimed deliveries, claimed
 // maintenance runs). SIGTERM or SIGINT stops every role: the poller finishes (or abandons) its running cycles
 // and hands back its units, the delivery lanes finish their attempts.
-import { dbFileFromEnv, openStore } from '@/db';
+import { storeLocationFromEnv, openStore } from '@/db';
 import { rememberPoller } from '@/lib/poller';
 import { parseRoles, ROLES, startWorker, type Role } from '@/lib/worker';
 import { regionFromEnv, workerSettingsRefusal } from '@/lib/worker/region';
@@ -52,7 +52,7 @@ export async function runWorker(
   command: string,
   defaultRoles: readonly Role[],
 ): Promise<number> {
-  let file = dbFileFromEnv();
+  let file = storeLocationFromEnv();
   let concurrency: number | undefined;
   let roles: Role[] = [...defaultRoles];
   const fail = (message: string) => {
