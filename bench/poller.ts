@@ -4,6 +4,7 @@
 // apart), p50/p99 lag between a cycle's due time and each probe's start, requests per probe at the fleet,
 // RSS, and database bytes per hour of a quiet fleet. The first interval is warm-up (every node is new then)
 // and is not measured; a fleet not probed in full by then warms up until it is, plus one interval.
+// With `--store postgres` or `--workers N` it runs worker processes on a shared store instead (poller-workers.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,41 +22,9 @@ import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/db/queries/balancers';
 import { startPollerWith } from '@/lib/poller/runner';
 import { createDefaultProbe, closeDefaultProbe } from '@/lib/poller/probe';
-import { parseDuration } from './support/args';
+import { parsePollerArgs, type PollerArgs } from './support/poller-args';
 import { startFakeFleet } from './support/fake-fleet';
-
-interface Args {
-  durationMs: number;
-  nodes: number;
-  intervalMs: number;
-  concurrency: number;
-  perBalancer: number;
-}
-
-function parseArgs(argv: string[]): Args {
-  const a: Args = {
-    durationMs: 180_000,
-    nodes: 10_000,
-    intervalMs: 30_000,
-    concurrency: 64,
-    perBalancer: 100,
-  };
-  for (let i = 0; i < argv.length; i += 2) {
-    const flag = argv[i];
-    const value = argv[i + 1];
-    if (value === undefined) throw new Error(`missing value for ${flag ?? ''}`);
-    if (flag === '--duration') a.durationMs = parseDuration(value);
-    else if (flag === '--interval') a.intervalMs = parseDuration(value);
-    else if (flag === '--nodes') a.nodes = Number(value);
-    else if (flag === '--concurrency') a.concurrency = Number(value);
-    else if (flag === '--per-balancer') a.perBalancer = Number(value);
-    else throw new Error(`unknown flag ${flag ?? ''}`);
-  }
-  if (!Number.isInteger(a.nodes) || a.nodes < 1) throw new Error('--nodes must be a positive integer');
-  if (a.durationMs <= a.intervalMs)
-    throw new Error('--duration must be longer than --interval (the warm-up)');
-  return a;
-}
+import { runWorkers } from './poller-workers';
 
 /**
  * The targets: 333 probes/s at ≤0.5 core and <1 MB per quiet hour for 10,000 nodes; 2,000 probes/s at ≤0.6
@@ -74,13 +43,14 @@ function quantile(sorted: Float64Array, q: number): number {
 }
 
 export async function run(argv: string[]): Promise<number> {
-  let args: Args;
+  let args: PollerArgs;
   try {
-    args = parseArgs(argv);
+    args = parsePollerArgs(argv);
   } catch (err) {
     process.stderr.write(`bench poller: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
   }
+  if (args.workers !== null) return runWorkers(args);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-poller-'));
   const store = await openStore(path.join(dir, 'bench.db'));
   const fleet = await startFakeFleet();

@@ -1,7 +1,16 @@
 // A lightweight fake fleet for the poller benchmark: one loopback HTTP server in its own process where the
 // path picks the node and its era: /m/<n> modern-only, /d/<n> dual-era, /l/<n> legacy (v1 stateless), with
 // the wire shapes of real SDK servers. It prints `listening <port>` and answers GET /__stats with its CPU use.
+// With `--track` it also keeps the start time of every probe per node (a probe opens with server/discover) and
+// counts probes that start while another request to the same node is in flight (GET /__probes?from=<ms>).
 import http from 'node:http';
+
+const track = process.argv.includes('--track');
+/** node number → start times (epoch ms) of its probes, and requests in flight, when tracking. */
+const probeTimes = new Map();
+const inFlight = new Map();
+let overlaps = 0;
+let probeCount = 0;
 
 const MODERN = '2026-07-28';
 const LEGACY = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05'];
@@ -95,13 +104,28 @@ let requests = 0;
 const server = http.createServer((req, res) => {
   if (req.method === 'GET' && req.url === '/__stats') {
     const cpu = process.cpuUsage();
-    json(res, 200, { requests, cpuMicros: cpu.user + cpu.system });
+    json(res, 200, { requests, cpuMicros: cpu.user + cpu.system, probes: probeCount, overlaps });
     return;
   }
-  const m = /^\/([mdl])\/\d+/.exec(req.url ?? '');
+  if (req.method === 'GET' && req.url?.startsWith('/__probes')) {
+    const from = Number(new URL(req.url, 'http://fleet').searchParams.get('from') ?? 0);
+    const times = {};
+    for (const [node, at] of probeTimes) {
+      const kept = at.filter((t) => t >= from);
+      if (kept.length > 0) times[node] = kept;
+    }
+    json(res, 200, { overlaps, times });
+    return;
+  }
+  const m = /^\/([mdl])\/(\d+)/.exec(req.url ?? '');
   if (!m || req.method !== 'POST') {
     res.writeHead(m ? 405 : 404).end();
     return;
+  }
+  const node = Number(m[2]);
+  if (track) {
+    inFlight.set(node, (inFlight.get(node) ?? 0) + 1);
+    res.once('close', () => inFlight.set(node, (inFlight.get(node) ?? 1) - 1));
   }
   let body = '';
   req.setEncoding('utf8');
@@ -114,6 +138,13 @@ const server = http.createServer((req, res) => {
     } catch {
       json(res, 400, { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' }, id: null });
       return;
+    }
+    if (track && msg.method === 'server/discover') {
+      probeCount += 1;
+      if ((inFlight.get(node) ?? 0) > 1) overlaps += 1;
+      const at = probeTimes.get(node);
+      if (at) at.push(Date.now());
+      else probeTimes.set(node, [Date.now()]);
     }
     handle(m[1], msg, res);
   });

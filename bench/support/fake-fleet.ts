@@ -3,15 +3,32 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** Starts the lightweight loopback fleet (bench/support/fake-fleet.mjs) in its own process. */
-export async function startFakeFleet(): Promise<{
+export interface FleetProbes {
+  /** Probes that started while another request to the same node was in flight. */
+  overlaps: number;
+  /** Node number → start times (epoch ms) of its probes. */
+  times: Record<string, number[]>;
+}
+
+export interface FakeFleet {
   port: number;
   pid: number;
-  stats(): Promise<{ requests: number; cpuMicros: number }>;
+  /** `probes` and `overlaps` stay 0 unless tracking. */
+  stats(): Promise<{ requests: number; cpuMicros: number; probes: number; overlaps: number }>;
+  /** With `track`: every probe's start time per node from `fromMs` on (epoch ms), and the overlaps. */
+  probes(fromMs: number): Promise<FleetProbes>;
   stop(): void;
-}> {
+}
+
+/**
+ * Starts the lightweight loopback fleet (bench/support/fake-fleet.mjs) in its own process; `track` makes it
+ * keep every probe's start time per node.
+ */
+export async function startFakeFleet(options: { track?: boolean } = {}): Promise<FakeFleet> {
   const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fake-fleet.mjs');
-  const child = spawn(process.execPath, [script], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [script, ...(options.track ? ['--track'] : [])], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('fake fleet did not start within 10 s')), 10_000);
     child.stdout?.on('data', (d: Buffer) => {
@@ -28,7 +45,11 @@ export async function startFakeFleet(): Promise<{
     pid: child.pid ?? -1,
     async stats() {
       const res = await fetch(`http://127.0.0.1:${port}/__stats`);
-      return (await res.json()) as { requests: number; cpuMicros: number };
+      return (await res.json()) as { requests: number; cpuMicros: number; probes: number; overlaps: number };
+    },
+    async probes(fromMs) {
+      const res = await fetch(`http://127.0.0.1:${port}/__probes?from=${fromMs}`);
+      return (await res.json()) as FleetProbes;
     },
     stop() {
       if (child.exitCode === null) child.kill('SIGTERM');

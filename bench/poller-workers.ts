@@ -1,0 +1,514 @@
+// `npm run bench -- poller --store postgres|sqlite --workers N [--nodes 60000] [--duration 3m] [--interval 30s]`
+// N real `erawatch worker --roles poll` processes share one store (a throwaway PostgreSQL 15 cluster on
+// loopback, or one SQLite file) and a fake fleet that keeps every probe's start time per node. After warm-up
+// it measures one window with every worker running (probes/s, CPU per worker from /proc, lag from due time
+// to probe start, database growth), then kill -9s one worker and measures how long its units wait for
+// another. Double probes (at once, or within one interval) must be 0 and the take-over at most 15 s.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import postgres from 'postgres';
+import { openStore, type Store } from '@/db';
+import { createBalancer } from '@/db/queries/balancers';
+import { listUnits } from '@/db/queries/units';
+import { formatHistogram, parseHistogram } from '@/db/histogram';
+import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
+import { countNodeStates, insertRollups, readRollupsFrom, storeBytes, tableBytes } from '@/db/stats';
+import { assignPhases } from '@/lib/poller/runner';
+import {
+  createPgDatabase,
+  killPgClusterNow,
+  postgresMissing,
+  startPgCluster,
+  stopPgCluster,
+  type PgCluster,
+} from '@/tests/support/pg-cluster';
+import { startFakeFleet, type FakeFleet } from './support/fake-fleet';
+import type { PollerArgs } from './support/poller-args';
+import {
+  findDoubleProbes,
+  perHour,
+  probeLags,
+  procStatCpuSeconds,
+  procStatParent,
+  quantile,
+  takeoverSeconds,
+} from './support/worker-figures';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** The issue's bound: a kill -9'd worker's units are probed by another within one lease TTL, 15 s at most. */
+const TAKEOVER_TARGET_S = 15;
+const PROGRESS_EVERY_MS = 15_000;
+
+interface Worker {
+  index: number;
+  child: ChildProcess;
+  pid: number;
+  exited: Promise<void>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+function clockTicks(): number {
+  const out = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  const n = Number(out.stdout?.trim());
+  return Number.isInteger(n) && n > 0 ? n : 100;
+}
+
+function readStat(pid: number): string | null {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+}
+
+/** CPU seconds of one process, or null once it is gone. */
+function cpuOf(pid: number, ticks: number): number | null {
+  const stat = readStat(pid);
+  return stat === null ? null : procStatCpuSeconds(stat, ticks);
+}
+
+/** CPU seconds of the postmaster, its reaped children and its live backends. */
+function clusterCpu(postmaster: number, ticks: number): number {
+  const own = readStat(postmaster);
+  let total = own === null ? 0 : procStatCpuSeconds(own, ticks, true);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat !== null && procStatParent(stat) === postmaster) total += procStatCpuSeconds(stat, ticks);
+  }
+  return total;
+}
+
+/** Database size and per-table bytes, from the engine's own accounting. */
+async function weigh(
+  store: Store,
+  pg: postgres.Sql | null,
+): Promise<{ total: number; tables: Record<string, number> }> {
+  if (pg) {
+    const [size] = await pg<Array<{ bytes: string }>>`SELECT pg_database_size(current_database()) AS bytes`;
+    const rows = await pg<Array<{ name: string; bytes: string }>>`
+      SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes
+      FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema')`;
+    return {
+      total: Number(size?.bytes ?? 0),
+      tables: Object.fromEntries(rows.map((r) => [r.name, Number(r.bytes)])),
+    };
+  }
+  return { total: (await storeBytes(store)) ?? 0, tables: await tableBytes(store) };
+}
+
+function growth(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([name, bytes]) => [name, bytes - (before[name] ?? 0)] as const)
+      .filter(([, d]) => d !== 0),
+  );
+}
+
+function table(rows: ReadonlyArray<readonly [string, string, string, string]>): string {
+  const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]?.length ?? 0)));
+  return rows
+    .map((r) =>
+      r
+        .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
+}
+
+export async function runWorkers(args: PollerArgs): Promise<number> {
+  const count = args.workers ?? 1;
+  if (args.store === 'postgres') {
+    const missing = postgresMissing();
+    if (missing) {
+      process.stderr.write(`bench poller: ${missing}\n`);
+      return 1;
+    }
+  }
+  const ticks = clockTicks();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-workers-'));
+  let cluster: PgCluster | null = null;
+  let pg: postgres.Sql | null = null;
+  let store: Store | null = null;
+  let fleet: FakeFleet | null = null;
+  const workers: Worker[] = [];
+  let cleaning: Promise<void> | null = null;
+
+  const stopWorker = async (w: Worker) => {
+    if (w.child.exitCode !== null || w.child.signalCode !== null) return;
+    process.kill(w.pid, 'SIGTERM');
+    const exited = await Promise.race([w.exited.then(() => true), sleep(30_000).then(() => false)]);
+    if (!exited && w.child.exitCode === null && w.child.signalCode === null) {
+      process.kill(w.pid, 'SIGKILL');
+      await w.exited;
+    }
+  };
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await Promise.all(workers.map(stopWorker));
+      await store?.close().catch(() => undefined);
+      await pg?.end({ timeout: 5 }).catch(() => undefined);
+      fleet?.stop();
+      if (cluster) await stopPgCluster(cluster);
+      fs.rmSync(dir, { recursive: true, force: true });
+    })());
+  // Whatever ends this process, nothing it started outlives it: by PID, SIGKILL where nothing can be awaited.
+  const onExit = () => {
+    for (const w of workers)
+      if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+    fleet?.stop();
+    if (cluster) killPgClusterNow(cluster);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    say(`${signal}: stopping the workers, the fake fleet${cluster ? ' and PostgreSQL' : ''}`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('exit', onExit);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  try {
+    let location: string;
+    if (args.store === 'postgres') {
+      say('starting a throwaway PostgreSQL 15 cluster on loopback…');
+      cluster = await startPgCluster({ durable: true });
+      location = await createPgDatabase(cluster, 'erawatch_bench');
+      pg = postgres(location, { max: 1, onnotice: () => {} });
+      say(`PostgreSQL on 127.0.0.1:${cluster.port} (postmaster pid ${cluster.pid}, fsync on)`);
+    } else {
+      location = path.join(dir, 'bench.db');
+    }
+    store = await openStore(location);
+    fleet = await startFakeFleet({ track: true });
+
+    const kinds = ['m', 'd', 'l'] as const;
+    const timeoutMs = Math.min(5_000, Math.floor((args.intervalMs - 100) / 3));
+    const balancers = Math.ceil(args.nodes / args.perBalancer);
+    const nodesOf = new Map<string, number[]>();
+    for (let b = 0; b < balancers; b++) {
+      // The same fleet as the one-process benchmark: half modern-only, three in ten dual-era, two in ten legacy.
+      const kind = kinds[b % 10 < 5 ? 0 : b % 10 < 8 ? 1 : 2] ?? 'm';
+      const nodes = Array.from(
+        { length: Math.min(args.perBalancer, args.nodes - b * args.perBalancer) },
+        (_, i) => b * args.perBalancer + i,
+      );
+      const created = await createBalancer(store, {
+        name: `bench-${b}`,
+        publicUrl: `http://127.0.0.1:${fleet.port}/${kind}/public-${b}`,
+        nodeUrls: nodes.map((n) => `http://127.0.0.1:${fleet?.port ?? 0}/${kind}/${n}`),
+        samplesPerCycle: 0,
+        allowLegacy: kind === 'l',
+        intervalMs: args.intervalMs,
+        timeoutMs,
+        legacyProbeTimeoutMs: timeoutMs,
+      });
+      nodesOf.set(created.id, nodes);
+    }
+    // Every worker computes the same phases from the same list; the fleet's start times are judged by them.
+    const phases = assignPhases(
+      [...nodesOf.keys()].map((id) => ({ key: `b:${id}`, intervalMs: args.intervalMs })),
+    );
+    const phaseOfNode = new Float64Array(args.nodes).fill(NaN);
+    for (const [id, nodes] of nodesOf) for (const n of nodes) phaseOfNode[n] = phases.get(`b:${id}`) ?? NaN;
+    const nodePhase = (n: number) => {
+      const p = phaseOfNode[n];
+      return p === undefined || Number.isNaN(p) ? undefined : p;
+    };
+
+    for (let i = 0; i < count; i++) {
+      const child = spawn(
+        process.execPath,
+        [
+          path.join(root, 'bin', 'erawatch.mjs'),
+          'worker',
+          '--roles',
+          'poll',
+          '--concurrency',
+          String(args.concurrency),
+        ],
+        {
+          cwd: root,
+          env: {
+            ...process.env,
+            ERAWATCH_DB: location,
+            ERAWATCH_ALLOW_LOOPBACK: '1',
+            ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
+          },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      if (!child.pid) throw new Error('a worker did not start');
+      const w: Worker = {
+        index: i + 1,
+        child,
+        pid: child.pid,
+        exited: new Promise<void>((r) => child.once('exit', () => r())),
+      };
+      const relay = (d: Buffer) => {
+        for (const line of d.toString().split('\n')) if (line.trim()) say(`  [worker ${w.index}] ${line}`);
+      };
+      child.stdout?.on('data', relay);
+      child.stderr?.on('data', relay);
+      workers.push(w);
+    }
+    say(
+      `${args.nodes} nodes in ${balancers} balancers on ${args.store === 'postgres' ? 'PostgreSQL' : 'one SQLite file'}, ` +
+        `${count} worker process${count === 1 ? '' : 'es'} (pids ${workers.map((w) => w.pid).join(', ')}), fake fleet pid ${fleet.pid}, ` +
+        `interval ${args.intervalMs / 1000}s, concurrency ${args.concurrency} per worker, load ${os.loadavg()[0]?.toFixed(2)}`,
+    );
+
+    const started = Date.now();
+    let lastProbes = 0;
+    let lastAt = started;
+    const progress = setInterval(() => {
+      void fleet
+        ?.stats()
+        .then((s) => {
+          const t = Date.now();
+          const alive = workers.filter(
+            (w) => w.child.exitCode === null && w.child.signalCode === null,
+          ).length;
+          say(
+            `  ${Math.round((t - started) / 1000)}s: ${s.probes} probes at the fleet (${(((s.probes - lastProbes) / (t - lastAt)) * 1000).toFixed(0)}/s), ` +
+              `${alive}/${count} workers, load ${os.loadavg()[0]?.toFixed(2)}`,
+          );
+          lastProbes = s.probes;
+          lastAt = t;
+        })
+        .catch(() => undefined);
+    }, PROGRESS_EVERY_MS);
+
+    try {
+      // Warm-up as in the one-process benchmark: every node probed once, then one more interval.
+      say(`warming up: every node's first probe, then one interval`);
+      await sleep(args.intervalMs + 2_000);
+      const giveUpAt = Date.now() + 10 * 60_000;
+      while ((await countNodeStates(store)) < args.nodes) {
+        if (Date.now() > giveUpAt) throw new Error('the first round did not finish within 10 minutes');
+        if (workers.every((w) => w.child.exitCode !== null)) throw new Error('every worker exited');
+        await sleep(500);
+      }
+      const firstRoundMs = Date.now() - started;
+      if (firstRoundMs > args.intervalMs + 3_000) await sleep(args.intervalMs);
+
+      const measureMs =
+        Math.max(1, Math.floor((args.durationMs - args.intervalMs - 2_000) / args.intervalMs)) *
+        args.intervalMs;
+      say(`measuring ${measureMs / 1000}s with ${count} worker${count === 1 ? '' : 's'}`);
+      const loadAtStart = os.loadavg()[0] ?? 0;
+      const bytesBefore = await weigh(store, pg);
+      const cpuBefore = workers.map((w) => cpuOf(w.pid, ticks));
+      const pgCpuBefore = cluster ? clusterCpu(cluster.pid, ticks) : 0;
+      const fleetBefore = await fleet.stats();
+      const t0 = Date.now();
+      await sleep(measureMs);
+      const t1 = Date.now();
+      const cpuAfter = workers.map((w) => cpuOf(w.pid, ticks));
+      const pgCpuAfter = cluster ? clusterCpu(cluster.pid, ticks) : 0;
+      const fleetAfter = await fleet.stats();
+      const bytesAfter = await weigh(store, pg);
+      const loadAtEnd = os.loadavg()[0] ?? 0;
+      const windowMs = t1 - t0;
+
+      // kill -9 of one worker, stopped first so the units it holds can be listed without a race.
+      let takeover: number | null = null;
+      let killedAt: number | null = null;
+      let victimUnits: number[][] = [];
+      let afterKillMs = 0;
+      if (count >= 2) {
+        const victim = workers[0];
+        if (!victim) throw new Error('no worker');
+        let held: string[] = [];
+        for (let tries = 0; tries < 40 && held.length === 0; tries++) {
+          process.kill(victim.pid, 'SIGSTOP');
+          const now = Date.now();
+          held = (await listUnits(store))
+            .filter((u) => u.pid === victim.pid && u.expiresAt > now)
+            .map((u) => u.unitId);
+          if (held.length === 0) {
+            process.kill(victim.pid, 'SIGCONT');
+            await sleep(250);
+          }
+        }
+        if (held.length === 0) throw new Error(`worker ${victim.index} held no unit in 40 tries`);
+        victimUnits = held.map((id) => nodesOf.get(id) ?? []);
+        process.kill(victim.pid, 'SIGKILL');
+        killedAt = Date.now();
+        say(`kill -9 of worker ${victim.index} (pid ${victim.pid}) holding ${held.length} unit(s)`);
+        await victim.exited;
+        const kill = killedAt;
+        const deadline = kill + 60_000;
+        while (Date.now() < deadline) {
+          takeover = takeoverSeconds((await fleet.probes(kill)).times, victimUnits, kill);
+          if (takeover !== null) break;
+          await sleep(250);
+        }
+        say(
+          takeover === null
+            ? `its units were not probed again within 60 s`
+            : `its units were probed again by another worker after ${takeover.toFixed(1)} s`,
+        );
+        // One more interval: a unit run twice after the take-over would show as a double here.
+        await sleep(Math.max(0, kill + args.intervalMs - Date.now()));
+        afterKillMs = Date.now() - kill;
+      }
+      const tEnd = Date.now();
+      const probes = await fleet.probes(t0 - args.intervalMs);
+      clearInterval(progress);
+
+      const lags = probeLags(probes.times, nodePhase, args.intervalMs, t0, t1);
+      const doubles = findDoubleProbes(probes.times, args.intervalMs / 2, t0, tEnd);
+      // The killed worker's unfinished cycle runs again on its successor (at least once): those nodes are
+      // probed twice across the kill by design; any other double is a defect.
+      const victimNodes = new Set(victimUnits.flat());
+      const acrossKill = doubles.filter(
+        (d) => killedAt !== null && victimNodes.has(d.node) && d.earlier < killedAt && d.later > killedAt,
+      );
+      const badDoubles = doubles.length - acrossKill.length;
+      const probesInWindow = lags.length;
+      const probesPerSecond = (probesInWindow / windowMs) * 1000;
+      const offered = (args.nodes / args.intervalMs) * 1000;
+      const cpuPerWorker = workers.map((w, i) => {
+        const a = cpuAfter[i];
+        const b = cpuBefore[i];
+        return a === null || a === undefined || b === null || b === undefined
+          ? null
+          : (a - b) / (windowMs / 1000);
+      });
+      const pgCpu = cluster ? (pgCpuAfter - pgCpuBefore) / (windowMs / 1000) : null;
+      const fleetCpu = (fleetAfter.cpuMicros - fleetBefore.cpuMicros) / 1000 / windowMs;
+
+      await Promise.all(workers.map(stopWorker));
+      const tableGrowth = growth(bytesBefore.tables, bytesAfter.tables);
+      const otherGrowth = Object.entries(tableGrowth)
+        .filter(([name]) => !name.includes('rollup'))
+        .reduce((sum, [, d]) => sum + d, 0);
+      // A new hour adds one rollup row per node: weigh it by writing the next hour's rows, as the
+      // one-process benchmark does.
+      const beforeNextHour = await weigh(store, pg);
+      const current = await readRollupsFrom(store, firstKeyOfHour(hourOf(Date.now())));
+      const probesPerHour = Math.round(3_600_000 / args.intervalMs);
+      await insertRollups(
+        store,
+        current.map((r) => {
+          const h = parseHistogram(r.latency);
+          for (const [k, c] of h) h.set(k, Math.max(1, Math.round((c * probesPerHour) / r.probes)));
+          return { key: r.key + 2 ** 24, probes: probesPerHour, failures: 0, latency: formatHistogram(h) };
+        }),
+      );
+      const rollupHour = (await weigh(store, pg)).total - beforeNextHour.total;
+      const sizeGrowthPerHour = perHour(bytesBefore.total, bytesAfter.total, windowMs);
+      const steadyPerHour = Math.max(0, (otherGrowth / windowMs) * 3_600_000);
+      const perQuietHour = steadyPerHour + rollupHour;
+
+      const round = (v: number | null, d = 3) => (v === null ? null : Number(v.toFixed(d)));
+      const results = {
+        store: args.store,
+        workers: count,
+        loadAverage1m: { atStart: round(loadAtStart, 2), atEnd: round(loadAtEnd, 2) },
+        cores: os.cpus().length,
+        nodes: args.nodes,
+        balancers,
+        intervalMs: args.intervalMs,
+        concurrencyPerWorker: args.concurrency,
+        firstRoundSeconds: Math.round(firstRoundMs / 1000),
+        measuredSeconds: Math.round(windowMs / 1000),
+        probes: probesInWindow,
+        probesPerSecond: round(probesPerSecond, 1),
+        offeredProbesPerSecond: round(offered, 1),
+        cpuPerWorkerShareOfOneCore: cpuPerWorker.map((c) => round(c)),
+        workersCpuShareOfOneCore: round(cpuPerWorker.reduce<number>((s, c) => s + (c ?? 0), 0)),
+        postgresCpuShareOfOneCore: round(pgCpu),
+        fakeFleetCpuShareOfOneCore: round(fleetCpu),
+        lagMs: { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: quantile(lags, 1) },
+        doubleProbes: badDoubles,
+        probesAtOnce: probes.overlaps,
+        reprobedAcrossKill: acrossKill.length,
+        takeoverSeconds: round(takeover, 1),
+        watchedAfterKillSeconds: Math.round(afterKillMs / 1000),
+        dbBytes: {
+          atStart: bytesBefore.total,
+          atEnd: bytesAfter.total,
+          sizeGrowthPerHour: Math.round(sizeGrowthPerHour),
+          steadyGrowthPerHour: Math.round(steadyPerHour),
+          fullQuietHourOfRollups: rollupHour,
+          perQuietHour: Math.round(perQuietHour),
+          tableGrowth,
+        },
+      };
+      const pass = {
+        doubleProbes: badDoubles === 0 && probes.overlaps === 0,
+        takeover: count < 2 || (takeover !== null && takeover <= TAKEOVER_TARGET_S),
+      };
+      const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+      const mb = (b: number) => `${(b / 1e6).toFixed(2)} MB`;
+      say(`${JSON.stringify(results, null, 2)}`);
+      say(
+        `\n${args.store}, ${count} worker${count === 1 ? '' : 's'}, ${args.nodes} nodes, load ${results.loadAverage1m.atStart} → ${results.loadAverage1m.atEnd} on ${results.cores} cores\n` +
+          table([
+            ['figure', 'value', 'target', ''],
+            [
+              'probes/s in total',
+              probesPerSecond.toFixed(1),
+              `${offered.toFixed(1)} offered`,
+              probesPerSecond >= offered * 0.99 ? 'kept up' : 'fell behind',
+            ],
+            [
+              'CPU per worker (share of a core)',
+              cpuPerWorker.map((c) => (c === null ? '-' : c.toFixed(3))).join(' / '),
+              '',
+              '',
+            ],
+            ...(pgCpu === null
+              ? []
+              : [['PostgreSQL CPU (share of a core)', pgCpu.toFixed(3), '', ''] as const]),
+            ['fake fleet CPU (share of a core)', fleetCpu.toFixed(3), '', ''],
+            ['lag p50 / p99 (ms)', `${results.lagMs.p50} / ${results.lagMs.p99}`, '', ''],
+            [
+              'double probes (at once / within an interval)',
+              `${probes.overlaps} / ${badDoubles}`,
+              '0',
+              verdict(pass.doubleProbes),
+            ],
+            ['re-probed across the kill (at least once)', String(acrossKill.length), '', ''],
+            [
+              'take-over after kill -9 (s)',
+              count < 2 ? 'n/a (one worker)' : takeover === null ? 'none in 60 s' : takeover.toFixed(1),
+              `≤ ${TAKEOVER_TARGET_S}`,
+              count < 2 ? '' : verdict(pass.takeover),
+            ],
+            ['database size growth, scaled to an hour', mb(sizeGrowthPerHour), '', ''],
+            [
+              'database bytes per quiet hour (steady + one hour of rollups)',
+              `${mb(perQuietHour)} (${mb(steadyPerHour)} + ${mb(rollupHour)})`,
+              '',
+              '',
+            ],
+          ]),
+      );
+      fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });
+      fs.writeFileSync(
+        path.join(root, 'bench-results', `poller-${args.store}-${count}-workers.json`),
+        `${JSON.stringify({ results, pass }, null, 2)}\n`,
+      );
+      return Object.values(pass).every(Boolean) ? 0 : 1;
+    } finally {
+      clearInterval(progress);
+    }
+  } catch (err) {
+    process.stderr.write(`bench poller: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  } finally {
+    await cleanup();
+    process.removeListener('exit', onExit);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}

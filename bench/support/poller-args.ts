@@ -1,0 +1,59 @@
+// The poller benchmark's flags. Without --store postgres or --workers it runs the poller in its own process on
+// SQLite (the one-box figures); with either, it starts real `erawatch worker --roles poll` processes.
+import { parseDuration } from './args';
+
+export type BenchStore = 'sqlite' | 'postgres';
+
+export interface PollerArgs {
+  durationMs: number;
+  nodes: number;
+  intervalMs: number;
+  concurrency: number;
+  perBalancer: number;
+  store: BenchStore;
+  /** Worker processes; null runs the poller inside the benchmark (SQLite only). */
+  workers: number | null;
+}
+
+export const MAX_BENCH_WORKERS = 16;
+/** Workers on PostgreSQL when --workers is not given. */
+export const DEFAULT_PG_WORKERS = 3;
+
+function positiveInteger(flag: string, value: string, max = Number.MAX_SAFE_INTEGER): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isInteger(n) || n < 1 || n > max)
+    throw new Error(`${flag} must be an integer from 1 to ${max}, got '${value}'`);
+  return n;
+}
+
+export function parsePollerArgs(argv: readonly string[]): PollerArgs {
+  const a: PollerArgs = {
+    durationMs: 180_000,
+    nodes: 10_000,
+    intervalMs: 30_000,
+    concurrency: 64,
+    perBalancer: 100,
+    store: 'sqlite',
+    workers: null,
+  };
+  for (let i = 0; i < argv.length; i += 2) {
+    const flag = argv[i];
+    const value = argv[i + 1];
+    if (value === undefined) throw new Error(`missing value for ${flag ?? ''}`);
+    if (flag === '--duration') a.durationMs = parseDuration(value);
+    else if (flag === '--interval') a.intervalMs = parseDuration(value);
+    else if (flag === '--nodes') a.nodes = positiveInteger('--nodes', value);
+    else if (flag === '--concurrency') a.concurrency = positiveInteger('--concurrency', value, 10_000);
+    else if (flag === '--per-balancer') a.perBalancer = positiveInteger('--per-balancer', value);
+    else if (flag === '--workers') a.workers = positiveInteger('--workers', value, MAX_BENCH_WORKERS);
+    else if (flag === '--store') {
+      if (value !== 'sqlite' && value !== 'postgres')
+        throw new Error(`--store must be sqlite or postgres, got '${value}'`);
+      a.store = value;
+    } else throw new Error(`unknown flag ${flag ?? ''}`);
+  }
+  if (a.durationMs <= a.intervalMs)
+    throw new Error('--duration must be longer than --interval (the warm-up)');
+  if (a.store === 'postgres' && a.workers === null) a.workers = DEFAULT_PG_WORKERS;
+  return a;
+}

@@ -1,0 +1,111 @@
+// The arithmetic of the multi-worker poller benchmark, pure so it can be tested: CPU from /proc/<pid>/stat,
+// lag from the fleet's probe start times and the poller's phase slots, double probes, take-over time.
+
+/** utime+stime (and, with `children`, cutime+cstime) in seconds from the text of /proc/<pid>/stat. */
+export function procStatCpuSeconds(statText: string, ticksPerSecond: number, children = false): number {
+  // The command name (field 2) may hold spaces and parentheses: the fields after its last ')' are fixed.
+  const close = statText.lastIndexOf(')');
+  if (close < 0) throw new Error('not a /proc/<pid>/stat line');
+  const rest = statText
+    .slice(close + 2)
+    .trim()
+    .split(/\s+/);
+  // rest[0] is field 3 (state), so field n is rest[n - 3]: utime 14, stime 15, cutime 16, cstime 17.
+  const field = (n: number) => {
+    const v = Number(rest[n - 3]);
+    if (!Number.isFinite(v)) throw new Error(`/proc/<pid>/stat field ${n} is not a number`);
+    return v;
+  };
+  const ticks = field(14) + field(15) + (children ? field(16) + field(17) : 0);
+  return ticks / ticksPerSecond;
+}
+
+/** The parent PID (field 4) from the text of /proc/<pid>/stat. */
+export function procStatParent(statText: string): number {
+  const rest = statText.slice(statText.lastIndexOf(')') + 2).split(' ');
+  return Number(rest[1]);
+}
+
+/** The sorted-array quantile the other benchmarks use (nearest rank). */
+export function quantile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+}
+
+/**
+ * Lag of each probe that started in [fromMs, toMs) behind its cycle's due time. Cycles fall due on their
+ * balancer's phase slot (epoch-aligned: k × interval + phase), so the lag is the start time past the slot.
+ */
+export function probeLags(
+  times: Readonly<Record<string, readonly number[]>>,
+  phaseOfNode: (node: number) => number | undefined,
+  intervalMs: number,
+  fromMs: number,
+  toMs: number,
+): Float64Array {
+  const lags: number[] = [];
+  for (const [node, at] of Object.entries(times)) {
+    const phase = phaseOfNode(Number(node));
+    if (phase === undefined) continue;
+    for (const t of at) {
+      if (t < fromMs || t >= toMs) continue;
+      lags.push((((t - phase) % intervalMs) + intervalMs) % intervalMs);
+    }
+  }
+  return Float64Array.from(lags).sort();
+}
+
+export interface DoubleProbe {
+  node: number;
+  earlier: number;
+  later: number;
+}
+
+/**
+ * Pairs of consecutive probes of one node less than `minGapMs` apart whose later probe started in
+ * [fromMs, toMs). The poller never schedules a node's next cycle sooner than half an interval after the
+ * last one started, so anything closer is one node probed twice within one interval.
+ */
+export function findDoubleProbes(
+  times: Readonly<Record<string, readonly number[]>>,
+  minGapMs: number,
+  fromMs: number,
+  toMs: number,
+): DoubleProbe[] {
+  const doubles: DoubleProbe[] = [];
+  for (const [node, at] of Object.entries(times)) {
+    const sorted = [...at].sort((a, b) => a - b);
+    for (let i = 1; i < sorted.length; i++) {
+      const earlier = sorted[i - 1] ?? 0;
+      const later = sorted[i] ?? 0;
+      if (later >= fromMs && later < toMs && later - earlier < minGapMs)
+        doubles.push({ node: Number(node), earlier, later });
+    }
+  }
+  return doubles;
+}
+
+/**
+ * Seconds from `killedAt` until every unit (a list of its nodes) had a probe start after it: the slowest
+ * unit's first probe. Null when some unit has none yet.
+ */
+export function takeoverSeconds(
+  times: Readonly<Record<string, readonly number[]>>,
+  units: ReadonlyArray<readonly number[]>,
+  killedAt: number,
+): number | null {
+  let slowest = 0;
+  for (const nodes of units) {
+    let first = Infinity;
+    for (const n of nodes) for (const t of times[String(n)] ?? []) if (t > killedAt && t < first) first = t;
+    if (first === Infinity) return null;
+    slowest = Math.max(slowest, first - killedAt);
+  }
+  return slowest / 1000;
+}
+
+/** Growth over a window scaled to one hour (bytes). */
+export function perHour(bytesBefore: number, bytesAfter: number, windowMs: number): number {
+  if (windowMs <= 0) throw new Error('the window must be longer than 0 ms');
+  return ((bytesAfter - bytesBefore) / windowMs) * 3_600_000;
+}
