@@ -70,9 +70,23 @@ export function redactUrl(location: string): string {
   }
 }
 
+export interface OpenStoreOptions {
+  /** What this process is, named in PostgreSQL's `application_name` as `erawatch-<name>` unless the URL names
+   *  one: `web`, `worker:poll,deliver`, `db-migrate` (see `processName`). Default `web`. */
+  name?: string;
+}
+
+/** A process's name for `application_name`: the command, then the roles it runs (`worker:poll,deliver`). */
+export function processName(command: string, roles: readonly string[] = []): string {
+  return roles.length === 0 ? command : `${command}:${roles.join(',')}`;
+}
+
 /** Opens the store at a file path or postgres:// URL: creates, migrates and proves a write works. */
-export async function openStore(location: string = storeLocationFromEnv()): Promise<Store> {
-  if (isPostgresUrl(location)) return openPostgres(location);
+export async function openStore(
+  location: string = storeLocationFromEnv(),
+  options: OpenStoreOptions = {},
+): Promise<Store> {
+  if (isPostgresUrl(location)) return openPostgres(location, options.name ? { role: options.name } : {});
   return openSqliteStore(location);
 }
 
@@ -113,13 +127,14 @@ export function sqliteOf(store: Store): Database.Database {
 const GLOBAL_KEY = Symbol.for('erawatch.store');
 type GlobalWithStore = typeof globalThis & { [GLOBAL_KEY]?: { location: string; store: Promise<Store> } };
 
-/** The process-wide store (one per process, survives dev-server module reloads), at ERAWATCH_DB. */
-export function getStore(): Promise<Store> {
+/** The process-wide store (one per process, survives dev-server module reloads), at ERAWATCH_DB. The first
+ *  caller's options name the process; later callers share what it opened. */
+export function getStore(options: OpenStoreOptions = {}): Promise<Store> {
   const g = globalThis as GlobalWithStore;
   const location = storeLocationFromEnv();
   const existing = g[GLOBAL_KEY];
   if (existing && existing.location === location) return existing.store;
-  const store = openStore(location).then((s) => {
+  const store = openStore(location, options).then((s) => {
     const close = s.close.bind(s);
     // Closing the singleton forgets it, so the next caller opens a fresh one.
     return Object.assign(s, {

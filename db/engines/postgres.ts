@@ -20,7 +20,8 @@ type Env = Record<string, string | undefined>;
 export interface PostgresOpenOptions {
   /** Where the settings are read from (default `process.env`). */
   env?: Env;
-  /** The process's role, named in `application_name` (default `web`). */
+  /** What the process is (`web`, `worker:poll,deliver`), named in `application_name` as `erawatch-<role>`
+   *  unless the URL names one (default `web`). */
   role?: string;
   /** Apply the committed migrations at open (default true). */
   migrate?: boolean;

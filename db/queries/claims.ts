@@ -1,11 +1,14 @@
 // Subject claims: whoever probes a balancer's or stdio target's nodes (a scheduled cycle or a probe-now, in any
 // process) holds its claim for the duration, so one node is never probed twice at once.
 import { and, eq, lte, or } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Store } from '@/db/index';
+import { storeClockSql } from '@/db/clock';
 
 /**
  * Takes the claim when it is free, expired or already this holder's; false while someone else holds it. One
  * conditional upsert, so two processes racing for it (on PostgreSQL, in concurrent transactions) never both win.
+ * Expiry is judged by the store's clock: on PostgreSQL the database's, whatever `now` says.
  */
 export async function claimSubject(
   store: Store,
@@ -15,14 +18,15 @@ export async function claimSubject(
   now: number,
 ): Promise<boolean> {
   const { subjectClaims: c } = store.t;
+  const t = storeClockSql(store, now);
   const rows = await store.write((tx) =>
     tx
       .insert(c)
-      .values({ subjectId, holder, expiresAt: now + ttlMs })
+      .values({ subjectId, holder, expiresAt: sql`${t} + ${ttlMs}` })
       .onConflictDoUpdate({
         target: c.subjectId,
-        set: { holder, expiresAt: now + ttlMs },
-        setWhere: or(eq(c.holder, holder), lte(c.expiresAt, now)),
+        set: { holder, expiresAt: sql`${t} + ${ttlMs}` },
+        setWhere: or(eq(c.holder, holder), lte(c.expiresAt, t)),
       })
       .returning({ subjectId: c.subjectId }),
   );

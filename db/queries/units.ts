@@ -2,8 +2,9 @@
 // lease with a fencing token bumped on every take-over, and every write of a unit's cycle checks that token in
 // its own transaction. On PostgreSQL claims skip rows another transaction holds (FOR UPDATE SKIP LOCKED) and
 // compare against the database clock; on SQLite the same statement runs inside one BEGIN IMMEDIATE.
-import { and, eq, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, notInArray, sql } from 'drizzle-orm';
 import { selectRows, sqliteOf, type Db, type Store } from '@/db/index';
+import { storeClockSql, storeNow } from '@/db/clock';
 import { sqliteReleaseUnitsNow } from '@/db/engines/sqlite-exit';
 
 export type UnitKind = 'balancer' | 'stdio';
@@ -26,20 +27,9 @@ export interface UnitClaimant {
 }
 
 /** The store's clock in epoch ms: the database's on PostgreSQL (workers on skewed hosts agree), else ours. */
-function clock(store: Store, now: number): SQL {
-  return store.engine === 'postgres'
-    ? sql`CAST(floor(extract(epoch from now()) * 1000) AS bigint)`
-    : sql`${now}`;
-}
+const clock = storeClockSql;
 
-/** The store's time now (database time on PostgreSQL). */
-export async function storeNow(store: Store, now: number): Promise<number> {
-  if (store.engine !== 'postgres') return now;
-  const rows = await store.read((db) =>
-    selectRows<{ t: unknown }>(store, db, sql`SELECT ${clock(store, now)} AS t`),
-  );
-  return Number(rows[0]?.t ?? now);
-}
+export { storeNow };
 
 /**
  * Makes the region's unit rows match the scheduled subjects: new ones are inserted due at `dueAt(ref)`,

@@ -12,6 +12,7 @@ import {
 import { buildEnvelope, type EnvelopeEvent } from '@/lib/webhooks/envelope';
 import { generateWebhookSecret } from '@/lib/webhooks/signing';
 import { firstRow, selectRows, type Db, type Store } from '../index';
+import { dueAtOnce } from '../clock';
 import { newId } from '../ids';
 import { type EndpointKind, type WebhookDeliveryRow, type WebhookEndpointRow } from '../schema/webhooks';
 import { encodeCursor } from './balancers';
@@ -301,7 +302,8 @@ async function enqueueIn(
         status: holdWindow ? 'held' : 'pending',
         rolloutWindowId: holdWindow?.id ?? null,
         attempts: 0,
-        nextAttemptAt: holdWindow ? null : at,
+        // Due at once, by the database's clock on PostgreSQL: a writer whose clock runs ahead cannot delay it.
+        nextAttemptAt: holdWindow ? null : dueAtOnce(store, at),
         createdAt: at,
       });
       written++;
@@ -377,6 +379,7 @@ export interface ClaimOptions {
 /**
  * Takes due deliveries of enabled endpoints, oldest first, and leases them (next attempt pushed past the
  * attempt deadline), so a second worker skips them and a crash mid-attempt retries them after the lease.
+ * `now` is the claimer's time: the store's clock in a worker (database time on PostgreSQL).
  */
 export async function claimDueDeliveries(
   store: Store,
@@ -627,7 +630,7 @@ export async function redeliver(
     const row = firstRow(
       await tx
         .update(webhookDeliveries)
-        .set({ status: 'pending', attempts: 0, nextAttemptAt: now, completedAt: null })
+        .set({ status: 'pending', attempts: 0, nextAttemptAt: dueAtOnce(store, now), completedAt: null })
         .where(eq(webhookDeliveries.id, deliveryId))
         .returning(),
     );

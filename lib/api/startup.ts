@@ -1,7 +1,7 @@
 // Server-side start-up for the web process (called from instrumentation.ts): refuse an unsafe bind, refuse a
 // store we cannot write (one line naming the path and the cause, exit 1), then run the worker roles here
 // (all by default; ERAWATCH_POLLER=off and ERAWATCH_WEBHOOKS=off leave theirs to an `erawatch worker`).
-import { getStore } from '@/db/index';
+import { getStore, processName } from '@/db/index';
 import { currentAuthMode, startupRefusal } from '@/lib/auth/mode';
 import { rememberPoller } from '@/lib/poller';
 import { startWorker, webRolesFromEnv, type WorkerHandle } from '@/lib/worker';
@@ -21,9 +21,11 @@ export async function startServerSide(
   const g = globalThis as GlobalWithFlag;
   const existing = g[STARTED];
   if (existing) return existing;
+  const roles = webRolesFromEnv(env);
   let store;
   try {
-    store = await getStore();
+    // The web process opens the store first, so its PostgreSQL sessions carry its roles (erawatch-web:deliver,…).
+    store = await getStore({ name: processName('web', roles) });
   } catch (err) {
     if (err instanceof Error && err.name === 'StoreOpenError') {
       console.error(`erawatch: ${err.message}`);
@@ -31,7 +33,7 @@ export async function startServerSide(
     }
     throw err;
   }
-  const handle = await startWorker({ store, roles: webRolesFromEnv(env), env });
+  const handle = await startWorker({ store, roles, env });
   if (handle.poller) rememberPoller(handle.poller);
   g[STARTED] = handle;
   return handle;

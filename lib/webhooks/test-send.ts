@@ -3,14 +3,19 @@
 // recorded like any attempt so it shows in the delivery log).
 import type { Store } from '@/db/index';
 import { enqueueTestDelivery, getWebhookRow } from '@/db/queries/webhooks';
-import { attemptLeaseMs, attemptNow, defaultDeliveryDeps, type DeliveryDeps } from './worker';
+import { attemptLeaseMs, attemptNow, defaultDeliveryDeps, deliveryTime, type DeliveryDeps } from './worker';
 
 export async function sendTestDelivery(
   store: Store,
   endpointId: string,
   deps: DeliveryDeps = defaultDeliveryDeps(),
 ) {
-  const delivery = await enqueueTestDelivery(store, endpointId, deps.now(), attemptLeaseMs(deps));
+  const delivery = await enqueueTestDelivery(
+    store,
+    endpointId,
+    await deliveryTime(store, deps),
+    attemptLeaseMs(deps),
+  );
   const endpoint = await getWebhookRow(store, endpointId);
   const result = await attemptNow(store, { delivery, endpoint }, deps);
   return { deliveryId: delivery.id, ...result };

@@ -2,6 +2,7 @@
 // the retry schedule. Each endpoint is its own lane: one that hangs holds only its own deliveries, never
 // another endpoint's. Time, randomness and HTTP are parameters, so tests run a day of retries in a moment.
 import type { Store } from '@/db/index';
+import { storeNow } from '@/db/clock';
 import {
   claimDueDeliveries,
   recordAttempt,
@@ -21,7 +22,11 @@ import { signedHeaders } from './signing';
 export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;
 
 export interface DeliveryDeps {
+  /** This process's clock: times each attempt, and decides what is due unless `storeClock` is set. */
   now: () => number;
+  /** Due times, claims and attempt times follow the store's clock (the database's on PostgreSQL), so workers
+   *  on hosts with skewed clocks neither send early nor starve. Off, `now` alone rules (a simulated clock). */
+  storeClock?: boolean;
   random: () => number;
   send: SendFn;
   timeoutMs: number;
@@ -40,6 +45,7 @@ export function defaultDeliveryDeps(env: Record<string, string | undefined> = pr
   const days = Number(env.ERAWATCH_WEBHOOK_DISABLE_AFTER_DAYS);
   return {
     now: Date.now,
+    storeClock: true,
     random: Math.random,
     send: createSender(createEgressAgent(webhookEgressPolicy(env), { connectTimeoutMs: ATTEMPT_TIMEOUT_MS })),
     timeoutMs: ATTEMPT_TIMEOUT_MS,
@@ -49,6 +55,11 @@ export function defaultDeliveryDeps(env: Record<string, string | undefined> = pr
     retentionMs: DEFAULT_DELIVERY_RETENTION_MS,
     publicUrl: publicUrlFromEnv(env),
   };
+}
+
+/** The time deliveries are judged and recorded by: the store's (database time on PostgreSQL), or `deps.now`. */
+export function deliveryTime(store: Store, deps: Pick<DeliveryDeps, 'now' | 'storeClock'>): Promise<number> {
+  return deps.storeClock ? storeNow(store, deps.now()) : Promise.resolve(deps.now());
 }
 
 /** The claim on a delivery outlives one attempt's deadline, so only a crashed worker's claim lapses. */
@@ -133,7 +144,7 @@ async function attemptOne(
   claimed: ClaimedDelivery,
   deps: DeliveryDeps,
 ): Promise<AttemptResult> {
-  const at = deps.now();
+  const at = await deliveryTime(store, deps);
   const result = await DELIVERERS[claimed.endpoint.kind](store, claimed, at, deps);
   const decision = decideAfterAttempt(claimed, result, at, deps);
   await recordAttempt(
@@ -162,7 +173,7 @@ export interface PassSummary {
 
 /** One bounded pass over what is due now, waiting for every attempt it started (tests and one-shot use). */
 export async function runDeliveryPass(store: Store, deps: DeliveryDeps): Promise<PassSummary> {
-  const now = deps.now();
+  const now = await deliveryTime(store, deps);
   await reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
   const { released, suppressed } = await settleHeldDeliveries(store, now);
   const claimed = await claimDueDeliveries(store, now, {
@@ -282,9 +293,9 @@ export function startDeliveryWorker(
   }
 
   async function pass(): Promise<void> {
-    const now = deps.now();
     let claimed: ClaimedDelivery[] = [];
     try {
+      const now = await deliveryTime(store, deps);
       await reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
       await settleHeldDeliveries(store, now);
       claimed = await claimDueDeliveries(store, now, {

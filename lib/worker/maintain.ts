@@ -1,7 +1,8 @@
 // The maintain role: applies the config file at start, then prunes history, events and the delivery log by
 // retention. Each run of a job takes a claim in the store for its period, so with several processes running
-// the role, each job runs once per period.
+// the role, each job runs once per period; periods and cut-offs follow the store's clock (PostgreSQL's).
 import type { Store } from '@/db';
+import { storeNow } from '@/db/clock';
 import { claimSubject } from '@/db/queries/claims';
 import { pruneDeliveries } from '@/db/queries/webhooks';
 import { applyConfigAtStartup } from '@/lib/config/startup';
@@ -12,6 +13,7 @@ import { DEFAULT_DELIVERY_RETENTION_MS } from '@/lib/webhooks/worker';
 export interface MaintainOptions {
   store: Store;
   env?: Record<string, string | undefined>;
+  /** This process's clock; on PostgreSQL the database's decides when a run is due and what it prunes. */
   now?: () => number;
   log?: (line: string) => void;
   /** How often retention runs (default one hour). */
@@ -22,6 +24,8 @@ export interface MaintainOptions {
 
 export interface MaintainStatus {
   state: 'running' | 'stopped';
+  /** Times this process looked whether a run was due (whichever process then took it). */
+  checks: number;
   runs: number;
   lastRunAt: number | null;
   lastError: string | null;
@@ -39,15 +43,23 @@ export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJ
   const log = opts.log ?? ((l: string) => console.error(l));
   const everyMs = opts.everyMs ?? 3_600_000;
   const holder = newClaimHolder('maintain');
-  const status: MaintainStatus = { state: 'running', runs: 0, lastRunAt: null, lastError: null };
+  const status: MaintainStatus = {
+    state: 'running',
+    checks: 0,
+    runs: 0,
+    lastRunAt: null,
+    lastError: null,
+  };
 
   if (opts.applyConfig !== false) await applyConfigAtStartup(store, env, log);
 
   const run = async () => {
-    const t = now();
     try {
+      const t = await storeNow(store, now());
       // A fresh holder per run: even this process's own claim from the last run blocks until the period ends.
-      if (!(await claimSubject(store, 'maintain:retention', `${holder}:${t}`, everyMs, t))) return;
+      const claimed = await claimSubject(store, 'maintain:retention', `${holder}:${t}`, everyMs, t);
+      status.checks += 1;
+      if (!claimed) return;
       const pruned = await pruneOldData(store, t - retentionFromEnv(env));
       const deliveries = await pruneDeliveries(store, t - DEFAULT_DELIVERY_RETENTION_MS);
       const total = pruned.rollups + pruned.history + pruned.events + deliveries;

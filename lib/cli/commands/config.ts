@@ -53,7 +53,7 @@ export async function run(argv: string[]): Promise<number> {
         const outIdx = args.indexOf('--out');
         const out = outIdx >= 0 ? args[outIdx + 1] : undefined;
         if (outIdx >= 0 && !out) throw new Error('--out needs a file name');
-        const store = await openStore(storeLocationFromEnv());
+        const store = await openStore(storeLocationFromEnv(), { name: 'config' });
         try {
           const { yaml, envNeeded } = await exportConfig(store, {
             includeSecrets: args.includes('--include-secrets'),
@@ -70,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
       case 'apply': {
         const file = fileArg(args);
         const config = loadConfigFile(file);
-        const store = await openStore(storeLocationFromEnv());
+        const store = await openStore(storeLocationFromEnv(), { name: 'config' });
         try {
           const s = await applyConfig(store, config);
           process.stdout.write(

@@ -31,7 +31,7 @@ export async function run(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const store = await openStore(file);
+  const store = await openStore(file, { name: 'db-migrate' });
   try {
     const applied = await countAppliedMigrations(store);
     // The store's location: a URL is printed without its password.

@@ -2,7 +2,7 @@
 // own process. Every role is safe beside others running it (claimed poll units, claimed deliveries, claimed
 // maintenance runs). SIGTERM or SIGINT stops every role: the poller finishes (or abandons) its running cycles
 // and hands back its units, the delivery lanes finish their attempts.
-import { storeLocationFromEnv, openStore } from '@/db';
+import { openStore, processName, storeLocationFromEnv } from '@/db';
 import { rememberPoller } from '@/lib/poller';
 import { parseRoles, ROLES, startWorker, type Role } from '@/lib/worker';
 import { regionFromEnv, workerSettingsRefusal } from '@/lib/worker/region';
@@ -95,12 +95,12 @@ export async function runWorker(
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  const store = await openStore(file);
+  const store = await openStore(file, { name: processName(command, roles) });
   // The roles' timers are unref'd; without this a deliver- or maintain-only worker would exit at once.
   const keepAlive = setInterval(() => undefined, 2 ** 30);
   const tag = `[${command}]`;
   process.stdout.write(
-    `${tag} database ${file}, roles ${roles.join(',')}, region ${regionFromEnv(process.env)}\n`,
+    `${tag} database ${store.location}, roles ${roles.join(',')}, region ${regionFromEnv(process.env)}\n`,
   );
   const handle = await startWorker({
     store,
