@@ -1,7 +1,8 @@
-// `npm run bench -- api [--duration 15s] [--concurrency 16] [--poller on|process|off] [--build auto|never] [--balancers 1000] [--nodes-per-balancer 10] [--events 20000]`
+// `npm run bench -- api [--duration 15s] [--concurrency 16] [--poller on|process|off] [--build auto|never] [--balancers 1000] [--nodes-per-balancer 10] [--events 20000] [--store sqlite|postgres]`
 // Seeds 1,000 balancers with 10,000 nodes (served by the fake fleet in its own process) and events, starts
 // `next start` with the poller running, then measures p50/p95/p99 of the first page of GET /api/v1/balancers
-// and GET /api/v1/events under concurrent requests. Target: p95 under 50 ms.
+// and GET /api/v1/events under concurrent requests. Target: p95 under 50 ms. `--store postgres` runs the same
+// seed and the same requests on SQLite and then on a throwaway PostgreSQL 15 cluster, and prints both.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -14,6 +15,14 @@ import { createBalancer } from '@/db/queries/balancers';
 import { insertEvents, type EventDraft } from '@/db/queries/events';
 import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
 import { EVENT_TYPES } from '@/lib/rollout/types';
+import {
+  createPgDatabase,
+  killPgClusterNow,
+  postgresMissing,
+  startPgCluster,
+  stopPgCluster,
+  type PgCluster,
+} from '@/tests/support/pg-cluster';
 import { parseDuration } from './support/args';
 import { startFakeFleet } from './support/fake-fleet';
 
@@ -28,12 +37,14 @@ interface Args {
   poller: 'on' | 'process' | 'off';
   /** Build first when the build is older than the sources (`auto`), or use whatever build exists (`never`). */
   build: 'auto' | 'never';
+  /** postgres: the same run on SQLite, then on PostgreSQL. */
+  store: 'sqlite' | 'postgres';
 }
 
 const ADMIN = 'bench-admin-secret-0123456789abcdef';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function parseArgs(argv: string[]): Args {
+export function parseApiArgs(argv: readonly string[]): Args {
   const a: Args = {
     durationMs: 15_000,
     concurrency: 16,
@@ -43,6 +54,7 @@ function parseArgs(argv: string[]): Args {
     warmupMs: 10_000,
     poller: 'on',
     build: 'auto',
+    store: 'sqlite',
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
@@ -61,6 +73,10 @@ function parseArgs(argv: string[]): Args {
     } else if (flag === '--build') {
       if (value !== 'auto' && value !== 'never') throw new Error('--build must be auto or never');
       a.build = value;
+    } else if (flag === '--store') {
+      if (value !== 'sqlite' && value !== 'postgres')
+        throw new Error(`--store must be sqlite or postgres, got '${value}'`);
+      a.store = value;
     } else throw new Error(`unknown flag ${flag ?? ''}`);
   }
   for (const [k, v] of Object.entries(a))
@@ -82,8 +98,8 @@ function freePort(): Promise<number> {
   });
 }
 
-async function seed(file: string, args: Args, fleetPort: number): Promise<void> {
-  const store = await openStore(file);
+async function seed(location: string, args: Args, fleetPort: number): Promise<void> {
+  const store = await openStore(location);
   try {
     const ids: string[] = [];
     const kinds = ['m', 'd', 'l'] as const;
@@ -175,7 +191,7 @@ async function load(url: string, token: string, args: Args) {
 export async function run(argv: string[]): Promise<number> {
   let args: Args;
   try {
-    args = parseArgs(argv);
+    args = parseApiArgs(argv);
   } catch (err) {
     process.stderr.write(`bench api: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
@@ -186,23 +202,117 @@ export async function run(argv: string[]): Promise<number> {
     if (code !== 0) return 1;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-api-'));
-  const file = path.join(dir, 'bench.db');
   let fleet: Awaited<ReturnType<typeof startFakeFleet>> | null = null;
-  let server: NextServer | null = null;
-  let poller: ChildProcess | null = null;
+  let cluster: PgCluster | null = null;
+  const running: { server: NextServer | null; poller: ChildProcess | null } = { server: null, poller: null };
+  let cleaning: Promise<void> | null = null;
+  const cleanup = () =>
+    (cleaning ??= (async () => {
+      await stopRun(running);
+      fleet?.stop();
+      if (cluster) await stopPgCluster(cluster);
+      fs.rmSync(dir, { recursive: true, force: true });
+    })());
+  // The cluster is not this process' child: SIGINT (or any exit) must still stop it, by its PID.
+  const onExit = () => {
+    if (cluster) killPgClusterNow(cluster);
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    process.stdout.write(`${signal}: stopping the server, the fake fleet and PostgreSQL\n`);
+    void cleanup().finally(() => process.exit(130));
+  };
+  if (args.store === 'postgres') {
+    const missing = postgresMissing();
+    if (missing) {
+      process.stderr.write(`bench api: ${missing}\n`);
+      return 1;
+    }
+    process.once('exit', onExit);
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
   try {
     fleet = await startFakeFleet();
+    const summaries: Array<{ store: string; summary: Summary; pass: boolean }> = [];
+    for (const engine of args.store === 'postgres'
+      ? (['sqlite', 'postgres'] as const)
+      : (['sqlite'] as const)) {
+      let location = path.join(dir, 'bench.db');
+      if (engine === 'postgres') {
+        process.stdout.write(
+          `\n-- the same on PostgreSQL 15 (a throwaway cluster on loopback, fsync on) --\n`,
+        );
+        cluster = await startPgCluster({ durable: true });
+        location = await createPgDatabase(cluster, 'erawatch_bench_api');
+      } else if (args.store === 'postgres') {
+        process.stdout.write(`-- SQLite (one file) --\n`);
+      }
+      const summary = await measure(location, args, fleet.port, dir, running);
+      process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+      const pass = ['balancers', 'events'].every((k) => (summary.results[k] as { p95Ms: number }).p95Ms < 50);
+      const [load1] = os.loadavg();
+      process.stdout.write(
+        `machine load average (1 min) at the end: ${load1?.toFixed(2) ?? '?'} on ${os.cpus().length} cores\n`,
+      );
+      process.stdout.write(`target p95 < 50 ms: ${pass ? 'met' : 'NOT met'}\n`);
+      fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });
+      fs.writeFileSync(
+        path.join(root, 'bench-results', engine === 'sqlite' ? 'api.json' : 'api-postgres.json'),
+        `${JSON.stringify({ ...summary, store: engine, pass }, null, 2)}\n`,
+      );
+      summaries.push({ store: engine, summary, pass });
+    }
+    if (summaries.length > 1) process.stdout.write(`\n${compare(summaries)}\n`);
+    return summaries.every((s) => s.pass) ? 0 : 1;
+  } finally {
+    await cleanup();
+    process.removeListener('exit', onExit);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+  }
+}
+
+interface Summary {
+  poller: Args['poller'];
+  concurrency: number;
+  durationMs: number;
+  results: Record<string, ReturnType<typeof load> extends Promise<infer R> ? R : never>;
+  readiness: unknown;
+  nodes: string;
+}
+
+async function stopRun(running: { server: NextServer | null; poller: ChildProcess | null }): Promise<void> {
+  const { poller, server } = running;
+  running.poller = null;
+  running.server = null;
+  if (poller && poller.exitCode === null) {
+    const exited = new Promise((resolve) => poller.once('exit', resolve));
+    poller.kill('SIGTERM');
+    await exited;
+  }
+  await server?.stop();
+}
+
+/** One store's run: seed, start the server (and poller), load the three routes, stop. */
+async function measure(
+  location: string,
+  args: Args,
+  fleetPort: number,
+  dir: string,
+  running: { server: NextServer | null; poller: ChildProcess | null },
+): Promise<Summary> {
+  try {
     const t0 = Date.now();
-    await seed(file, args, fleet.port);
+    await seed(location, args, fleetPort);
     process.stdout.write(
       `seeded ${args.balancers} balancers, ${args.balancers * args.nodesPerBalancer} node URLs, ${args.events} events in ${Date.now() - t0} ms\n`,
     );
-    server = await startNextServer({
+    const server = await startNextServer({
       root,
       host: '127.0.0.1',
       port: await freePort(),
       env: {
-        ERAWATCH_DB: file,
+        ERAWATCH_DB: location,
         ERAWATCH_ADMIN_SECRET: ADMIN,
         ERAWATCH_ALLOW_LOOPBACK: '1',
         ERAWATCH_RATE_LIMIT: '0',
@@ -210,9 +320,10 @@ export async function run(argv: string[]): Promise<number> {
         ...(args.poller === 'on' ? {} : { ERAWATCH_POLLER: 'off' }),
       },
     });
+    running.server = server;
     if (args.poller === 'process') {
-      poller = spawn(process.execPath, [path.join(root, 'bin', 'erawatch.mjs'), 'poller'], {
-        env: { ...process.env, ERAWATCH_DB: file, ERAWATCH_ALLOW_LOOPBACK: '1' },
+      running.poller = spawn(process.execPath, [path.join(root, 'bin', 'erawatch.mjs'), 'poller'], {
+        env: { ...process.env, ERAWATCH_DB: location, ERAWATCH_ALLOW_LOOPBACK: '1' },
         stdio: ['ignore', 'ignore', 'inherit'],
       });
     }
@@ -225,7 +336,7 @@ export async function run(argv: string[]): Promise<number> {
     // Let the poller take the lease and create the nodes, so the requests run beside real polling.
     await new Promise((resolve) => setTimeout(resolve, args.warmupMs));
     const readiness = (await (await fetch(`${server.url}/readyz`)).json()) as unknown;
-    const results: Record<string, unknown> = {};
+    const results: Summary['results'] = {};
     for (const [name, p] of [
       ['balancers', '/api/v1/balancers?limit=50'],
       ['events', '/api/v1/events?limit=50'],
@@ -240,7 +351,7 @@ export async function run(argv: string[]): Promise<number> {
       .split('\n')
       .filter((l) => l.startsWith('erawatch_nodes{'))
       .join(', ');
-    const summary = {
+    return {
       poller: args.poller,
       concurrency: args.concurrency,
       durationMs: args.durationMs,
@@ -248,27 +359,27 @@ export async function run(argv: string[]): Promise<number> {
       readiness,
       nodes,
     };
-    process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
-    const pass = ['balancers', 'events'].every((k) => (results[k] as { p95Ms: number }).p95Ms < 50);
-    const [load1] = os.loadavg();
-    process.stdout.write(
-      `machine load average (1 min) at the end: ${load1?.toFixed(2) ?? '?'} on ${os.cpus().length} cores\n`,
-    );
-    process.stdout.write(`target p95 < 50 ms: ${pass ? 'met' : 'NOT met'}\n`);
-    fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });
-    fs.writeFileSync(
-      path.join(root, 'bench-results', 'api.json'),
-      `${JSON.stringify({ ...summary, pass }, null, 2)}\n`,
-    );
-    return pass ? 0 : 1;
   } finally {
-    if (poller && poller.exitCode === null) {
-      const exited = new Promise((resolve) => poller?.once('exit', resolve));
-      poller.kill('SIGTERM');
-      await exited;
-    }
-    await server?.stop();
-    fleet?.stop();
-    fs.rmSync(dir, { recursive: true, force: true });
+    await stopRun(running);
   }
+}
+
+/** SQLite beside PostgreSQL, route by route. */
+function compare(runs: ReadonlyArray<{ store: string; summary: Summary }>): string {
+  const rows: string[][] = [['route', 'store', 'requests/s', 'p50 ms', 'p95 ms', 'p99 ms', 'errors']];
+  for (const route of ['balancers', 'events', 'healthz']) {
+    for (const r of runs) {
+      const f = r.summary.results[route];
+      if (f) rows.push([route, r.store, ...[f.rps, f.p50Ms, f.p95Ms, f.p99Ms, f.errors].map(String)]);
+    }
+  }
+  const widths = rows[0]?.map((_, c) => Math.max(...rows.map((row) => row[c]?.length ?? 0))) ?? [];
+  return rows
+    .map((row) =>
+      row
+        .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n');
 }

@@ -1,6 +1,7 @@
-// The multi-worker poller benchmark's flags and arithmetic: bad flags are refused with a message naming the
+// The benchmarks' flags and the multi-worker arithmetic: bad flags are refused with a message naming the
 // flag, and the figures (CPU from /proc, lag, double probes, take-over, growth per hour) come out as defined.
 import { describe, expect, it } from 'vitest';
+import { parseApiArgs } from '@/bench/api';
 import { parsePollerArgs } from '@/bench/support/poller-args';
 import {
   findDoubleProbes,
@@ -93,5 +94,16 @@ describe('probe figures', () => {
   it('scales growth to an hour and refuses an empty window', () => {
     expect(perHour(1_000, 3_000, 60_000)).toBe(120_000);
     expect(() => perHour(0, 1, 0)).toThrow('longer than 0 ms');
+  });
+});
+
+describe('parseApiArgs', () => {
+  it('runs SQLite alone unless --store postgres asks for both', () => {
+    expect(parseApiArgs([]).store).toBe('sqlite');
+    expect(parseApiArgs(['--store', 'postgres']).store).toBe('postgres');
+  });
+
+  it('refuses an unknown store', () => {
+    expect(() => parseApiArgs(['--store', 'pg'])).toThrow("--store must be sqlite or postgres, got 'pg'");
   });
 });
