@@ -27,11 +27,10 @@ export async function addToSeries(store: Store, deltas: readonly SeriesDelta[]):
     const prev = merged.get(key);
     merged.set(key, prev ? { ...prev, delta: prev.delta + d.delta } : d);
   }
-  const rows = Array.from(merged, ([, d]) => d).map((d) => ({
-    name: d.name,
-    labels: d.labels,
-    value: d.delta,
-  }));
+  // In key order: processes upserting the same rows at once then lock them in one order and never deadlock.
+  const rows = Array.from(merged)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, d]) => ({ name: d.name, labels: d.labels, value: d.delta }));
   await store.write(async (tx) => {
     // Chunks keep each statement under SQLite's bound-parameter limit.
     for (let i = 0; i < rows.length; i += 200) {

@@ -176,7 +176,8 @@ export function startMetricFlusher(
   log: (l: string) => void = console.error,
 ): MetricFlusher {
   let failing = false;
-  const flush = async () => {
+  let running: Promise<void> | null = null;
+  const flushOnce = async () => {
     try {
       await flushStoredMetrics(store);
       failing = false;
@@ -188,11 +189,17 @@ export function startMetricFlusher(
       failing = true;
     }
   };
+  // One write at a time: a slow store would otherwise gather a flush per tick, each holding a connection.
+  const flush = () =>
+    (running ??= flushOnce().finally(() => {
+      running = null;
+    }));
   const timer = setInterval(() => void flush(), everyMs);
   timer.unref();
   return {
     async stop() {
       clearInterval(timer);
+      await running;
       await flush();
     },
   };
