@@ -1,6 +1,5 @@
 // The PostgreSQL store: a postgres-js pool behind drizzle's PostgreSQL dialect, the committed migrations in
 // db/migrations-pg applied at open under an advisory lock, and write transactions re-entrant per store.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -13,6 +12,7 @@ import type * as schema from '../schema';
 import * as pgSchema from '../schema-pg';
 import type { Db, PostgresRaw, Store } from '../index';
 import { noteWriteError, StoreOpenError } from '../store-errors';
+import { createWriteScope } from './write-scope';
 
 type PgDb = PostgresJsDatabase<typeof pgSchema>;
 type Env = Record<string, string | undefined>;
@@ -246,7 +246,7 @@ export async function openPostgres(location: string, options: PostgresOpenOption
 
   const client = clientFor(location, settings, settings.poolSize);
   const db: PgDb = drizzle(client, { schema: pgSchema });
-  const current = new AsyncLocalStorage<PgDb>();
+  const scope = createWriteScope<PgDb>();
   // The query layer is typed against the SQLite tables and handle; the twins have the same JS shape
   // (db/engines/schema-shape.ts proves it at compile time, the parity test at run time).
   const asDb = (handle: PgDb) => handle as unknown as Db;
@@ -256,13 +256,13 @@ export async function openPostgres(location: string, options: PostgresOpenOption
     location: shown,
     t: pgSchema as unknown as typeof schema,
     read(fn) {
-      return fn(asDb(current.getStore() ?? db));
+      return fn(asDb(scope.current() ?? db));
     },
     write(fn) {
-      const open = current.getStore();
+      const open = scope.current();
       if (open) return fn(asDb(open));
       return db
-        .transaction((tx) => current.run(tx as unknown as PgDb, () => fn(asDb(tx as unknown as PgDb))))
+        .transaction((tx) => scope.run(tx as unknown as PgDb, () => fn(asDb(tx as unknown as PgDb))))
         .catch((err: unknown) => {
           noteWriteError(err);
           throw err;
@@ -271,7 +271,7 @@ export async function openPostgres(location: string, options: PostgresOpenOption
     raw: {
       engine: 'postgres',
       sql: client,
-      db: () => current.getStore() ?? db,
+      db: () => scope.current() ?? db,
     } satisfies PostgresRaw,
     async close() {
       await client.end({ timeout: 5 });

@@ -1,6 +1,5 @@
 // The SQLite adapter: one better-sqlite3 connection per store, WAL, migrations at open, a write probe, and
 // write transactions (BEGIN IMMEDIATE) serialised by a per-store async mutex.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,6 +9,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Db, Store } from '../index';
 import * as schema from '../schema';
 import { noteWriteError, StoreOpenError } from '../store-errors';
+import { createWriteScope } from './write-scope';
 
 /** The committed migrations: next to this file's folder in the source tree, else under the working directory. */
 export function migrationsFolder(): string {
@@ -103,6 +103,34 @@ function mutexFor(file: string): Mutex {
   return m;
 }
 
+const STATEMENT_CACHE_SIZE = 256;
+
+/**
+ * The connection as drizzle sees it, with its compiled statements kept by SQL text: drizzle prepares every
+ * query anew, and compiling costs more than running most of ours. Kept per connection, oldest dropped first.
+ */
+function withStatementCache(sqlite: Database.Database): Database.Database {
+  const cache = new Map<string, Database.Statement>();
+  const client = Object.create(sqlite) as Database.Database;
+  client.prepare = ((source: string) => {
+    let stmt = cache.get(source);
+    if (stmt) {
+      cache.delete(source);
+      // drizzle switches a statement to arrays (raw) for selects with fields and expects objects otherwise.
+      if (stmt.reader) stmt.raw(false);
+    } else {
+      stmt = sqlite.prepare(source);
+      if (cache.size >= STATEMENT_CACHE_SIZE) {
+        const oldest = cache.keys().next();
+        if (!oldest.done) cache.delete(oldest.value);
+      }
+    }
+    cache.set(source, stmt);
+    return stmt;
+  }) as Database.Database['prepare'];
+  return client;
+}
+
 /** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, migrates and proves a write works. */
 export function openSqliteStore(file: string): Store {
   const shown = file === ':memory:' ? file : path.resolve(file);
@@ -121,7 +149,7 @@ export function openSqliteStore(file: string): Store {
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('journal_size_limit = 67108864');
-    drizzleDb = drizzle(sqlite, { schema });
+    drizzleDb = drizzle(withStatementCache(sqlite), { schema });
     applyMigrations(drizzleDb);
     // A read-only file opens without complaint and only fails on the first write: fail here instead.
     sqlite
@@ -139,7 +167,7 @@ export function openSqliteStore(file: string): Store {
   // better-sqlite3 runs each statement synchronously; awaiting its builders yields their results, so the
   // sync handle serves the async-typed query layer unchanged.
   const db = drizzleDb as unknown as Db;
-  const inWrite = new AsyncLocalStorage<true>();
+  const inWrite = createWriteScope<true>();
   const exclusive = mutexFor(shown);
   const store: Store = {
     engine: 'sqlite',
@@ -149,7 +177,7 @@ export function openSqliteStore(file: string): Store {
     read: (fn) => fn(db),
     async write(fn) {
       // Nested inside an open transaction of this store (same async context): join it.
-      if (inWrite.getStore() && sqlite.inTransaction) return fn(db);
+      if (inWrite.current() && sqlite.inTransaction) return fn(db);
       return exclusive(async () => {
         try {
           sqlite.exec('BEGIN IMMEDIATE');
