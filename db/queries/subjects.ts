@@ -6,6 +6,7 @@ import type { BalancerSnapshot } from '@/lib/rollout/types';
 import { postgresOf, sqliteOf, type Store } from '../index';
 import { firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
+import { sqliteKnownNodeRows, sqliteRecentChangeRows } from '../engines/sqlite-reads';
 import { sqliteWriteProbes } from '../engines/sqlite-subjects';
 import { probeRegion, type ProbeWrite } from '../subject-state';
 import type { SubjectHistoryRow, SubjectStateRow } from '../schema';
@@ -60,6 +61,11 @@ export function readKnownNodes(
   balancerId: string,
   region = probeRegion(),
 ): Promise<Map<string, KnownNode>> {
+  // Every cycle reads this; SQLite takes a prepared statement, PostgreSQL the portable query.
+  if (store.engine === 'sqlite') {
+    const rows = sqliteKnownNodeRows<KnownNode>(sqliteOf(store), balancerId, region);
+    return Promise.resolve(new Map(rows.map((r) => [r.key, r])));
+  }
   const { nodes: n, subjectStates: s } = store.t;
   return store.read(async (db) => {
     const rows = await db
@@ -92,6 +98,9 @@ export function readRecentChanges(
   since: number,
   region = probeRegion(),
 ): Promise<Map<string, number[]>> {
+  if (store.engine === 'sqlite') {
+    return Promise.resolve(changesByNode(sqliteRecentChangeRows(sqliteOf(store), balancerId, region, since)));
+  }
   const { nodes: n, subjectHistory: h } = store.t;
   return store.read(async (db) => {
     const rows = await db
@@ -107,10 +116,18 @@ export function readRecentChanges(
         ),
       )
       .orderBy(asc(h.startedAt));
-    const out = new Map<string, number[]>();
-    for (const r of rows) out.set(r.nodeId, [...(out.get(r.nodeId) ?? []), r.at]);
-    return out;
+    return changesByNode(rows);
   });
+}
+
+function changesByNode(rows: ReadonlyArray<{ nodeId: string; at: number }>): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const r of rows) {
+    const list = out.get(r.nodeId);
+    if (list) list.push(r.at);
+    else out.set(r.nodeId, [r.at]);
+  }
+  return out;
 }
 
 /** The snapshot the previous cycle stored, or null before the first. */
