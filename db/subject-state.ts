@@ -1,6 +1,6 @@
 // What a probed subject's state write needs to know, engine-independent: the shapes of a cycle's write and
 // the rules that decide when a history span opens.
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Verdict } from '@/lib/probe/types';
 import { regionFromEnv } from '@/lib/worker/region';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
@@ -65,7 +65,8 @@ export function verdictDigest(v: Verdict): string {
     durationMs: 0,
     evidence: v.evidence.map((e) => ({ ...e, elapsedMs: 0, requestId: 0 })),
   };
-  return createHash('sha1').update(JSON.stringify(stable)).digest('base64url');
+  // One-shot hashing: no Hash object per probe.
+  return hash('sha1', JSON.stringify(stable), 'base64url');
 }
 
 /** Whether this result starts a new history span, and whether that span is a real fingerprint change. */
