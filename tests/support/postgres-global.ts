@@ -9,5 +9,18 @@ import { stopRunCluster } from './postgres';
 export default function setup(project: TestProject): () => Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-pgrun-'));
   project.provide('pgRunDir', dir);
-  return () => stopRunCluster(dir);
+  // An interrupted run (Ctrl-C) exits without the teardown: ask the postmaster to shut down on the way out.
+  const onExit = () => {
+    try {
+      const { pid } = JSON.parse(fs.readFileSync(path.join(dir, 'cluster.json'), 'utf8')) as { pid: number };
+      process.kill(pid, 'SIGINT');
+    } catch {
+      // no cluster was started, or it is gone already
+    }
+  };
+  process.once('exit', onExit);
+  return async () => {
+    process.off('exit', onExit);
+    await stopRunCluster(dir);
+  };
 }

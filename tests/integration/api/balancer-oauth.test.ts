@@ -5,9 +5,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeLocation } from '../../support/store';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-api-oauth-'));
-process.env.ERAWATCH_DB = path.join(dir, 'api.db');
+process.env.ERAWATCH_DB = await storeLocation(dir, 'api.db');
 process.env.ERAWATCH_ADMIN_SECRET = 'admin-secret-for-tests-0123456789';
 process.env.ERAWATCH_BIND = '127.0.0.1';
 process.env.ERAWATCH_RATE_LIMIT = '0';

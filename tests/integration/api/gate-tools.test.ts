@@ -15,10 +15,11 @@ import {
   type ArgoPhase,
   type FlaggerMetadata,
 } from '@/tests/support/rollout-tools';
+import { storeLocation } from '../../support/store';
 
 const docs = path.resolve(import.meta.dirname, '../../../docs');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-gate-tools-'));
-process.env.ERAWATCH_DB = path.join(dir, 'gate.db');
+process.env.ERAWATCH_DB = await storeLocation(dir, 'gate.db');
 process.env.ERAWATCH_ADMIN_SECRET = 'gate-admin-secret-0123456789abcdef';
 process.env.ERAWATCH_BIND = '127.0.0.1';
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';

@@ -5,9 +5,10 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
+import { storeLocation } from '../../support/store';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-limits-'));
-process.env.ERAWATCH_DB = path.join(dir, 'limits.db');
+process.env.ERAWATCH_DB = await storeLocation(dir, 'limits.db');
 process.env.ERAWATCH_ADMIN_SECRET = 'limits-admin-secret-0123456789ab';
 process.env.ERAWATCH_BIND = '127.0.0.1';
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';

@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { storeLocation } from '../../support/store';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-local-'));
-process.env.ERAWATCH_DB = path.join(dir, 'local.db');
+process.env.ERAWATCH_DB = await storeLocation(dir, 'local.db');
 delete process.env.ERAWATCH_ADMIN_SECRET;
 process.env.ERAWATCH_BIND = '127.0.0.1';
 process.env.ERAWATCH_RATE_LIMIT = '0';

@@ -4,9 +4,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeLocation } from '../../support/store';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-openapi-'));
-process.env.ERAWATCH_DB = path.join(dir, 'openapi.db');
+process.env.ERAWATCH_DB = await storeLocation(dir, 'openapi.db');
 process.env.ERAWATCH_BIND = '127.0.0.1';
 
 const API_ROOT = path.resolve(__dirname, '../../../app/api/v1');

@@ -5,9 +5,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
+import { onPostgres, storeLocation } from '../../support/store';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-ops-'));
-process.env.ERAWATCH_DB = path.join(dir, 'ops.db');
+process.env.ERAWATCH_DB = await storeLocation(dir, 'ops.db');
 process.env.ERAWATCH_ADMIN_SECRET = 'ops-admin-secret-0123456789abcdef';
 process.env.ERAWATCH_BIND = '127.0.0.1';
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
@@ -150,57 +151,61 @@ describe('operations', () => {
     }
   });
 
-  it('a full store turns /readyz to 503 (the heartbeat write fails) and back to 200 once it can grow', async () => {
-    const { getStore } = await import('@/db/index');
-    const { heartbeatPollWorker, removePollWorker } = await import('@/db/queries/units');
-    const store = await getStore();
-    const worker = { holder: 'worker-full', pid: 4243, hostname: 'worker-host', region: 'default' };
-    await heartbeatPollWorker(store, worker, 60_000, Date.now(), 0, null);
-    const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
-    const metrics = await handler(import('@/app/(ops)/metrics/route'), 'GET');
-    const writeErrors = async () => {
-      const text = await (await metrics(request('/metrics', { token: ADMIN }))).text();
-      return Number(/^erawatch_store_write_errors_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
-    };
-    expect((await ready(request('/readyz'))).status).toBe(200);
-    const errorsBefore = await writeErrors();
-    const pages = Number(sqliteOf(store).pragma('page_count', { simple: true }));
-    // A store that may not grow past its current size: what a full disk looks like to SQLite.
-    sqliteOf(store).pragma(`max_page_count = ${pages}`);
-    const fill = sqliteOf(store).prepare(
-      "INSERT INTO store_heartbeats (holder, at, pad) VALUES ('filler', 0, ?)",
-    );
-    try {
-      for (const size of [65_536, 1_024, 64]) {
-        for (let i = 0; i < 10_000; i++) {
-          try {
-            fill.run(Buffer.alloc(size));
-          } catch (err) {
-            expect((err as { code?: string }).code).toBe('SQLITE_FULL');
-            break;
+  // SQLite's page limit stands in for a full disk; PostgreSQL has no such knob.
+  it.skipIf(onPostgres)(
+    'a full store turns /readyz to 503 (the heartbeat write fails) and back to 200 once it can grow',
+    async () => {
+      const { getStore } = await import('@/db/index');
+      const { heartbeatPollWorker, removePollWorker } = await import('@/db/queries/units');
+      const store = await getStore();
+      const worker = { holder: 'worker-full', pid: 4243, hostname: 'worker-host', region: 'default' };
+      await heartbeatPollWorker(store, worker, 60_000, Date.now(), 0, null);
+      const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
+      const metrics = await handler(import('@/app/(ops)/metrics/route'), 'GET');
+      const writeErrors = async () => {
+        const text = await (await metrics(request('/metrics', { token: ADMIN }))).text();
+        return Number(/^erawatch_store_write_errors_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
+      };
+      expect((await ready(request('/readyz'))).status).toBe(200);
+      const errorsBefore = await writeErrors();
+      const pages = Number(sqliteOf(store).pragma('page_count', { simple: true }));
+      // A store that may not grow past its current size: what a full disk looks like to SQLite.
+      sqliteOf(store).pragma(`max_page_count = ${pages}`);
+      const fill = sqliteOf(store).prepare(
+        "INSERT INTO store_heartbeats (holder, at, pad) VALUES ('filler', 0, ?)",
+      );
+      try {
+        for (const size of [65_536, 1_024, 64]) {
+          for (let i = 0; i < 10_000; i++) {
+            try {
+              fill.run(Buffer.alloc(size));
+            } catch (err) {
+              expect((err as { code?: string }).code).toBe('SQLITE_FULL');
+              break;
+            }
           }
         }
-      }
-      const full = await ready(request('/readyz'));
-      expect(full.status).toBe(503);
-      expect(await full.json()).toMatchObject({
-        ready: false,
-        checks: {
-          database: {
-            ok: false,
-            detail: expect.stringMatching(/heartbeat write failed: .*full.*\(SQLITE_FULL\)/),
+        const full = await ready(request('/readyz'));
+        expect(full.status).toBe(503);
+        expect(await full.json()).toMatchObject({
+          ready: false,
+          checks: {
+            database: {
+              ok: false,
+              detail: expect.stringMatching(/heartbeat write failed: .*full.*\(SQLITE_FULL\)/),
+            },
+            poller: { ok: true },
           },
-          poller: { ok: true },
-        },
-      });
-      expect(await writeErrors()).toBeGreaterThan(errorsBefore);
-    } finally {
-      sqliteOf(store).pragma('max_page_count = 1073741823');
-    }
-    const back = await ready(request('/readyz'));
-    expect(back.status).toBe(200);
-    expect(await back.json()).toMatchObject({ ready: true, checks: { database: { ok: true } } });
-    sqliteOf(store).prepare("DELETE FROM store_heartbeats WHERE holder = 'filler'").run();
-    await removePollWorker(store, worker.holder);
-  });
+        });
+        expect(await writeErrors()).toBeGreaterThan(errorsBefore);
+      } finally {
+        sqliteOf(store).pragma('max_page_count = 1073741823');
+      }
+      const back = await ready(request('/readyz'));
+      expect(back.status).toBe(200);
+      expect(await back.json()).toMatchObject({ ready: true, checks: { database: { ok: true } } });
+      sqliteOf(store).prepare("DELETE FROM store_heartbeats WHERE holder = 'filler'").run();
+      await removePollWorker(store, worker.holder);
+    },
+  );
 });

@@ -3,9 +3,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeLocation } from '../../support/store';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-api-'));
-process.env.ERAWATCH_DB = path.join(dir, 'api.db');
+process.env.ERAWATCH_DB = await storeLocation(dir, 'api.db');
 process.env.ERAWATCH_ADMIN_SECRET = 'admin-secret-for-tests-0123456789';
 process.env.ERAWATCH_BIND = '127.0.0.1';
 // The balancers registered here point at loopback ports.

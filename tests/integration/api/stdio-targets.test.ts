@@ -11,9 +11,10 @@ import { parseConfig } from '@/lib/config/load';
 import { createLimiter } from '@/lib/poller/limiter';
 import { createStdioProbe, runStdioCycle } from '@/lib/poller/stdio';
 import { peerScript } from '../host-check/fixtures';
+import { storeLocation } from '../../support/store';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-api-stdio-'));
-process.env.ERAWATCH_DB = path.join(dir, 'api.db');
+process.env.ERAWATCH_DB = await storeLocation(dir, 'api.db');
 process.env.ERAWATCH_ADMIN_SECRET = 'admin-secret-for-stdio-tests-0123456789';
 process.env.ERAWATCH_BIND = '127.0.0.1';
 process.env.ERAWATCH_RATE_LIMIT = '0';

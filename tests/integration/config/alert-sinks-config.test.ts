@@ -10,6 +10,7 @@ import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
 import { ConfigError, parseConfig } from '@/lib/config/load';
 import { configJsonSchema } from '@/lib/schemas/config';
+import { storeLocation } from '../../support/store';
 
 const FILE = `version: 1
 alertSinks:
@@ -32,7 +33,7 @@ let store: Store;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-sink-config-'));
-  store = await openStore(path.join(dir, 'config.db'));
+  store = await openStore(await storeLocation(dir, 'config.db'));
 });
 
 afterAll(async () => {
@@ -64,7 +65,7 @@ describe('alert sinks in the config file', () => {
     expect(yaml).toContain('password: env:TEAM_AM_PASSWORD');
     expect(envNeeded).toEqual(['ERAWATCH_OPS_AM_TOKEN']);
 
-    const fresh = await openStore(path.join(dir, 'fresh.db'));
+    const fresh = await openStore(await storeLocation(dir, 'fresh.db'));
     try {
       await applyConfig(fresh, parseConfig(yaml, 'export.yaml', { ERAWATCH_OPS_AM_TOKEN: 'tok-literal-42' }));
       const strip = async (s: Store) =>

@@ -11,6 +11,7 @@ import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile, parseConfig } from '@/lib/config/load';
 import { applyConfigAtStartup } from '@/lib/config/startup';
+import { storeLocation } from '../../support/store';
 
 const run = promisify(execFile);
 let dir = '';
@@ -53,7 +54,7 @@ async function snapshot(s: Store) {
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-config-'));
-  store = await openStore(path.join(dir, 'config.db'));
+  store = await openStore(await storeLocation(dir, 'config.db'));
 });
 
 afterAll(async () => {
@@ -174,7 +175,7 @@ describe('config as code', () => {
     expect((await applyConfig(store, exported)).unchanged).toHaveLength(3);
 
     const full = (await exportConfig(store, { includeSecrets: true })).yaml;
-    const fresh = await openStore(path.join(dir, 'fresh.db'));
+    const fresh = await openStore(await storeLocation(dir, 'fresh.db'));
     try {
       await applyConfig(fresh, parseConfig(full, 'full.yaml', {}));
       const strip = async (s: Store) =>

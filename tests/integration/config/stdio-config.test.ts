@@ -8,6 +8,7 @@ import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile, parseConfig } from '@/lib/config/load';
 import { configJsonSchema } from '@/lib/schemas/config';
+import { storeLocation } from '../../support/store';
 
 let dir = '';
 let store: Store;
@@ -40,7 +41,7 @@ const rows = async (s: Store) =>
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-stdio-config-'));
-  store = await openStore(path.join(dir, 'config.db'));
+  store = await openStore(await storeLocation(dir, 'config.db'));
 });
 
 afterAll(async () => {
@@ -142,7 +143,7 @@ describe('stdio targets in erawatch.config.yaml', () => {
 
     const full = (await exportConfig(store, { includeSecrets: true })).yaml;
     expect(full).toContain('tok-very-secret');
-    const fresh = await openStore(path.join(dir, 'fresh.db'));
+    const fresh = await openStore(await storeLocation(dir, 'fresh.db'));
     try {
       await applyConfig(fresh, parseConfig(full, path.join(dir, 'full.yaml'), {}));
       const strip = async (s: Store) =>

@@ -2,10 +2,10 @@
 // every transition committed before the kill must still be there, whole.
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, expect, it } from 'vitest';
 import { createBalancer } from '@/db/queries/balancers';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
+import { openReader, type StoreReader } from '../../support/store';
 import { tempStore, waitFor } from './support';
 
 const env = await tempStore('crash');
@@ -38,47 +38,37 @@ function spawnPoller(): { child: ChildProcess; output: () => string; exited: Pro
   return { child, output: () => out, exited };
 }
 
-function reader(): Database.Database {
-  const db = new Database(env.store.location, { readonly: true, fileMustExist: true });
-  db.pragma('busy_timeout = 5000');
-  return db;
+function reader(): Promise<StoreReader> {
+  return openReader(env.store.location);
 }
 
-function eventIds(db: Database.Database, type?: string): string[] {
-  const rows = (
-    type
-      ? db.prepare('SELECT id FROM events WHERE type = ?').all(type)
-      : db.prepare('SELECT id FROM events').all()
-  ) as Array<{ id: string }>;
+async function eventIds(db: StoreReader, type?: string): Promise<string[]> {
+  const rows = type
+    ? await db.all<{ id: string }>('SELECT id FROM events WHERE type = ?', type)
+    : await db.all<{ id: string }>('SELECT id FROM events');
   return rows.map((r) => r.id);
 }
 
 /** State, history and events of a transition are one transaction: check they agree for every node. */
-function checkConsistency(db: Database.Database): void {
-  expect(db.pragma('integrity_check', { simple: true })).toBe('ok');
-  const mismatched = db
-    .prepare(
-      `SELECT s.subject_id FROM subject_states s JOIN subject_history h
-         ON h.subject_id = s.subject_id AND h.region = s.region AND h.ended_at IS NULL
-       WHERE h.fingerprint_key != s.fingerprint_key`,
-    )
-    .all();
+async function checkConsistency(db: StoreReader): Promise<void> {
+  expect(await db.integrityOk()).toBe(true);
+  const mismatched = await db.all(
+    `SELECT s.subject_id FROM subject_states s JOIN subject_history h
+       ON h.subject_id = s.subject_id AND h.region = s.region AND h.ended_at IS NULL
+     WHERE h.fingerprint_key != s.fingerprint_key`,
+  );
   expect(mismatched).toEqual([]);
-  const openSpans = db
-    .prepare(
-      `SELECT subject_id, count(*) AS n FROM subject_history WHERE ended_at IS NULL
-       GROUP BY subject_id, region HAVING n != 1`,
-    )
-    .all();
+  const openSpans = await db.all(
+    `SELECT subject_id, count(*) AS n FROM subject_history WHERE ended_at IS NULL
+     GROUP BY subject_id, region HAVING count(*) != 1`,
+  );
   expect(openSpans).toEqual([]);
-  const outages = db
-    .prepare(
-      `SELECT n.id,
-         (SELECT count(*) FROM subject_history h WHERE h.node_id = n.id AND h.fingerprint_key = 'unavailable') AS spans,
-         (SELECT count(*) FROM events e WHERE e.node_id = n.id AND e.type = 'node.unavailable') AS events
-       FROM nodes n`,
-    )
-    .all() as Array<{ id: string; spans: number; events: number }>;
+  const outages = await db.all<{ id: string; spans: number; events: number }>(
+    `SELECT n.id,
+       (SELECT count(*) FROM subject_history h WHERE h.node_id = n.id AND h.fingerprint_key = 'unavailable') AS spans,
+       (SELECT count(*) FROM events e WHERE e.node_id = n.id AND e.type = 'node.unavailable') AS events
+     FROM nodes n`,
+  );
   expect(outages.filter((o) => o.spans !== o.events)).toEqual([]);
 }
 
@@ -103,52 +93,69 @@ it('kill -9 mid-batch loses no committed transition; a restart resumes and SIGTE
   }
 
   const first = spawnPoller();
-  const db = reader();
+  const db = await reader();
   try {
-    await waitFor('every balancer analysed', 90_000, () => eventIds(db, 'balancer.diverged').length === 20);
+    await waitFor(
+      'every balancer analysed',
+      90_000,
+      async () => (await eventIds(db, 'balancer.diverged')).length === 20,
+    );
     await modern.stop();
     peers.splice(peers.indexOf(modern), 1);
-    await waitFor('outages recorded', 90_000, () => eventIds(db, 'node.unavailable').length >= 100);
+    await waitFor(
+      'outages recorded',
+      90_000,
+      async () => (await eventIds(db, 'node.unavailable')).length >= 100,
+    );
     const restarted = await startPeer('v2-modern', {
       port: modern.port,
       name: 'crash-node',
       version: '2.0.0',
     });
     peers.push(restarted);
-    await waitFor('recoveries under way', 90_000, () => eventIds(db, 'node.recovered').length >= 1);
-    const committed = eventIds(db);
+    await waitFor(
+      'recoveries under way',
+      90_000,
+      async () => (await eventIds(db, 'node.recovered')).length >= 1,
+    );
+    const committed = await eventIds(db);
     first.child.kill('SIGKILL');
     expect(await first.exited).toBeNull();
     expect(first.child.signalCode).toBe('SIGKILL');
 
-    const after = reader();
+    const after = await reader();
     try {
-      checkConsistency(after);
-      const present = new Set(eventIds(after));
+      await checkConsistency(after);
+      const present = new Set(await eventIds(after));
       expect(committed.filter((id) => !present.has(id))).toEqual([]);
     } finally {
-      after.close();
+      await after.close();
     }
 
     // The dead holder was on this host and its pid is gone: the new process takes its units over and resumes.
     const second = spawnPoller();
-    await waitFor('the restarted poller to finish cycles of every unit', 90_000, () => {
-      const row = db
-        .prepare('SELECT count(*) AS n FROM poll_units WHERE pid = ? AND last_cycle_at IS NOT NULL')
-        .get(second.child.pid) as { n: number };
-      return row.n === 20;
+    await waitFor('the restarted poller to finish cycles of every unit', 90_000, async () => {
+      const [row] = await db.all<{ n: number }>(
+        'SELECT count(*) AS n FROM poll_units WHERE pid = ? AND last_cycle_at IS NOT NULL',
+        second.child.pid,
+      );
+      return row?.n === 20;
     });
-    await waitFor('every node recovered', 90_000, () => eventIds(db, 'node.recovered').length >= 100);
+    await waitFor(
+      'every node recovered',
+      90_000,
+      async () => (await eventIds(db, 'node.recovered')).length >= 100,
+    );
     second.child.kill('SIGTERM');
     expect(await second.exited).toBe(0);
     expect(second.output()).toMatch(/SIGTERM: finishing the running cycles and handing back the poll units/);
-    expect(db.prepare('SELECT count(*) AS n FROM poll_units WHERE expires_at > 0').get()).toEqual({ n: 0 });
+    expect(await db.all('SELECT count(*) AS n FROM poll_units WHERE expires_at > 0')).toEqual([{ n: 0 }]);
     // The killed process's presence row simply expires; the stopped one removed its own.
-    expect(db.prepare('SELECT count(*) AS n FROM poll_workers WHERE pid = ?').get(second.child.pid)).toEqual({
-      n: 0,
-    });
-    checkConsistency(db);
+    expect(await db.all('SELECT count(*) AS n FROM poll_workers WHERE pid = ?', second.child.pid)).toEqual([
+      { n: 0 },
+    ]);
+    await checkConsistency(db);
   } finally {
-    db.close();
+    await db.close();
   }
 }, 480_000);

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBalancer, deleteBalancer } from '@/db/queries/balancers';
 import { listEvents } from '@/db/queries/events';
 import { getNode, getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
-import { getStore, sqliteOf } from '@/db';
+import { count as countRows } from 'drizzle-orm';
+import { getStore } from '@/db';
 import { runBalancerCycle } from '@/lib/poller';
 import { startRoundRobinProxy, type RoundRobinProxy } from '@/lib/peers/round-robin-proxy';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
@@ -205,10 +206,10 @@ it('deleting a balancer removes its rollups and keeps those of every other balan
   await runBalancerCycle(store, keep.id);
   await runBalancerCycle(store, drop.id);
   const count = () =>
-    (sqliteOf(store).prepare('SELECT count(*) AS n FROM node_rollups').get() as { n: number }).n;
-  const before = count();
+    store.read(async (db) => (await db.select({ n: countRows() }).from(store.t.nodeRollups))[0]?.n);
+  const before = await count();
   expect((await getRollups(store, { balancerId: drop.id, since: 0 }))[0]?.probes).toBe(1);
   await deleteBalancer(store, drop.id);
-  expect(count()).toBe(before - 1);
+  expect(await count()).toBe((before ?? 0) - 1);
   expect((await getRollups(store, { balancerId: keep.id, since: 0 }))[0]?.probes).toBe(1);
 });

@@ -1,7 +1,7 @@
 // The scheduling core with an injected probe (the real-peer behaviour is covered by the other files):
 // intervals, the global cap, one probe per node at a time, and retention.
 import { afterAll, expect, it } from 'vitest';
-import { sqliteOf } from '@/db';
+import { count as countRows } from 'drizzle-orm';
 import { createBalancer, updateBalancer } from '@/db/queries/balancers';
 import { insertEvents, listEvents } from '@/db/queries/events';
 import { getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
@@ -186,12 +186,12 @@ it('taking a URL off the node list removes that node, its state, history and rol
   const gone = (await listNodes(store, b.id)).find((n) => n.url === urls[1]);
   expect(gone).toBeDefined();
   const rollupCount = () =>
-    (sqliteOf(store).prepare('SELECT count(*) AS n FROM node_rollups').get() as { n: number }).n;
-  const before = rollupCount();
+    store.read(async (db) => (await db.select({ n: countRows() }).from(store.t.nodeRollups))[0]?.n);
+  const before = await rollupCount();
   await updateBalancer(store, b.id, { nodeUrls: [urls[0] ?? ''] });
   expect((await listNodes(store, b.id)).map((n) => n.url)).toEqual([urls[0]]);
   await expect(async () => await getNodeHistory(store, gone?.id ?? '')).rejects.toThrow(/not found/);
-  expect(rollupCount()).toBe(before - 1);
+  expect(await rollupCount()).toBe((before ?? 0) - 1);
   const next = await runBalancerCycle(store, b.id, { probe });
   expect(next.analysis.counts.nodes).toBe(1);
 });

@@ -9,6 +9,7 @@ import { createLimiter } from '@/lib/poller/limiter';
 import { startPollerWith, type PollerHandle } from '@/lib/poller/runner';
 import { createStdioProbe, runStdioCycle, type StdioProbeFn } from '@/lib/poller/stdio';
 import { isAlive, methodsOf, peerScript, readRecord, waitForExit } from '../host-check/fixtures';
+import { onPostgres } from '../../support/store';
 import { tempStore, waitFor } from './support';
 
 const db = await tempStore('poller-stdio');
@@ -151,10 +152,13 @@ describe('poller: stdio targets', () => {
     expect(maxPerTarget).toBe(1);
   });
 
-  it('the runner probes stdio targets on their interval under the global cap, and stop() leaves no process', async () => {
-    const store = await tempStore('poller-stdio-runner');
-    try {
-      const runnerConfig = `version: 1
+  // The schedule runs on the test's clock, which PostgreSQL's claims (on the database clock) do not follow.
+  it.skipIf(onPostgres)(
+    'the runner probes stdio targets on their interval under the global cap, and stop() leaves no process',
+    async () => {
+      const store = await tempStore('poller-stdio-runner');
+      try {
+        const runnerConfig = `version: 1
 stdio:
 ${['runner-a', 'runner-b']
   .map(
@@ -167,57 +171,60 @@ ${['runner-a', 'runner-b']
 `,
   )
   .join('')}`;
-      await applyConfig(store.store, parseConfig(runnerConfig, file('runner.yaml'), {}));
-      let active = 0;
-      let maxActive = 0;
-      const real = createStdioProbe();
-      const counting: StdioProbeFn = async (t, o, s) => {
-        active += 1;
-        maxActive = Math.max(maxActive, active);
-        try {
-          return await real(t, o, s);
-        } finally {
-          active -= 1;
-        }
-      };
-      // The schedule runs on a clock the test moves: an interval passes when both targets have answered,
-      // never while a slow start-up is still under way. Each probe's own deadline is real time (and generous).
-      let t = Date.now();
-      poller = startPollerWith({
-        store: store.store,
-        stdioProbe: counting,
-        concurrency: 1,
-        refreshMs: 100,
-        leaseRenewMs: 100,
-        now: () => t,
-        log: () => {},
-      });
-      const ids = (await listStdioTargetRows(store.store)).map((row) => row.id);
-      // The lease and the first schedule read are asynchronous: move the clock only once both targets are
-      // scheduled, or their first slots would be placed after the jump.
-      await waitFor('both stdio targets scheduled', 60_000, () => poller?.status().stdioTargets === 2);
-      for (const round of [1, 2]) {
-        // An interval and a half: every target's next phase slot is then due, wherever its phase lies.
-        t += 90_000;
-        await waitFor(`probe ${round} of each stdio target`, 60_000, async () => {
-          const targets = await Promise.all(ids.map((id) => getStdioTarget(store.store, id)));
-          return targets.every((t) => (t.state?.probes ?? 0) >= round);
+        await applyConfig(store.store, parseConfig(runnerConfig, file('runner.yaml'), {}));
+        let active = 0;
+        let maxActive = 0;
+        const real = createStdioProbe();
+        const counting: StdioProbeFn = async (t, o, s) => {
+          active += 1;
+          maxActive = Math.max(maxActive, active);
+          try {
+            return await real(t, o, s);
+          } finally {
+            active -= 1;
+          }
+        };
+        // The schedule runs on a clock the test moves: an interval passes when both targets have answered,
+        // never while a slow start-up is still under way. Each probe's own deadline is real time (and generous).
+        let t = Date.now();
+        poller = startPollerWith({
+          store: store.store,
+          stdioProbe: counting,
+          concurrency: 1,
+          refreshMs: 100,
+          leaseRenewMs: 100,
+          now: () => t,
+          log: () => {},
         });
+        const ids = (await listStdioTargetRows(store.store)).map((row) => row.id);
+        // The lease and the first schedule read are asynchronous: move the clock only once both targets are
+        // scheduled, or their first slots would be placed after the jump.
+        await waitFor('both stdio targets scheduled', 60_000, () => poller?.status().stdioTargets === 2);
+        for (const round of [1, 2]) {
+          // An interval and a half: every target's next phase slot is then due, wherever its phase lies.
+          t += 90_000;
+          await waitFor(`probe ${round} of each stdio target`, 60_000, async () => {
+            const targets = await Promise.all(ids.map((id) => getStdioTarget(store.store, id)));
+            return targets.every((t) => (t.state?.probes ?? 0) >= round);
+          });
+        }
+        expect(poller.status().stdioTargets).toBe(2);
+        await poller.stop();
+        poller = null;
+        expect(maxActive).toBe(1);
+        for (const n of ['runner-a', 'runner-b']) {
+          const pids = [...new Set(readRecord(file(`${n}.jsonl`)).map((r) => r.pid))];
+          expect(pids.length).toBeGreaterThanOrEqual(2);
+          for (const pid of pids) await waitForExit(pid, 5_000);
+        }
+        expect((await getStdioTarget(store.store, ids[0] ?? '')).state).toMatchObject({
+          clientEra: 'modern',
+        });
+      } finally {
+        await poller?.stop();
+        poller = null;
+        await store.cleanup();
       }
-      expect(poller.status().stdioTargets).toBe(2);
-      await poller.stop();
-      poller = null;
-      expect(maxActive).toBe(1);
-      for (const n of ['runner-a', 'runner-b']) {
-        const pids = [...new Set(readRecord(file(`${n}.jsonl`)).map((r) => r.pid))];
-        expect(pids.length).toBeGreaterThanOrEqual(2);
-        for (const pid of pids) await waitForExit(pid, 5_000);
-      }
-      expect((await getStdioTarget(store.store, ids[0] ?? '')).state).toMatchObject({ clientEra: 'modern' });
-    } finally {
-      await poller?.stop();
-      poller = null;
-      await store.cleanup();
-    }
-  });
+    },
+  );
 });

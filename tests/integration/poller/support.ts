@@ -3,12 +3,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore, type Store } from '@/db';
+import { storeLocation } from '../../support/store';
 
 export async function tempStore(
   prefix: string,
 ): Promise<{ store: Store; dir: string; cleanup(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `erawatch-${prefix}-`));
-  const store = await openStore(path.join(dir, 'erawatch.db'));
+  const store = await openStore(await storeLocation(dir, 'erawatch.db'));
   return {
     store,
     dir,

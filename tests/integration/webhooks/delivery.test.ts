@@ -23,6 +23,8 @@ import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '@/lib/webhooks/schedule';
 import { createSender } from '@/lib/webhooks/send';
 import { runDeliveryPass, type DeliveryDeps } from '@/lib/webhooks/worker';
 import { startReceiver, type Receiver } from './receiver';
+import { storeLocation } from '../../support/store';
+import { pollUntil } from '../../support/wait';
 
 let dir = '';
 let store: Store;
@@ -33,7 +35,7 @@ const loopbackAgent = createEgressAgent({ allowLoopback: true, allowPrivate: fal
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-webhooks-'));
-  store = await openStore(path.join(dir, 'hooks.db'));
+  store = await openStore(await storeLocation(dir, 'hooks.db'));
   receiver = await startReceiver();
   balancerId = (await createBalancer(store, { name: 'hooks-fleet', publicUrl: 'http://127.0.0.1:9/mcp' })).id;
 });
@@ -320,7 +322,8 @@ function startChild(args: string[]): Promise<{ child: ChildProcess; lines: strin
   children.push(child);
   const lines: string[] = [];
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`child did not report: ${lines.join(' ')}`)), 20_000);
+    // A bound on a hung start-up (tsx and the store open), which a loaded machine can take long over.
+    const timer = setTimeout(() => reject(new Error(`child did not report: ${lines.join(' ')}`)), 90_000);
     child.stdout?.on('data', (b: Buffer) => {
       lines.push(...b.toString().trim().split('\n'));
       const want = args[2] === 'claim' ? 'sending' : 'committed';
@@ -360,6 +363,10 @@ describe('crash between event and delivery', () => {
   it('a process killed in the middle of an attempt: the delivery is retried after its lease', async () => {
     const hook = await endpoint('/hang-once', { eventTypes: ['node.unavailable'] });
     const { child } = await startChild([store.location, balancerId, 'claim']);
+    // Killed only once its attempt is at the receiver, so the retry is the second request there.
+    await pollUntil('the first attempt at the receiver', 60_000, () =>
+      receiver.received.some((r) => r.path === '/hang-once'),
+    );
     const inFlight = await deliveriesOf(hook.id);
     expect(inFlight).toHaveLength(1);
     expect(inFlight[0]?.nextAttemptAt ?? 0).toBeGreaterThan(Date.now() + 60_000);

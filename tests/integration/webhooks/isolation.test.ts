@@ -13,6 +13,7 @@ import { createSender } from '@/lib/webhooks/send';
 import { sendTestDelivery } from '@/lib/webhooks/test-send';
 import { startDeliveryWorker, type DeliveryDeps, type DeliveryWorker } from '@/lib/webhooks/worker';
 import { startReceiver, type Receiver } from './receiver';
+import { storeLocation } from '../../support/store';
 
 let dir = '';
 let store: Store;
@@ -23,7 +24,7 @@ const agent = createEgressAgent({ allowLoopback: true, allowPrivate: false });
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-isolation-'));
-  store = await openStore(path.join(dir, 'isolation.db'));
+  store = await openStore(await storeLocation(dir, 'isolation.db'));
   receiver = await startReceiver();
   balancerId = (await createBalancer(store, { name: 'isolated-fleet', publicUrl: 'http://127.0.0.1:9/mcp' }))
     .id;
