@@ -1,4 +1,4 @@
-// `erawatch worker [--roles poll,deliver,maintain] [--db FILE] [--concurrency N]`: background roles as their
+// `erawatch worker [--roles poll,deliver,maintain] [--db FILE|URL] [--concurrency N]`: background roles as their
 // own process. Every role is safe beside others running it (claimed poll units, claimed deliveries, claimed
 // maintenance runs). SIGTERM or SIGINT stops every role: the poller finishes (or abandons) its running cycles
 // and hands back its units, the delivery lanes finish their attempts.
@@ -10,14 +10,14 @@ import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
 
 export function workerHelp(command: string, defaultRoles: readonly Role[]): CommandHelp {
   return {
-    usage: [`erawatch ${command} [--roles ${ROLES.join(',')}] [--db FILE] [--concurrency N]`],
+    usage: [`erawatch ${command} [--roles ${ROLES.join(',')}] [--db FILE|URL] [--concurrency N]`],
     about:
       'Runs background roles as their own process: poll (probe and analyse balancers), deliver (webhooks and\n' +
       'alert sinks from the outbox), maintain (retention, rollups, checkpoints, config apply). Each is safe\n' +
       'beside others running it. SIGTERM or SIGINT finishes the running cycles, hands back the poll units and stops.',
     flags: [
       ['--roles LIST', `comma-separated roles to run (default: ${defaultRoles.join(',')})`],
-      ['--db FILE', 'the SQLite file (default $ERAWATCH_DB or ./data/erawatch.db)'],
+      ['--db FILE|URL', 'the SQLite file or a postgres:// URL (default $ERAWATCH_DB or ./data/erawatch.db)'],
       [
         '--concurrency N',
         'probes in flight for the poll role, 1 to 10000 (default $ERAWATCH_POLLER_CONCURRENCY or 64)',
