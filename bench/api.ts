@@ -311,6 +311,8 @@ async function measure(
       root,
       host: '127.0.0.1',
       port: await freePort(),
+      // A loaded machine starts the server and its poller over 10,000 new nodes slowly; this bounds a hang.
+      readyTimeoutMs: 180_000,
       env: {
         ERAWATCH_DB: location,
         ERAWATCH_ADMIN_SECRET: ADMIN,

@@ -289,14 +289,21 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
       // Warm-up as in the one-process benchmark: every node probed once, then one more interval.
       say(`warming up: every node's first probe, then one interval`);
       await sleep(args.intervalMs + 2_000);
-      const giveUpAt = Date.now() + 10 * 60_000;
-      while ((await countNodeStates(store)) < args.nodes) {
-        if (Date.now() > giveUpAt) throw new Error('the first round did not finish within 10 minutes');
+      // A machine that cannot probe the fleet once within a few intervals is measured as it is, and says so.
+      const giveUpAt = Date.now() + Math.max(3 * 60_000, 4 * args.intervalMs);
+      let withState = await countNodeStates(store);
+      while (withState < args.nodes && Date.now() < giveUpAt) {
         if (workers.every((w) => w.child.exitCode !== null)) throw new Error('every worker exited');
-        await sleep(500);
+        await sleep(1_000);
+        withState = await countNodeStates(store);
       }
       const firstRoundMs = Date.now() - started;
-      if (firstRoundMs > args.intervalMs + 3_000) await sleep(args.intervalMs);
+      const firstRoundDone = withState >= args.nodes;
+      if (!firstRoundDone)
+        say(
+          `the first round did not finish: ${withState} of ${args.nodes} nodes have a state; measuring anyway`,
+        );
+      else if (firstRoundMs > args.intervalMs + 3_000) await sleep(args.intervalMs);
 
       const measureMs =
         Math.max(1, Math.floor((args.durationMs - args.intervalMs - 2_000) / args.intervalMs)) *
@@ -418,7 +425,8 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
         balancers,
         intervalMs: args.intervalMs,
         concurrencyPerWorker: args.concurrency,
-        firstRoundSeconds: Math.round(firstRoundMs / 1000),
+        firstRoundSeconds: firstRoundDone ? Math.round(firstRoundMs / 1000) : null,
+        nodesWithStateAfterWarmup: withState,
         measuredSeconds: Math.round(windowMs / 1000),
         probes: probesInWindow,
         probesPerSecond: round(probesPerSecond, 1),
@@ -444,6 +452,7 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
         },
       };
       const pass = {
+        firstRound: firstRoundDone,
         doubleProbes: badDoubles === 0 && probes.overlaps === 0,
         takeover: count < 2 || (takeover !== null && takeover <= TAKEOVER_TARGET_S),
       };
@@ -483,6 +492,12 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
               count < 2 ? 'n/a (one worker)' : takeover === null ? 'none in 60 s' : takeover.toFixed(1),
               `≤ ${TAKEOVER_TARGET_S}`,
               count < 2 ? '' : verdict(pass.takeover),
+            ],
+            [
+              'nodes probed and stored after warm-up',
+              `${withState} of ${args.nodes}`,
+              'all',
+              verdict(firstRoundDone),
             ],
             ['database size growth, scaled to an hour', mb(sizeGrowthPerHour), '', ''],
             [
