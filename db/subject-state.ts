@@ -3,7 +3,7 @@
 import { hash } from 'node:crypto';
 import type { Verdict } from '@/lib/probe/types';
 import { regionFromEnv } from '@/lib/worker/region';
-import type { BalancerAnalysis } from '@/lib/rollout/types';
+import type { BalancerAnalysis, BalancerSnapshot } from '@/lib/rollout/types';
 import type { EventDraft } from './queries/events';
 import type { NodeOrigin, SubjectKind } from './schema';
 
@@ -55,6 +55,21 @@ export interface CycleWrite {
   results: NodeResult[];
   analysis: BalancerAnalysis;
   events: EventDraft[];
+  /**
+   * Combines, inside the write transaction, this region's analysis with every region's stored one and the
+   * last combined snapshot: what it returns is stored as the balancer's analysis and events.
+   */
+  combine?: (
+    stored: StoredRegionState[],
+    previousCombined: BalancerSnapshot | null,
+  ) => { analysis: BalancerAnalysis; events: EventDraft[] };
+}
+
+/** A region's latest own analysis of a balancer, as stored beside the other regions'. */
+export interface StoredRegionState {
+  region: string;
+  analysis: BalancerAnalysis;
+  analyzedAt: number;
 }
 
 /** A digest of the verdict without its timings and request ids: equal digests mean the same answer. */

@@ -98,7 +98,7 @@ function writeSubjectState(
 }
 
 /** Writes one cycle's nodes, states, history, rollups and balancer state (inside the caller's transaction). */
-export async function postgresWriteCycle(tx: Tx, w: CycleWrite): Promise<void> {
+export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): Promise<void> {
   const b = batchOn(tx);
   let nextSeq = -1;
   const needsSeq = w.newNodes.length > 0 || w.results.some((r) => r.seq === null);
@@ -131,7 +131,7 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite): Promise<void> {
       b.push(sql`UPDATE nodes SET last_seen_at = ${at} WHERE id = ${r.nodeId}`);
     const failed = v.verdict === 'unavailable' ? 1 : 0;
     b.push(sql`INSERT INTO node_rollups (key, probes, failures, latency)
-      VALUES (${rollupKey(hourOf(at), seq)}, 1, ${failed}, ${`${bucketOf(v.durationMs)}:1`})
+      VALUES (${rollupKey(hourOf(at), seq, regionId)}, 1, ${failed}, ${`${bucketOf(v.durationMs)}:1`})
       ON CONFLICT (key) DO UPDATE SET probes = node_rollups.probes + 1,
         failures = node_rollups.failures + excluded.failures, latency = ${mergedLatency}`);
   }

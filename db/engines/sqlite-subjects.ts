@@ -102,7 +102,7 @@ function statementsFor(sqlite: Database.Database): Statements {
  * Writes one probe write: a stdio target's state and history, or one cycle's nodes, states, history, rollups
  * and balancer state (inside the caller's write transaction, which also holds the cycle's events).
  */
-export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite): void {
+export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite, regionId = 0): void {
   const s = statementsFor(sqlite);
   if (w.kind === 'stdio') {
     const ref: SubjectRef = { kind: 'stdio', id: w.targetId, region: w.region };
@@ -128,7 +128,7 @@ export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite): voi
       seq = takeSeq();
       s.setSeq.run(seq, r.nodeId);
     }
-    writeNodeResult(s, w.region, seq, r);
+    writeNodeResult(s, w.region, regionId, seq, r);
   }
   const { snapshot, ...analysis } = w.analysis;
   s.upsertBalancerState.run({
@@ -209,12 +209,12 @@ function writeSubjectState(
   }
 }
 
-function writeNodeResult(s: Statements, region: string, seq: number, r: NodeResult): void {
+function writeNodeResult(s: Statements, region: string, regionId: number, seq: number, r: NodeResult): void {
   const v = r.verdict;
   const at = v.probedAt;
   const failed = v.verdict === 'unavailable';
   const prior = r.prior;
   writeSubjectState(s, { kind: 'node', id: r.nodeId, region }, v, r.fingerprintKey, prior);
   if (prior && at - prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) s.touchNode.run(at, r.nodeId);
-  s.upsertRollup.run(rollupKey(hourOf(at), seq), failed ? 1 : 0, `${bucketOf(v.durationMs)}:1`);
+  s.upsertRollup.run(rollupKey(hourOf(at), seq, regionId), failed ? 1 : 0, `${bucketOf(v.durationMs)}:1`);
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, eq, gt, inArray, max, min, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, gte, inArray, lt, max, min, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
@@ -11,7 +11,7 @@ import {
 import type { BalancerListItemView, BalancerView } from '@/lib/schemas/balancer-view';
 import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
-import { rollupKey, splitRollupKey } from '../rollup-key';
+import { endKeyOfRegion, firstKeyOfHour, rollupKey, splitRollupKey } from '../rollup-key';
 import { type BalancerRow } from '../schema';
 
 // The result shapes are the API's (lib/schemas/balancer-view), so the store and the contract cannot drift.
@@ -44,6 +44,8 @@ function toBalancer(row: BalancerRow): Balancer {
     catalog: row.catalog,
     catalogEvery: row.catalogEvery,
     auth: row.auth ?? null,
+    // Stored as a list: empty means every region that has a worker, which the API calls null.
+    regions: row.regions.length > 0 ? row.regions : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
@@ -76,7 +78,13 @@ export async function createBalancer(
     const row = firstRow(
       await tx
         .insert(balancers)
-        .values({ id: newId('bal'), ...settings, createdAt: now, updatedAt: now })
+        .values({
+          id: newId('bal'),
+          ...settings,
+          regions: settings.regions ?? [],
+          createdAt: now,
+          updatedAt: now,
+        })
         .returning(),
     );
     return toBalancer(row);
@@ -199,6 +207,7 @@ export async function listBalancerPage(
         attributionHeader: b.attributionHeader,
         catalog: b.catalog,
         catalogEvery: b.catalogEvery,
+        regions: b.regions,
         createdAt: b.createdAt,
         updatedAt: b.updatedAt,
         status: s.status,
@@ -214,9 +223,19 @@ export async function listBalancerPage(
       .limit(limit + 1),
   );
   const items = rows.slice(0, limit).map((r) => {
-    const { status, severity, displayStatus, degraded, analyzedAt, nodeUrlCount: count, ...rest } = r;
+    const {
+      status,
+      severity,
+      displayStatus,
+      degraded,
+      analyzedAt,
+      nodeUrlCount: count,
+      regions,
+      ...rest
+    } = r;
     return {
       ...rest,
+      regions: regions.length > 0 ? regions : null,
       nodeUrlCount: Number(count),
       summary:
         status !== null && displayStatus !== null && analyzedAt !== null
@@ -265,7 +284,7 @@ export async function updateBalancer(
     const row = firstRow(
       await tx
         .update(balancers)
-        .set({ ...merged, updatedAt: now })
+        .set({ ...merged, regions: merged.regions ?? [], updatedAt: now })
         .where(eq(balancers.id, id))
         .returning(),
     );
@@ -290,21 +309,27 @@ export async function deleteBalancer(store: Store, id: string): Promise<void> {
 
 async function deleteRollupsOf(store: Store, seqs: number[]): Promise<void> {
   if (seqs.length === 0) return;
-  const { nodeRollups: r } = store.t;
+  const { nodeRollups: r, regions } = store.t;
   await store.write(async (tx) => {
-    const [span] = await tx.select({ lo: min(r.key), hi: max(r.key) }).from(r);
-    if (span?.lo == null || span.hi == null) return;
-    const keys: number[] = [];
-    for (
-      let hour = splitRollupKey(Number(span.lo)).hour;
-      hour <= splitRollupKey(Number(span.hi)).hour;
-      hour++
-    ) {
-      for (const seq of seqs) keys.push(rollupKey(hour, seq));
+    for (const { id: region } of await tx.select({ id: regions.id }).from(regions)) {
+      const inRegion = and(gte(r.key, firstKeyOfHour(0, region)), lt(r.key, endKeyOfRegion(region)));
+      const [span] = await tx
+        .select({ lo: min(r.key), hi: max(r.key) })
+        .from(r)
+        .where(inRegion);
+      if (span?.lo == null || span.hi == null) continue;
+      const keys: number[] = [];
+      for (
+        let hour = splitRollupKey(Number(span.lo)).hour;
+        hour <= splitRollupKey(Number(span.hi)).hour;
+        hour++
+      ) {
+        for (const seq of seqs) keys.push(rollupKey(hour, seq, region));
+      }
+      // Chunks keep each statement under the engines' bound-parameter limits.
+      for (let i = 0; i < keys.length; i += 500)
+        await tx.delete(r).where(inArray(r.key, keys.slice(i, i + 500)));
     }
-    // Chunks keep each statement under the engines' bound-parameter limits.
-    for (let i = 0; i < keys.length; i += 500)
-      await tx.delete(r).where(inArray(r.key, keys.slice(i, i + 500)));
   });
 }
 
@@ -328,15 +353,22 @@ export async function readBalancerAnalysis(store: Store, id: string): Promise<St
   const state = (
     await store.read((db) =>
       db
-        .select({ status: balancerStates.status, analysis: balancerStates.analysis })
+        .select({
+          status: balancerStates.status,
+          severity: balancerStates.severity,
+          analysis: balancerStates.analysis,
+        })
         .from(balancerStates)
         .where(eq(balancerStates.balancerId, id)),
     )
   )[0];
   if (!state) return null;
+  // Regions that disagree began at their own event; a divergence inside a region at balancer.diverged.
   const type =
     state.status === 'non-uniform'
-      ? 'balancer.diverged'
+      ? state.severity === 'region-split'
+        ? 'balancer.region_split'
+        : 'balancer.diverged'
       : state.status === 'uniform'
         ? 'balancer.converged'
         : null;

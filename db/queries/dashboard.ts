@@ -83,29 +83,33 @@ export async function readBalancerDetail(store: Store, id: string): Promise<Bala
 
 /** A balancer's nodes for the matrix: identity and the verdict's headline, without the evidence. */
 export async function readNodeSummaries(store: Store, balancerId: string): Promise<NodeSummary[]> {
-  return (await listNodes(store, balancerId)).map((n) => ({
-    id: n.id,
-    balancerId: n.balancerId,
-    origin: n.origin,
-    url: n.url,
-    address: n.address,
-    servedBy: n.servedBy,
-    state: n.state
-      ? {
-          clientEra: n.state.clientEra,
-          reason: n.state.reason,
-          probedAt: n.state.probedAt,
-          verdict: {
-            verdict: n.state.verdict.verdict,
-            reason: n.state.verdict.reason,
-            negotiatedVersion: n.state.verdict.negotiatedVersion,
-            supported: n.state.verdict.supported,
-            servedEras: n.state.verdict.servedEras,
-            durationMs: n.state.verdict.durationMs,
-          },
-        }
-      : null,
-  }));
+  // Across regions a node has one row per region that probed it, each with that region's verdict.
+  return (await listNodes(store, balancerId)).flatMap((n) =>
+    (n.regions && n.regions.length > 0 ? n.regions : [n.state]).map((st) => ({
+      id: n.id,
+      balancerId: n.balancerId,
+      origin: n.origin,
+      url: n.url,
+      address: n.address,
+      servedBy: n.servedBy,
+      state: st
+        ? {
+            ...(st.region !== undefined ? { region: st.region } : {}),
+            clientEra: st.clientEra,
+            reason: st.reason,
+            probedAt: st.probedAt,
+            verdict: {
+              verdict: st.verdict.verdict,
+              reason: st.verdict.reason,
+              negotiatedVersion: st.verdict.negotiatedVersion,
+              supported: st.verdict.supported,
+              servedEras: st.verdict.servedEras,
+              durationMs: st.verdict.durationMs,
+            },
+          }
+        : null,
+    })),
+  );
 }
 
 /** The identity of each of these nodes (origin, URL, address, attribution), by id; unknown ids are absent. */

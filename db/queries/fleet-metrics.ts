@@ -1,7 +1,6 @@
 // What /metrics reads from the store at scrape time, so the gauges are right whichever process polls.
-import { and, count, eq, min, sql } from 'drizzle-orm';
+import { and, count, countDistinct, eq, min, sql } from 'drizzle-orm';
 import type { Store } from '@/db/index';
-import { stateJoin } from './subjects';
 
 export interface FleetGaugeData {
   balancers: Array<{ name: string; status: string | null; degraded: boolean }>;
@@ -22,8 +21,14 @@ export function readFleetGaugeData(store: Store): Promise<FleetGaugeData> {
         .leftJoin(s, eq(s.balancerId, b.id))
     ).map((r) => ({ name: r.name, status: r.status, degraded: Boolean(r.degraded) }));
     const era = sql<string>`coalesce(${ns.clientEra}, 'unprobed')`;
+    // Each node once, by its latest verdict from any region: several regions never count one node twice.
+    const latest = sql`(SELECT max(l.probed_at) FROM subject_states l WHERE l.subject_id = ${n.id})`;
     const nodesByEra = (
-      await db.select({ era, count: count() }).from(n).leftJoin(ns, stateJoin(store, n.id)).groupBy(era)
+      await db
+        .select({ era, count: countDistinct(n.id) })
+        .from(n)
+        .leftJoin(ns, and(eq(ns.subjectId, n.id), eq(ns.probedAt, latest)))
+        .groupBy(era)
     ).map((r) => ({ era: r.era, count: Number(r.count) }));
     const deliveriesByStatus = (
       await db.select({ status: d.status, count: count() }).from(d).groupBy(d.status)

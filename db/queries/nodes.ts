@@ -6,9 +6,10 @@ import type { NodeHistoryEntry, NodeState, NodeWithState, RollupEntry } from '@/
 import type { Store } from '../index';
 import { formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '../histogram';
 import { firstKeyOfHour, HOUR_MS, hourOf, rollupKey, splitRollupKey } from '../rollup-key';
+import { listRegionIds } from './regions';
 import { clampLimit } from './balancers';
 import type { SubjectStateRow } from '../schema';
-import { readSubjectHistory, stateJoin, subjectStateOf } from './subjects';
+import { readSubjectHistory, subjectStateOf } from './subjects';
 
 // The result shapes are the API's (lib/schemas), so the store and the contract cannot drift apart.
 export type { NodeState, NodeWithState } from '@/lib/schemas/balancer-view';
@@ -26,37 +27,73 @@ function toState(row: SubjectStateRow | null): NodeState | null {
   };
 }
 
-/** Every node of a balancer (listed, DNS and sample-attributed), with its current state; NotFound if no balancer. */
+type NodeRow = Omit<NodeWithState, 'state' | 'regions'>;
+
+/**
+ * Rows of (node, its state in one region) folded into one node each: `state` is the latest of any region,
+ * with its region, and `regions` lists each region's when more than one region or a named one probed it.
+ */
+function foldRegions(rows: Array<{ n: NodeRow; s: SubjectStateRow | null }>): NodeWithState[] {
+  const byId = new Map<string, { n: NodeRow; states: SubjectStateRow[] }>();
+  for (const { n, s } of rows) {
+    const entry = byId.get(n.id) ?? { n, states: [] };
+    if (s) entry.states.push(s);
+    byId.set(n.id, entry);
+  }
+  return Array.from(byId.values(), ({ n, states }) => {
+    const latest = states.reduce<SubjectStateRow | null>(
+      (a, b) => (a && a.probedAt >= b.probedAt ? a : b),
+      null,
+    );
+    const state = toState(latest);
+    const regional = states.length > 1 || states.some((s) => s.region !== 'default');
+    const regions = [...states]
+      .sort((a, b) => (a.region < b.region ? -1 : a.region > b.region ? 1 : 0))
+      .flatMap((s) => {
+        const one = toState(s);
+        return one ? [{ ...one, region: s.region }] : [];
+      });
+    return {
+      ...n,
+      state: state && latest ? { ...state, region: latest.region } : state,
+      ...(regional ? { regions } : {}),
+    };
+  });
+}
+
+/** Every node of a balancer (listed, DNS and sample-attributed), with its state from every region. */
 export async function listNodes(store: Store, balancerId: string): Promise<NodeWithState[]> {
   const { balancers, nodes, subjectStates } = store.t;
   const [exists] = await store.read((db) =>
     db.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, balancerId)),
   );
   if (!exists) throw new NotFoundError('balancer', balancerId);
-  return (
+  return foldRegions(
     await store.read((db) =>
       db
         .select({ n: nodes, s: subjectStates })
         .from(nodes)
-        .leftJoin(subjectStates, stateJoin(store, nodes.id))
+        .leftJoin(subjectStates, eq(subjectStates.subjectId, nodes.id))
         .where(eq(nodes.balancerId, balancerId))
-        .orderBy(asc(nodes.key)),
-    )
-  ).map(({ n, s }) => ({ ...n, state: toState(s) }));
+        .orderBy(asc(nodes.key), asc(subjectStates.region)),
+    ),
+  );
 }
 
-/** One node with its current verdict and evidence. */
+/** One node with its current verdict and evidence, from every region that probed it. */
 export async function getNode(store: Store, nodeId: string): Promise<NodeWithState> {
   const { nodes, subjectStates } = store.t;
-  const [row] = await store.read((db) =>
-    db
-      .select({ n: nodes, s: subjectStates })
-      .from(nodes)
-      .leftJoin(subjectStates, stateJoin(store, nodes.id))
-      .where(eq(nodes.id, nodeId)),
+  const [node] = foldRegions(
+    await store.read((db) =>
+      db
+        .select({ n: nodes, s: subjectStates })
+        .from(nodes)
+        .leftJoin(subjectStates, eq(subjectStates.subjectId, nodes.id))
+        .where(eq(nodes.id, nodeId)),
+    ),
   );
-  if (!row) throw new NotFoundError('node', nodeId);
-  return { ...row.n, state: toState(row.s) };
+  if (!node) throw new NotFoundError('node', nodeId);
+  return node;
 }
 
 /** Fingerprint spans of a node, newest first; the open span has `endedAt` null. */
@@ -67,7 +104,7 @@ export async function getNodeHistory(
 ): Promise<z.output<typeof NodeHistoryEntry>[]> {
   const limit = clampLimit(opts.limit, 100, 1000);
   await getNode(store, nodeId);
-  return (await readSubjectHistory(store, nodeId, limit)).map((span) => ({ ...span, nodeId }));
+  return (await readSubjectHistory(store, nodeId, limit, null)).map((span) => ({ ...span, nodeId }));
 }
 
 export type Rollup = z.output<typeof RollupEntry> & {
@@ -79,6 +116,8 @@ export type RollupQuery = (
   { nodeId: string; balancerId?: undefined } | { balancerId: string; nodeId?: undefined }
 ) & {
   since: number;
+  /** One region's rollups; every region's merged when unset. */
+  region?: string;
 };
 
 /** At most this many hours are read per query (about 13 months). */
@@ -106,17 +145,20 @@ function toRollup(hour: number, probes: number, failures: number, h: Map<number,
 
 async function readRollups(
   store: Store,
+  regionIds: number[],
   seqs: number[],
   firstHour: number,
   lastHour: number,
 ): Promise<RollupRow[]> {
-  if (seqs.length === 0 || lastHour < firstHour) return [];
+  if (seqs.length === 0 || lastHour < firstHour || regionIds.length === 0) return [];
   const { nodeRollups: r } = store.t;
   const cols = { key: r.key, probes: r.probes, failures: r.failures, latency: r.latency };
   const hours = lastHour - firstHour + 1;
-  if (seqs.length * hours <= MAX_LOOKUP_KEYS) {
+  if (seqs.length * hours * regionIds.length <= MAX_LOOKUP_KEYS) {
     const keys: number[] = [];
-    for (let h = firstHour; h <= lastHour; h++) for (const seq of seqs) keys.push(rollupKey(h, seq));
+    for (const region of regionIds)
+      for (let h = firstHour; h <= lastHour; h++)
+        for (const seq of seqs) keys.push(rollupKey(h, seq, region));
     const out: RollupRow[] = [];
     // Chunks keep each statement under the engines' bound-parameter limits.
     for (let i = 0; i < keys.length; i += 500) {
@@ -126,13 +168,20 @@ async function readRollups(
     return out;
   }
   const wanted = new Set(seqs);
-  const rows = await store.read((db) =>
-    db
-      .select(cols)
-      .from(r)
-      .where(and(gte(r.key, firstKeyOfHour(firstHour)), lt(r.key, firstKeyOfHour(lastHour + 1)))),
-  );
-  return rows.filter((r) => wanted.has(splitRollupKey(r.key).seq));
+  const out: RollupRow[] = [];
+  // Within a region the key is hour-major: one range scan per region.
+  for (const region of regionIds) {
+    const rows = await store.read((db) =>
+      db
+        .select(cols)
+        .from(r)
+        .where(
+          and(gte(r.key, firstKeyOfHour(firstHour, region)), lt(r.key, firstKeyOfHour(lastHour + 1, region))),
+        ),
+    );
+    out.push(...rows.filter((r) => wanted.has(splitRollupKey(r.key).seq)));
+  }
+  return out;
 }
 
 /**
@@ -169,7 +218,10 @@ export async function getRollups(
     ).flatMap((r) => (r.seq === null ? [] : [r.seq]));
   }
   const byHour = new Map<number, { probes: number; failures: number; h: Map<number, number> }>();
-  for (const r of await readRollups(store, seqs, firstHour, lastHour)) {
+  const regionIds = (await listRegionIds(store))
+    .filter((r) => query.region === undefined || r.name === query.region)
+    .map((r) => r.id);
+  for (const r of await readRollups(store, regionIds, seqs, firstHour, lastHour)) {
     const { hour } = splitRollupKey(r.key);
     const acc = byHour.get(hour) ?? { probes: 0, failures: 0, h: new Map<number, number>() };
     acc.probes += r.probes;

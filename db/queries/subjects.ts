@@ -2,15 +2,16 @@
 // subjects the scheduler spreads, and retention.
 import { and, asc, desc, eq, gte, isNotNull, lt, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { BalancerSnapshot } from '@/lib/rollout/types';
-import { postgresOf, sqliteOf, type Store } from '../index';
-import { firstKeyOfHour, hourOf } from '../rollup-key';
+import type { BalancerAnalysis, BalancerSnapshot } from '@/lib/rollout/types';
+import { postgresOf, sqliteOf, type Db, type Store } from '../index';
+import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
 import { sqliteKnownNodeRows, sqliteRecentChangeRows } from '../engines/sqlite-reads';
 import { sqliteWriteProbes } from '../engines/sqlite-subjects';
-import { probeRegion, type ProbeWrite } from '../subject-state';
+import { probeRegion, type CycleWrite, type ProbeWrite, type StoredRegionState } from '../subject-state';
 import type { SubjectHistoryRow, SubjectStateRow } from '../schema';
 import { insertEvents, type StoredEvent } from './events';
+import { regionIdIn } from './regions';
 
 export {
   classifyTransition,
@@ -23,6 +24,7 @@ export {
   type PriorState,
   type ProbeWrite,
   type StdioWrite,
+  type StoredRegionState,
   type SubjectPrior,
 } from '../subject-state';
 
@@ -31,14 +33,50 @@ export {
  * or one stdio target's probe (state, history), each in one transaction; returns the events stored.
  */
 export async function writeProbes(store: Store, w: ProbeWrite): Promise<StoredEvent[]> {
-  return store.write(async () => {
+  return store.write(async (tx) => {
+    const write = w.kind === 'node' && w.combine ? { ...w, ...(await combineRegionStates(store, tx, w)) } : w;
+    const regionId = write.kind === 'node' ? await regionIdIn(store, tx, write.region) : 0;
     // The hot path has each engine's own statements (prepared and synchronous, or pipelined).
-    if (store.engine === 'sqlite') sqliteWriteProbes(sqliteOf(store), w);
-    else if (w.kind === 'node') await postgresWriteCycle(postgresOf(store).db(), w);
-    else await postgresWriteStdioResult(postgresOf(store).db(), w);
-    return w.kind === 'node' && w.events.length > 0 ? insertEvents(store, w.events) : [];
+    if (store.engine === 'sqlite') sqliteWriteProbes(sqliteOf(store), write, regionId);
+    else if (write.kind === 'node') await postgresWriteCycle(postgresOf(store).db(), write, regionId);
+    else await postgresWriteStdioResult(postgresOf(store).db(), write);
+    return write.kind === 'node' && write.events.length > 0 ? insertEvents(store, write.events) : [];
   });
 }
+
+/**
+ * Stores the region's own analysis beside the other regions' and combines them with the last combined
+ * snapshot; inside the cycle's transaction, so two regions finishing at once each see the other's row.
+ */
+async function combineRegionStates(
+  store: Store,
+  tx: Db,
+  w: CycleWrite,
+): Promise<Pick<CycleWrite, 'analysis' | 'events'>> {
+  const { balancerRegionStates: rs, balancerStates: bs } = store.t;
+  const { snapshot, ...own } = w.analysis;
+  await tx
+    .insert(rs)
+    .values({ balancerId: w.balancerId, region: w.region, analysis: own, snapshot, analyzedAt: w.at })
+    .onConflictDoUpdate({
+      target: [rs.balancerId, rs.region],
+      set: { analysis: own, snapshot, analyzedAt: w.at },
+    });
+  const rows = await tx.select().from(rs).where(eq(rs.balancerId, w.balancerId));
+  const stored: StoredRegionState[] = rows.map((r) => ({
+    region: r.region,
+    analysis: {
+      ...(r.analysis as Omit<BalancerAnalysis, 'snapshot'>),
+      snapshot: r.snapshot as BalancerSnapshot,
+    },
+    analyzedAt: r.analyzedAt,
+  }));
+  const [prev] = await tx.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, w.balancerId));
+  const combine = w.combine;
+  if (!combine) return { analysis: w.analysis, events: w.events };
+  return combine(stored, prev ? (prev.snapshot as BalancerSnapshot) : null);
+}
+
 export interface KnownNode {
   id: string;
   seq: number | null;
@@ -130,12 +168,24 @@ function changesByNode(rows: ReadonlyArray<{ nodeId: string; at: number }>): Map
   return out;
 }
 
-/** The snapshot the previous cycle stored, or null before the first. */
+/**
+ * The snapshot the region's previous cycle stored, or null before its first. A store from before regions
+ * has only the balancer's snapshot: the default region carries on from it.
+ */
 export async function readPreviousSnapshot(
   store: Store,
   balancerId: string,
+  region = probeRegion(),
 ): Promise<BalancerSnapshot | null> {
-  const { balancerStates: bs } = store.t;
+  const { balancerStates: bs, balancerRegionStates: rs } = store.t;
+  const [own] = await store.read((db) =>
+    db
+      .select({ snapshot: rs.snapshot })
+      .from(rs)
+      .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
+  );
+  if (own) return own.snapshot as BalancerSnapshot;
+  if (region !== 'default') return null;
   const [row] = await store.read((db) =>
     db.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, balancerId)),
   );
@@ -143,7 +193,7 @@ export async function readPreviousSnapshot(
 }
 
 export interface ScheduledSubjects {
-  balancers: Array<{ id: string; intervalMs: number }>;
+  balancers: Array<{ id: string; intervalMs: number; regions: string[] }>;
   stdioTargets: Array<{ id: string; intervalMs: number }>;
 }
 
@@ -151,7 +201,7 @@ export interface ScheduledSubjects {
 export function listScheduledSubjects(store: Store): Promise<ScheduledSubjects> {
   const { balancers: b, stdioTargets: t } = store.t;
   return store.read(async (db) => ({
-    balancers: await db.select({ id: b.id, intervalMs: b.intervalMs }).from(b),
+    balancers: await db.select({ id: b.id, intervalMs: b.intervalMs, regions: b.regions }).from(b),
     stdioTargets: await db.select({ id: t.id, intervalMs: t.intervalMs }).from(t),
   }));
 }
@@ -168,12 +218,18 @@ export interface PruneResult {
  */
 export function pruneOldData(store: Store, cutoff: number): Promise<PruneResult> {
   if (!Number.isFinite(cutoff)) throw new RangeError('cutoff must be epoch milliseconds');
-  const { nodeRollups: r, subjectHistory: h, events: e } = store.t;
+  const { nodeRollups: r, subjectHistory: h, events: e, regions } = store.t;
   return store.write(async (tx) => {
-    const rollups = await tx
-      .delete(r)
-      .where(lt(r.key, firstKeyOfHour(hourOf(cutoff))))
-      .returning({ key: r.key });
+    // One range delete per region: within a region the key is hour-major.
+    let rollups: unknown[] = [];
+    for (const { id } of await tx.select({ id: regions.id }).from(regions)) {
+      const cut = Math.min(firstKeyOfHour(hourOf(cutoff), id), endKeyOfRegion(id));
+      const gone = await tx
+        .delete(r)
+        .where(and(gte(r.key, firstKeyOfHour(0, id)), lt(r.key, cut)))
+        .returning({ key: r.key });
+      rollups = rollups.concat(gone);
+    }
     const history = await tx
       .delete(h)
       .where(and(isNotNull(h.endedAt), lt(h.endedAt, cutoff)))
@@ -207,23 +263,24 @@ export function stateJoin(store: Store, subjectId: AnySQLiteColumn, region = pro
 }
 
 /** A subject's history span without its key columns. */
-export type SubjectSpan = Omit<SubjectHistoryRow, 'subjectId' | 'region' | 'kind' | 'nodeId' | 'targetId'>;
+export type SubjectSpan = Omit<SubjectHistoryRow, 'subjectId' | 'kind' | 'nodeId' | 'targetId'>;
 
-/** Fingerprint spans of one subject in the region, newest first; the open span has `endedAt` null. */
+/** Fingerprint spans of one subject in the region (null: every region), newest first; open spans have `endedAt` null. */
 export async function readSubjectHistory(
   store: Store,
   subjectId: string,
   limit: number,
-  region = probeRegion(),
+  region: string | null = probeRegion(),
 ): Promise<SubjectSpan[]> {
   const { subjectHistory: h } = store.t;
   const rows = await store.read((db) =>
     db
       .select()
       .from(h)
-      .where(and(eq(h.subjectId, subjectId), eq(h.region, region)))
+      .where(and(eq(h.subjectId, subjectId), region === null ? undefined : eq(h.region, region)))
       .orderBy(desc(h.startedAt), desc(h.id))
       .limit(limit),
   );
-  return rows.map(({ subjectId: _s, region: _r, kind: _k, nodeId: _n, targetId: _t, ...span }) => span);
+  // Every span names its region; across regions (region null) the spans of all of them interleave.
+  return rows.map(({ subjectId: _s, kind: _k, nodeId: _n, targetId: _t, ...span }) => span);
 }

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, boolean, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import type { OAuthClientCredentialsInput } from '@/lib/schemas/balancer';
 
@@ -20,6 +21,10 @@ export const balancers = pgTable('balancers', {
   catalog: boolean('catalog').notNull().default(true),
   catalogEvery: integer('catalog_every').notNull().default(5),
   auth: jsonb('auth').$type<OAuthClientCredentialsInput>(),
+  regions: jsonb('regions')
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'::jsonb`),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 });

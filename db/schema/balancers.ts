@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { OAuthClientCredentialsInput } from '@/lib/schemas/balancer';
 
@@ -22,6 +23,11 @@ export const balancers = sqliteTable('balancers', {
   catalogEvery: integer('catalog_every').notNull().default(5),
   /** OAuth client credentials; a literal clientSecret is stored as given, `env:NAME` stays a reference. */
   auth: text('auth', { mode: 'json' }).$type<OAuthClientCredentialsInput>(),
+  /** The regions whose workers must probe it; empty: every region that has a worker. */
+  regions: text('regions', { mode: 'json' })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });

@@ -4,6 +4,8 @@ export * from './nodes';
 export * from './events';
 export * from './rollout-windows';
 export * from './balancer-states';
+export * from './balancer-region-states';
+export * from './regions';
 export * from './poll-units';
 export * from './tokens';
 export * from './webhooks';

@@ -7,10 +7,12 @@ import { newId } from '@/db/ids';
 import type { Store } from '@/db';
 import type { ProbeTarget, Verdict } from '@/lib/probe/types';
 import { DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';
-import { analyzeCycle, diffSnapshots, DEFAULT_FLAP_WINDOW_MS, keyedFingerprintOf } from '@/lib/rollout';
+import { analyzeCycle, DEFAULT_FLAP_WINDOW_MS, keyedFingerprintOf } from '@/lib/rollout';
 import { carryCatalog, catalogRequestFor } from '@/lib/rollout/catalog';
 import type { BalancerAnalysis, NodeObservation, SampleObservation } from '@/lib/rollout/types';
 import { createLimiter, type Limiter } from './limiter';
+import { combineStep } from './regions';
+import { listPollWorkers } from '@/db/queries/units';
 import { unavailableVerdict } from '@/lib/probe/types';
 import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
@@ -43,6 +45,8 @@ export interface CycleDeps {
   gateRevisions?: string[];
   /** Checked inside the result's write transaction: false (the unit was taken over) writes nothing. */
   fence?: Fence;
+  /** The region this cycle probes from (default: ERAWATCH_REGION of `env`). */
+  region?: string;
 }
 
 /** Answers, inside the open write transaction, whether this process may still write the unit's results. */
@@ -128,7 +132,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   const started = deps.now();
   const dueAt = deps.dueAt ?? started;
   const balancer = await getBalancer(store, balancerId);
-  const region = probeRegion(deps.env);
+  const region = deps.region ?? probeRegion(deps.env);
   const known = await readKnownNodes(store, balancerId, region);
 
   let addresses: string[] | null = null;
@@ -173,7 +177,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     });
 
   // The catalog cadence and the last full catalog of each node live in the previous snapshot.
-  const previous = await readPreviousSnapshot(store, balancerId);
+  const previous = await readPreviousSnapshot(store, balancerId, region);
   const cadence = { enabled: balancer.catalog, every: balancer.catalogEvery };
   const cycleNumber = (previous?.cycle ?? 0) + 1;
   const lastOf = new Map((previous?.nodes ?? []).map((n) => [n.nodeId, n]));
@@ -273,8 +277,12 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     gateRevisions: deps.gateRevisions ?? [...DEFAULT_MODERN_VERSIONS],
     previous,
   });
-  const drafts = diffSnapshots(previous, analysis.snapshot, at);
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
+  // The regions that must have a result: the balancer's own list, else every region with a live poll worker.
+  const expectedRegions = balancer.regions ?? [
+    ...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)]),
+  ];
+  let combined = analysis;
   const events = await fencedWrite(store, deps.fence, `balancer ${balancerId}`, at, () =>
     writeProbes(store, {
       kind: 'node',
@@ -284,7 +292,20 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       newNodes,
       results,
       analysis,
-      events: drafts,
+      events: [],
+      combine: (stored, previousCombined) => {
+        const step = combineStep({
+          balancerId,
+          at,
+          intervalMs: balancer.intervalMs,
+          mine: { region, analysis },
+          stored,
+          expectedRegions,
+          previous: previousCombined,
+        });
+        combined = step.combined;
+        return { analysis: step.combined, events: step.events };
+      },
     }),
   );
   return {
@@ -292,7 +313,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     at,
     durationMs: deps.now() - started,
     probes: nodeVerdicts.length + sampleVerdicts.length,
-    analysis,
+    analysis: combined,
     events,
   };
 }

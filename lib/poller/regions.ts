@@ -2,26 +2,15 @@
 // ones (stale ones left out), combined and diffed against the last combined snapshot. Pure: the write
 // transaction reads the rows and calls this, so two regions finishing at once still emit each event once.
 import { diffSnapshots } from '@/lib/rollout/events';
-import { combineRegions, DEFAULT_REGION, type RegionResult } from '@/lib/rollout/regions';
+import { combineRegions, type RegionResult } from '@/lib/rollout/regions';
 import type { BalancerAnalysis, BalancerSnapshot, EventDraft } from '@/lib/rollout/types';
 
 /** A region's result older than this many of the balancer's intervals no longer counts: its worker is gone. */
 export const STALE_INTERVALS = 3;
 
-/** The lease row name of a region's poller; the default region keeps the name it always had. */
-export function pollLeaseName(region: string): string {
-  return region === DEFAULT_REGION ? 'poller' : `poller:${region}`;
-}
-
-/** The region a lease row name belongs to, or null for a row that is no poll lease. */
-export function regionOfLeaseName(name: string): string | null {
-  if (name === 'poller') return DEFAULT_REGION;
-  return name.startsWith('poller:') ? name.slice('poller:'.length) : null;
-}
-
-/** Whether a worker of `region` probes a balancer that lists `regions` (empty: every region does). */
-export function regionProbes(regions: readonly string[], region: string): boolean {
-  return regions.length === 0 || regions.includes(region);
+/** Whether a worker of `region` probes a balancer that lists `regions` (null or empty: every region does). */
+export function regionProbes(regions: readonly string[] | null, region: string): boolean {
+  return regions === null || regions.length === 0 || regions.includes(region);
 }
 
 export interface StoredRegionResult {

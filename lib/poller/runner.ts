@@ -42,6 +42,7 @@ import {
 } from '@/lib/metrics/stored';
 import { balancerSubject } from './claim-names';
 import { newClaimHolder, withSubjectClaim } from './claim';
+import { regionProbes } from './regions';
 import { createStdioProbe, runStdioCycle, type StdioCycleResult, type StdioProbeFn } from './stdio';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 
@@ -261,7 +262,12 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
       for (const r of rows)
         entries.set(r.id, { id: r.id, intervalMs: r.intervalMs, phaseMs: phases.get(`${p}:${r.id}`) ?? 0 });
     };
-    fill(schedule, balancers, 'b');
+    // A balancer that lists regions gets units only in those: other regions' workers never claim it.
+    fill(
+      schedule,
+      balancers.filter((b) => regionProbes(b.regions, region)),
+      'b',
+    );
     fill(stdioSchedule, stdio, 's');
     // A unit new to the store waits for its phase when the poll role starts; one registered later is due now.
     const dueOf = (e: Scheduled) => (startedPolling ? t : nextSlot(t, e.intervalMs, e.phaseMs));
@@ -353,6 +359,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
                   onProbeStart: recordLag,
                   signal: abort.signal,
                   fence,
+                  region,
                 }),
               ),
             // A stopped or dead holder's claim then blocks the unit's new holder no longer than its lease.

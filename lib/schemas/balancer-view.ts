@@ -58,6 +58,9 @@ export const BalancerView = z
     attributionHeader: z.string().nullable(),
     catalog: z.boolean(),
     catalogEvery: z.int(),
+    regions: z.array(z.string()).nullable().meta({
+      description: 'the regions whose workers must probe it; null: every region that has a worker',
+    }),
     auth: OAuthClientCredentialsInput.nullable().meta({
       description: `OAuth client credentials; a literal clientSecret is shown as ${REDACTED}`,
     }),

@@ -2,6 +2,7 @@
 // Client-safe: no database imports.
 import { z } from 'zod';
 import { DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
+import { REGION_RULE, regionProblem } from '@/lib/rollout/regions';
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
@@ -64,6 +65,33 @@ export const BalancerName = z
   .max(100, 'must be at most 100 characters')
   .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'may use letters, digits, spaces, dots, dashes and underscores');
 
+export const RegionName = z
+  .string({ error: 'must be a region name' })
+  .superRefine((v, ctx) => {
+    const problem = regionProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ description: `a region name: ${REGION_RULE}` });
+
+/** The regions a balancer must be probed from, each named once; null: every region that has a worker. */
+const Regions = z
+  .array(RegionName, { error: 'must be a list of region names, or null for every region that has a worker' })
+  .min(1, 'must name at least one region; null (or leaving it out) means every region that has a worker')
+  .max(50, 'at most 50 regions')
+  .superRefine((list, ctx) => {
+    list.forEach((r, i) => {
+      const first = list.indexOf(r);
+      if (first !== i)
+        ctx.addIssue({ code: 'custom', path: [i], message: `repeats regions[${first}] '${r}'` });
+    });
+  })
+  .nullable()
+  .default(null)
+  .meta({
+    description:
+      'the regions whose workers must probe it, e.g. [eu-west, us-east]; null: every region that has a worker',
+  });
+
 const balancerFields = {
   name: BalancerName,
   publicUrl: httpUrl,
@@ -87,6 +115,7 @@ const balancerFields = {
   /** List tools every Nth cycle, and whenever a node's verdict (era, version, server) changes. */
   catalogEvery: z.int().min(1).max(1_000).default(5),
   auth: OAuthClientCredentialsInput.nullable().default(null),
+  regions: Regions,
 };
 
 function deadlineBelowInterval(b: { timeoutMs: number; legacyProbeTimeoutMs: number; intervalMs: number }) {

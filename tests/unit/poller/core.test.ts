@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { bucketOf, formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '@/db/histogram';
-import { firstKeyOfHour, hourOf, rollupKey, splitRollupKey } from '@/db/rollup-key';
+import {
+  endKeyOfRegion,
+  firstKeyOfHour,
+  hourOf,
+  MAX_REGION_ID,
+  rollupKey,
+  splitRollupKey,
+} from '@/db/rollup-key';
 import { createLimiter } from '@/lib/poller/limiter';
 import { summarizeLag } from '@/lib/poller/runner';
 import { classifyTransition, type PriorState } from '@/db/queries/subjects';
@@ -144,7 +151,7 @@ describe('rollup keys', () => {
   it('pack hour and node seq into one ordered integer', () => {
     const hour = hourOf(Date.UTC(2026, 10, 30, 1, 59));
     const k = rollupKey(hour, 42);
-    expect(splitRollupKey(k)).toEqual({ hour, seq: 42 });
+    expect(splitRollupKey(k)).toEqual({ hour, seq: 42, regionId: 0 });
     expect(Number.isSafeInteger(rollupKey(hour, 2 ** 24 - 1))).toBe(true);
     // Every key of an hour sorts after every key of the hour before: pruning is one range delete.
     expect(rollupKey(hour, 1)).toBeGreaterThan(rollupKey(hour - 1, 2 ** 24 - 1));
@@ -153,5 +160,22 @@ describe('rollup keys', () => {
 
   it.each([0, -1, 2 ** 24, 1.5])('rejects node seq %s', (seq) => {
     expect(() => rollupKey(1, seq)).toThrow(/out of range/);
+  });
+
+  it('put the region above the hour: region 0 keys are the keys from before regions', () => {
+    const hour = hourOf(Date.UTC(2026, 10, 30, 1, 59));
+    expect(rollupKey(hour, 42, 0)).toBe(hour * 2 ** 24 + 42);
+    const top = rollupKey(2 ** 23 - 1, 2 ** 24 - 1, MAX_REGION_ID);
+    expect(Number.isSafeInteger(top)).toBe(true);
+    expect(splitRollupKey(top)).toEqual({ hour: 2 ** 23 - 1, seq: 2 ** 24 - 1, regionId: MAX_REGION_ID });
+    expect(splitRollupKey(rollupKey(hour, 7, 5))).toEqual({ hour, seq: 7, regionId: 5 });
+    // Within a region the key stays hour-major, and every region's keys sit in their own range.
+    expect(rollupKey(hour, 1, 5)).toBeGreaterThan(rollupKey(hour - 1, 2 ** 24 - 1, 5));
+    expect(firstKeyOfHour(0, 5)).toBeGreaterThanOrEqual(endKeyOfRegion(4));
+    expect(rollupKey(2 ** 23 - 1, 2 ** 24 - 1, 4)).toBeLessThan(endKeyOfRegion(4));
+  });
+
+  it.each([-1, 64, 1.5])('rejects region id %s', (id) => {
+    expect(() => rollupKey(1, 1, id)).toThrow(/region id out of range/);
   });
 });

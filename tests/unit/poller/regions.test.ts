@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { combineStep, pollLeaseName, regionOfLeaseName, regionProbes } from '@/lib/poller/regions';
+import { combineStep, regionProbes } from '@/lib/poller/regions';
 import { analyzeCycle, type BalancerAnalysis, type EventDraft } from '@/lib/rollout';
 import { MODERN, T0, cycleInput, modernVerdict, node } from '../rollout/verdict-factory';
 
@@ -14,16 +14,9 @@ const regionAnalysis = (at: number, version: string, previous: BalancerAnalysis 
     }),
   );
 
-describe('poll lease names', () => {
-  it.each([
-    ['default', 'poller'],
-    ['eu-west', 'poller:eu-west'],
-  ])('%s ↔ %s', (region, name) => {
-    expect(pollLeaseName(region)).toBe(name);
-    expect(regionOfLeaseName(name)).toBe(region);
-  });
-  it('another row is no poll lease', () => expect(regionOfLeaseName('maintain')).toBeNull());
+describe('which regions probe a balancer', () => {
   it('a balancer with no regions is probed by every region', () => {
+    expect(regionProbes(null, 'us-east')).toBe(true);
     expect(regionProbes([], 'us-east')).toBe(true);
     expect(regionProbes(['eu-west'], 'us-east')).toBe(false);
     expect(regionProbes(['eu-west', 'us-east'], 'us-east')).toBe(true);
