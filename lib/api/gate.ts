@@ -1,10 +1,12 @@
 // The deploy gate for one balancer (by id or name), from its nodes' current verdicts; with `fresh`, after
 // probing the balancer within a bounded wait, so the answer is not one interval old.
 import type { Store } from '@/db/index';
-import { getBalancer, getBalancerByName, type Balancer } from '@/db/queries/balancers';
+import { getBalancer, getBalancerByName, readBalancerAnalysis, type Balancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { NotFoundError } from '@/lib/errors';
 import { judgeGate } from '@/lib/rollout/gate';
+import { describeRegionSplit } from '@/lib/rollout/regions';
+import type { StoredAnalysis } from '@/lib/schemas/dashboard';
 import type { NodeObservation } from '@/lib/rollout/types';
 import type { GateAnswer } from '@/lib/schemas/rollout';
 
@@ -51,10 +53,21 @@ export async function gateForBalancer(
 ): Promise<GateAnswer> {
   const nodes = await listNodes(store, balancer.id);
   const unprobed = nodes.filter((n) => n.state === null).map((n) => n.id);
+  // Across regions every region's verdict of a node counts, named `node@region` in the reasons.
   const observations: NodeObservation[] = nodes.flatMap((n) =>
-    n.state ? [{ nodeId: n.id, verdict: n.state.verdict, recentChanges: [] }] : [],
+    n.regions && n.regions.length > 1
+      ? n.regions.map((r) => ({ nodeId: `${n.id}@${r.region}`, verdict: r.verdict, recentChanges: [] }))
+      : n.state
+        ? [{ nodeId: n.id, verdict: n.state.verdict, recentChanges: [] }]
+        : [],
   );
-  const judged = judgeGate(observations, unprobed, revision);
+  let judged = judgeGate(observations, unprobed, revision);
+  // Regions that see different answers behind one public URL keep the gate shut, whatever each one says.
+  const stored = (await readBalancerAnalysis(store, balancer.id))?.analysis as StoredAnalysis | undefined;
+  if (stored?.regionSplit === true) {
+    const why = `regions disagree: ${describeRegionSplit(stored.regionPartition ?? [], stored.partition)}`;
+    judged = { state: 'closed', ready: false, reasons: [...judged.reasons, why] };
+  }
   const probedAt = observations.map((o) => o.verdict.probedAt);
   return {
     balancerId: balancer.id,

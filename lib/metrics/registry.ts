@@ -43,7 +43,7 @@ function createMetrics(): Metrics {
     }),
     nodesByEra: new Gauge({
       name: 'erawatch_nodes',
-      help: 'Nodes by current client era (modern, legacy, unavailable, unprobed)',
+      help: 'Nodes by current client era (modern, legacy, unavailable, unprobed); each node once, by its latest verdict from any region',
       labelNames: ['era'],
       registers: [registry],
     }),
