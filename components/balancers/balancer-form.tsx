@@ -243,6 +243,19 @@ export function BalancerForm({ mode, initial, id }: Props) {
           {...fieldProps('legacyVersions')}
         />
       </Field>
+      <Field
+        field="regions"
+        label="Regions"
+        error={errors.fields.regions}
+        help="Comma-separated regions whose workers must probe it, e.g. eu-west, us-east; empty: every region that has a worker."
+      >
+        <input
+          type="text"
+          value={values.regions}
+          onChange={(e) => set('regions', e.target.value)}
+          {...fieldProps('regions')}
+        />
+      </Field>
       <div className="field-row">
         <Field
           field="headers"

@@ -17,6 +17,8 @@ export interface BalancerFormValues {
   auditLegacy: boolean;
   /** Comma- or space-separated revisions. */
   legacyVersions: string;
+  /** Comma- or space-separated region names; empty: every region that has a worker. */
+  regions: string;
   /** One `Name: value` per line. */
   headers: string;
   attributionHeader: string;
@@ -43,6 +45,7 @@ export const FORM_FIELDS = [
   'allowLegacy',
   'auditLegacy',
   'legacyVersions',
+  'regions',
   'headers',
   'attributionHeader',
   'catalog',
@@ -68,6 +71,7 @@ export const EMPTY_FORM: BalancerFormValues = {
   allowLegacy: false,
   auditLegacy: false,
   legacyVersions: '',
+  regions: '',
   headers: '',
   attributionHeader: '',
   catalog: true,
@@ -93,6 +97,7 @@ export function formFromBalancer(b: Balancer): BalancerFormValues {
     allowLegacy: b.allowLegacy,
     auditLegacy: b.auditLegacy,
     legacyVersions: b.legacyVersions.join(', '),
+    regions: (b.regions ?? []).join(', '),
     headers: Object.entries(b.headers)
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n'),
@@ -143,6 +148,9 @@ export function bodyFromForm(v: BalancerFormValues): Record<string, unknown> {
   }
   const versions = v.legacyVersions.split(/[\s,]+/).filter((s) => s !== '');
   if (versions.length > 0) body.legacyVersions = versions;
+  // An empty field means every region that has a worker: null, which also clears a list on edit.
+  const regions = v.regions.split(/[\s,]+/).filter((s) => s !== '');
+  body.regions = regions.length > 0 ? regions : null;
   const headers: Record<string, string> = {};
   for (const line of lines(v.headers)) {
     const colon = line.indexOf(':');
@@ -189,7 +197,7 @@ export function placeErrors(problem: ApiProblem): PlacedErrors {
     } else if ((FORM_FIELDS as readonly string[]).includes(head)) {
       const field = head as FormField;
       const where =
-        index !== undefined && (field === 'nodeUrls' || field === 'legacyVersions')
+        index !== undefined && (field === 'nodeUrls' || field === 'legacyVersions' || field === 'regions')
           ? `${field === 'nodeUrls' ? 'line' : 'item'} ${Number(index) + 1}: `
           : index !== undefined && field === 'headers'
             ? `${decodePointerPart(index)}: `

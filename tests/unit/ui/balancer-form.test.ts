@@ -11,6 +11,7 @@ describe('bodyFromForm', () => {
       nodeUrls: 'http://127.0.0.1:1/mcp\n\n  http://127.0.0.1:2/mcp  ',
       intervalMs: '10000',
       legacyVersions: '2025-11-25, 2025-06-18',
+      regions: 'eu-west, us-east',
       headers: 'Authorization: env:TOKEN\nX-A: b:c',
       attributionHeader: 'x-served-by',
     });
@@ -24,10 +25,27 @@ describe('bodyFromForm', () => {
       catalog: true,
       intervalMs: 10000,
       legacyVersions: ['2025-11-25', '2025-06-18'],
+      regions: ['eu-west', 'us-east'],
       headers: { Authorization: 'env:TOKEN', 'X-A': 'b:c' },
       attributionHeader: 'x-served-by',
       auth: null,
     });
+  });
+
+  it('sends null regions when the field is empty: every region that has a worker probes it', () => {
+    expect(bodyFromForm(EMPTY_FORM).regions).toBeNull();
+    expect(bodyFromForm({ ...EMPTY_FORM, regions: ' , ' }).regions).toBeNull();
+  });
+
+  it('places an error on one region item under the Regions field', () => {
+    const placed = placeErrors(
+      problemFromBody(
+        422,
+        { title: 'x', errors: [{ pointer: '/regions/1', detail: "repeats regions[0] 'eu-west'" }] },
+        'fallback',
+      ),
+    );
+    expect(placed.fields.regions).toContain("item 2: repeats regions[0] 'eu-west'");
   });
 
   it('sends the catalog switch and its cadence', () => {
