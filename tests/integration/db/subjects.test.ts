@@ -247,8 +247,11 @@ describe('one writer, one reader, one pruning path', () => {
       { kind: 'stdio', fingerprint_key: 'fp-1', ended_at: at + 1_000 },
       { kind: 'stdio', fingerprint_key: 'unavailable', ended_at: null },
     ]);
-    // Readers show the states of this process's region: another region's rows are not this one's.
-    expect((await getNode(store, 'nod_x')).state).toBeNull();
+    // A node's readers show every region's states, each naming its region; a stdio target's show this
+    // process's region (every region runs the same command), so another region's row is not this one's.
+    const node = await getNode(store, 'nod_x');
+    expect(node.state).toMatchObject({ region: 'eu-west', fingerprintKey: 'unavailable' });
+    expect(node.regions?.map((r) => r.region)).toEqual(['eu-west']);
     expect((await getStdioTarget(store, targetId)).state).toBeNull();
 
     const pruned = await pruneOldData(store, at + 2_000);

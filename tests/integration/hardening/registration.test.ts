@@ -165,6 +165,40 @@ const cases: Case[] = [
       { pointer: '/we~1ird', detail: /unknown field 'we\/ird'/ },
     ],
   },
+  ...(
+    [
+      ['a capital letter', ['EU-West'], '/regions/0', /lowercase letters, digits and -, 1 to 63 characters/],
+      ['an empty name', [''], '/regions/0', /must not be empty/],
+      ['a 64-character name', ['r'.repeat(64)], '/regions/0', /at most 63 characters \(got 64\)/],
+      ['a region twice', ['eu-west', 'us-east', 'eu-west'], '/regions/2', /repeats regions\[0\] 'eu-west'/],
+      ['a number in the list', ['eu-west', 7], '/regions/1', /must be a region name/],
+      ['a string instead of a list', 'eu-west', '/regions', /must be a list of region names, or null/],
+      [
+        'an empty list',
+        [],
+        '/regions',
+        /must name at least one region; null .* every region that has a worker/,
+      ],
+      ['51 regions', Array.from({ length: 51 }, (_, i) => `r${i}`), '/regions', /at most 50 regions/],
+    ] as const
+  ).flatMap(([label, regions, pointer, detail]): Case[] => [
+    {
+      name: `POST regions: ${label}`,
+      method: 'POST',
+      body: { name: 'reg-bad', publicUrl: 'https://10.1.0.9/mcp', regions },
+      status: 422,
+      code: 'validation_failed',
+      errors: [{ pointer, detail }],
+    },
+    {
+      name: `PATCH regions: ${label}`,
+      method: 'PATCH',
+      body: { regions },
+      status: 422,
+      code: 'validation_failed',
+      errors: [{ pointer, detail }],
+    },
+  ]),
   {
     name: 'PATCH with an unknown key',
     method: 'PATCH',
@@ -200,6 +234,30 @@ describe('registration refuses', () => {
       nodeUrls: ['http://192.168.1.5/mcp', 'http://172.16.0.9/mcp', 'http://[fd12::5]/mcp'],
     });
     expect(res.status).toBe(201);
+  });
+
+  it('a balancer keeps the regions it lists, PATCH changes them, and null gives every region back', async () => {
+    const res = await send(POST, 'POST', '/api/v1/balancers', {
+      name: 'reg-regions',
+      publicUrl: 'http://10.20.0.2:8080/mcp',
+      regions: ['eu-west', 'us-east'],
+    });
+    expect(res.status).toBe(201);
+    const created = JSON.parse(res.text) as { id: string; regions: string[] | null };
+    expect(created.regions).toEqual(['eu-west', 'us-east']);
+    const patch = (regions: unknown) =>
+      send(PATCH, 'PATCH', `/api/v1/balancers/${created.id}`, { regions }, created.id);
+    const one = await patch(['us-east']);
+    expect(one.status).toBe(200);
+    expect((JSON.parse(one.text) as { regions: string[] | null }).regions).toEqual(['us-east']);
+    const all = await patch(null);
+    expect(all.status).toBe(200);
+    expect((JSON.parse(all.text) as { regions: string[] | null }).regions).toBeNull();
+    const plain = await send(POST, 'POST', '/api/v1/balancers', {
+      name: 'reg-no-regions',
+      publicUrl: 'http://10.20.0.3:8080/mcp',
+    });
+    expect((JSON.parse(plain.text) as { regions: string[] | null }).regions).toBeNull();
   });
 
   it('loopback is allowed when ERAWATCH_ALLOW_LOOPBACK=1', async () => {
@@ -248,6 +306,24 @@ describe('the config file refuses the same', () => {
       entry: `    publicUrl: http://admin:s3cr3tpw@10.1.0.1/mcp\n`,
       field: 'balancers.0.publicUrl',
       message: /user name or password.*`headers`.*env:NAME/,
+    },
+    {
+      name: 'a region that is not a region name',
+      entry: `    publicUrl: https://10.1.0.9/mcp\n    regions: [eu-west, "US East"]\n`,
+      field: 'balancers.0.regions.1',
+      message: /lowercase letters, digits and -/,
+    },
+    {
+      name: 'a region listed twice',
+      entry: `    publicUrl: https://10.1.0.9/mcp\n    regions: [eu-west, eu-west]\n`,
+      field: 'balancers.0.regions.1',
+      message: /repeats regions\[0\] 'eu-west'/,
+    },
+    {
+      name: 'an empty regions list',
+      entry: `    publicUrl: https://10.1.0.9/mcp\n    regions: []\n`,
+      field: 'balancers.0.regions',
+      message: /must name at least one region/,
     },
     {
       name: 'an unknown key',
