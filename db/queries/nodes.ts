@@ -40,7 +40,7 @@ function foldRegions(rows: Array<{ n: NodeRow; s: SubjectStateRow | null }>): No
     if (s) entry.states.push(s);
     byId.set(n.id, entry);
   }
-  return Array.from(byId.values(), ({ n, states }) => {
+  return Array.from(byId, ([, { n, states }]) => {
     const latest = states.reduce<SubjectStateRow | null>(
       (a, b) => (a && a.probedAt >= b.probedAt ? a : b),
       null,
