@@ -11,6 +11,7 @@ const PG_SUITES = [
   'tests/integration/api/**/*.test.ts',
   'tests/integration/webhooks/**/*.test.ts',
   'tests/integration/config/**/*.test.ts',
+  'tests/integration/worker/units.test.ts',
 ];
 const pgBin = process.env.ERAWATCH_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 // Without PostgreSQL a developer's run says so and runs SQLite only; under CI=true the suites run and fail.

@@ -37,6 +37,8 @@ export interface PostgresSettings {
 
 export const DEFAULT_PG_POOL = 10;
 export const DEFAULT_PG_STATEMENT_TIMEOUT_MS = 30_000;
+/** How long the server lets a session sit idle inside a transaction before it ends it. */
+export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 const DEFAULT_CONNECT_TIMEOUT_S = 10;
 const SSL_MODES = ['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'] as const;
 /** Parameters this adapter reads itself instead of passing them to the server as settings. */
@@ -140,6 +142,9 @@ function clientFor(location: string, settings: PostgresSettings, max: number): S
     connection: {
       application_name: settings.applicationName,
       statement_timeout: settings.statementTimeoutMs,
+      // A process stopped inside a transaction (SIGSTOP, a paused VM) keeps its row locks, and the SKIP LOCKED
+      // claims of other workers would pass its units by for as long: the server ends such a session.
+      idle_in_transaction_session_timeout: IDLE_IN_TRANSACTION_TIMEOUT_MS,
     },
     types: NUMERIC_TYPES,
     // "already exists, skipping" and the like are not worth a line in the operator's log.

@@ -13,15 +13,20 @@ import { openStore, type Store } from '@/db';
 import { createBalancer } from '@/db/queries/balancers';
 import { listSeries } from '@/db/queries/metric-series';
 import { listUnits } from '@/db/queries/units';
+import { storeLocation } from '../../support/store';
 import { waitFor } from '../poller/support';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-units-'));
-const dbFile = path.join(dir, 'shared.db');
+// A SQLite file, or a fresh PostgreSQL database in the `postgres` project: the workers share it either way.
+const location = await storeLocation(dir, 'shared.db');
 const BALANCERS = 50;
 const NODES_PER_BALANCER = 20;
-const INTERVAL_MS = 5_000;
-const TTL_MS = 3_000;
+// 100 probes/s in all: a loaded 2-core machine keeps to it with the store on either engine.
+const INTERVAL_MS = 10_000;
+const TTL_MS = 6_000;
+/** The balancer the fencing test holds: its probe deadline leaves time to stop its worker mid-cycle. */
+const FENCED_NODES = Array.from({ length: 5 }, (_, i) => 10_000 + i);
 
 /** The fake fleet: modern nodes at /m/<n>; counts probes (server/discover) and overlaps per node. */
 interface Fleet {
@@ -111,7 +116,7 @@ function startWorker(): Worker {
     cwd: root,
     env: {
       ...process.env,
-      ERAWATCH_DB: dbFile,
+      ERAWATCH_DB: location,
       ERAWATCH_ALLOW_LOOPBACK: '1',
       ERAWATCH_POLL_LEASE_TTL_MS: String(TTL_MS),
       ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
@@ -130,6 +135,7 @@ let fleet: Fleet | null = null;
 let store: Store | null = null;
 const workers: Worker[] = [];
 const balancerOfNode = new Map<number, string>();
+let fencedId = '';
 
 function theStore(): Store {
   if (!store) throw new Error('no store');
@@ -138,7 +144,7 @@ function theStore(): Store {
 
 beforeAll(async () => {
   fleet = await startFleet();
-  store = await openStore(dbFile);
+  store = await openStore(location);
   for (let b = 0; b < BALANCERS; b++) {
     const nodes = Array.from({ length: NODES_PER_BALANCER }, (_, i) => b * NODES_PER_BALANCER + i);
     const created = await createBalancer(store, {
@@ -152,6 +158,17 @@ beforeAll(async () => {
     });
     for (const n of nodes) balancerOfNode.set(n, created.id);
   }
+  fencedId = (
+    await createBalancer(store, {
+      name: 'unit-fenced',
+      publicUrl: `${fleet.url}/m/200000`,
+      nodeUrls: FENCED_NODES.map((n) => `${fleet?.url ?? ''}/m/${n}`),
+      samplesPerCycle: 0,
+      intervalMs: 20_000,
+      timeoutMs: 8_000,
+      legacyProbeTimeoutMs: 2_000,
+    })
+  ).id;
   for (let i = 0; i < 3; i++) workers.push(startWorker());
 }, 60_000);
 
@@ -174,7 +191,7 @@ const probesOf = (node: number) => fleet?.probes.get(node) ?? [];
 
 describe('three poll workers on one store', () => {
   it('probe every node once per interval, never twice at once, and all three take part', async () => {
-    await waitFor('six probes of every node', 120_000, () => {
+    await waitFor('six probes of every node', 240_000, () => {
       for (let n = 0; n < TOTAL; n++) if (probesOf(n).length < 6) return false;
       return true;
     });
@@ -189,7 +206,7 @@ describe('three poll workers on one store', () => {
     expect(Math.max(...gaps)).toBeLessThan(2 * INTERVAL_MS);
     const holders = new Set((await listUnits(theStore())).map((u) => u.pid));
     expect([...holders].sort()).toEqual(workers.map((w) => w.pid).sort());
-  });
+  }, 300_000);
 
   it('after kill -9 of one worker, the balancers it held are probed again by the others within the TTL', async () => {
     const victim = workers[0];
@@ -218,7 +235,7 @@ describe('three poll workers on one store', () => {
     );
     // Its pid on this host is gone, so its claims are taken at once; the TTL is the bound either way.
     for (const t of heldTimes) expect(t).toBeLessThan(TTL_MS);
-    await waitFor('every balancer it last ran probed again', 30_000, () =>
+    await waitFor('every balancer it last ran probed again', 60_000, () =>
       reprobed(lastByVictim.map((u) => u.unitId)),
     );
     const units = await listUnits(theStore());
@@ -229,11 +246,11 @@ describe('three poll workers on one store', () => {
     const f = fleet;
     if (!f) throw new Error('no fleet');
     // Hold the next probes of one balancer's nodes, so its cycle is in flight when its worker is stopped.
-    const balancerId = balancerOfNode.get(0) ?? '';
-    const nodes = [...balancerOfNode].filter(([, b]) => b === balancerId).map(([n]) => n);
+    const balancerId = fencedId;
+    const nodes = FENCED_NODES;
     nodes.forEach((n) => f.hold.add(n));
-    await waitFor('a held probe of the balancer', 30_000, () => f.held.length > 0);
-    const unit = await waitFor('its claim in the store', 10_000, async () =>
+    await waitFor('a held probe of the balancer', 60_000, () => f.held.length > 0);
+    const unit = await waitFor('its claim in the store', 30_000, async () =>
       (await listUnits(theStore())).find((u) => u.unitId === balancerId && u.expiresAt > Date.now()),
     );
     const victim = workers.find((w) => w.pid === unit.pid);
@@ -276,5 +293,5 @@ describe('three poll workers on one store', () => {
     await waitFor('the refusal counted in erawatch_cycles_fenced_total', 30_000, async () =>
       (await listSeries(theStore(), ['erawatch_cycles_fenced_total'])).find((s) => s.value >= 1),
     );
-  });
+  }, 240_000);
 });
