@@ -20,9 +20,6 @@ import {
 
 type Tx = Pick<PostgresJsDatabase<typeof pgSchema>, 'execute'>;
 
-/** Serializes seq hand-out across writers (SQLite's single writer does this for free). */
-const SEQ_LOCK = 0x65_72_61_73_65_71n; // "erase q"
-
 /** Merges two sparse "index:count,…" histograms in SQL, as db/histogram.ts does in JS. */
 const mergedLatency = sql.raw(`(SELECT coalesce(string_agg(m.b || ':' || m.c, ',' ORDER BY m.b), '')
   FROM (SELECT split_part(p, ':', 1)::int AS b, sum(split_part(p, ':', 2)::bigint) AS c
@@ -100,16 +97,22 @@ function writeSubjectState(
 /** Writes one cycle's nodes, states, history, rollups and balancer state (inside the caller's transaction). */
 export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): Promise<void> {
   const b = batchOn(tx);
-  let nextSeq = -1;
-  const needsSeq = w.newNodes.length > 0 || w.results.some((r) => r.seq === null);
-  if (needsSeq) {
-    await tx.execute(sql`SELECT pg_advisory_xact_lock(${SEQ_LOCK.toString()}::bigint)`);
-    const rows = (await tx.execute(sql`SELECT coalesce(max(seq), 0) AS seq FROM nodes`)) as unknown as Array<{
-      seq: number;
-    }>;
-    nextSeq = Number(rows[0]?.seq ?? 0) + 1;
-  }
-  const takeSeq = () => nextSeq++;
+  // Seqs come from the node_seq sequence (migration 0006): no lock, so concurrent first rounds never queue.
+  const created = new Set(w.newNodes.map((n) => n.id));
+  const unnumbered = w.results.filter((r) => r.seq === null && !created.has(r.nodeId));
+  const wanted = w.newNodes.length + unnumbered.length;
+  const handed =
+    wanted === 0
+      ? []
+      : ((await tx.execute(
+          sql`SELECT nextval('node_seq')::int AS seq FROM generate_series(1, ${wanted})`,
+        )) as unknown as Array<{ seq: number }>);
+  let next = 0;
+  const takeSeq = () => {
+    const seq = handed[next++]?.seq;
+    if (seq === undefined) throw new Error('node_seq handed out fewer values than asked');
+    return Number(seq);
+  };
   const seqs = new Map<string, number>();
   for (const n of w.newNodes) {
     const seq = takeSeq();
