@@ -6,7 +6,8 @@ import type { Store } from '@/db/index';
 import { storeClockSql } from '@/db/clock';
 
 /**
- * Takes the claim when it is free, expired or already this holder's; false while someone else holds it. One
+ * Takes the claim when it is free, expired, already this holder's or held by `takeFrom` (a holder known to be
+ * gone); false while someone else holds it. One
  * conditional upsert, so two processes racing for it (on PostgreSQL, in concurrent transactions) never both win.
  * Expiry is judged by the store's clock: on PostgreSQL the database's, whatever `now` says.
  */
@@ -16,6 +17,7 @@ export async function claimSubject(
   holder: string,
   ttlMs: number,
   now: number,
+  takeFrom?: string,
 ): Promise<boolean> {
   const { subjectClaims: c } = store.t;
   const t = storeClockSql(store, now);
@@ -26,7 +28,11 @@ export async function claimSubject(
       .onConflictDoUpdate({
         target: c.subjectId,
         set: { holder, expiresAt: sql`${t} + ${ttlMs}` },
-        setWhere: or(eq(c.holder, holder), lte(c.expiresAt, t)),
+        setWhere: or(
+          eq(c.holder, holder),
+          lte(c.expiresAt, t),
+          takeFrom === undefined ? undefined : eq(c.holder, takeFrom),
+        ),
       })
       .returning({ subjectId: c.subjectId }),
   );
@@ -36,4 +42,13 @@ export async function claimSubject(
 export async function releaseSubject(store: Store, subjectId: string, holder: string): Promise<void> {
   const { subjectClaims: c } = store.t;
   await store.write((tx) => tx.delete(c).where(and(eq(c.subjectId, subjectId), eq(c.holder, holder))));
+}
+
+/** Who holds the claim now (expired or not), or null when nobody does. */
+export async function subjectHolder(store: Store, subjectId: string): Promise<string | null> {
+  const { subjectClaims: c } = store.t;
+  const rows = await store.read((db) =>
+    db.select({ holder: c.holder }).from(c).where(eq(c.subjectId, subjectId)),
+  );
+  return rows[0]?.holder ?? null;
 }

@@ -3,14 +3,25 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Store } from '@/db';
-import { claimSubject, releaseSubject } from '@/db/queries/claims';
+import { claimSubject, releaseSubject, subjectHolder } from '@/db/queries/claims';
 import { ConflictError } from '@/lib/errors';
+import { holderGoneOnThisHost } from './lease';
 
 export const CLAIM_TTL_MS = 60_000;
 const RENEW_EVERY_MS = 20_000;
 
 export function newClaimHolder(role: string): string {
   return `${role}:${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+const HOLDER = /^[a-z-]+:(.+):(\d+):[0-9a-f]{6}$/;
+
+/** The holder of `subjectId` when it is a process of this host that no longer runs (kill -9), else null. */
+async function goneHolder(store: Store, subjectId: string): Promise<string | null> {
+  const holder = await subjectHolder(store, subjectId);
+  const m = holder === null ? null : HOLDER.exec(holder);
+  if (!holder || !m) return null;
+  return holderGoneOnThisHost({ hostname: m[1] ?? '', pid: Number(m[2]) }) ? holder : null;
 }
 
 export interface ClaimOptions {
@@ -40,7 +51,13 @@ export async function withSubjectClaim<T>(
   const retryMs = opts.retryMs ?? 50;
   const giveUpAt = now() + waitMs;
   const ttlMs = opts.ttlMs ?? CLAIM_TTL_MS;
-  while (!(await claimSubject(store, subjectId, holder, ttlMs, now()))) {
+  const take = async () => {
+    if (await claimSubject(store, subjectId, holder, ttlMs, now())) return true;
+    // A holder killed on this host never releases: take its claim at once rather than after its TTL.
+    const gone = await goneHolder(store, subjectId);
+    return gone !== null && claimSubject(store, subjectId, holder, ttlMs, now(), gone);
+  };
+  while (!(await take())) {
     if (now() >= giveUpAt) {
       if (waitMs === 0) return null;
       throw new ConflictError(`a cycle of '${subjectId.replace(/^[a-z]+:/, '')}' is still running elsewhere`);
