@@ -2,7 +2,7 @@
 // lease with a fencing token bumped on every take-over, and every write of a unit's cycle checks that token in
 // its own transaction. On PostgreSQL claims skip rows another transaction holds (FOR UPDATE SKIP LOCKED) and
 // compare against the database clock; on SQLite the same statement runs inside one BEGIN IMMEDIATE.
-import { and, eq, notInArray, sql } from 'drizzle-orm';
+import { and, eq, notInArray, sql, type SQL } from 'drizzle-orm';
 import { selectRows, sqliteOf, type Db, type Store } from '@/db/index';
 import { storeClockSql, storeNow } from '@/db/clock';
 import { sqliteReleaseUnitsNow } from '@/db/engines/sqlite-exit';
@@ -171,6 +171,7 @@ export async function renewUnits(
   if (units.length === 0) return [];
   const { pollUnits: u } = store.t;
   const t = clock(store, now);
+  if (store.engine === 'postgres') return renewUnitsSkippingLocked(store, me, units, ttlMs, t);
   return store.write(async (tx) => {
     const lost: ClaimedUnit[] = [];
     for (const unit of units) {
@@ -182,6 +183,51 @@ export async function renewUnits(
       if (rows.length === 0) lost.push(unit);
     }
     return lost;
+  });
+}
+
+/**
+ * PostgreSQL: one statement that passes by rows locked right now (our own cycle write holds its unit's row
+ * under the fence until it commits, and claims skip locked rows too), so a renewal never queues behind a
+ * write and the other leases never lapse meanwhile. A unit counts as lost only once its row shows another
+ * holder or token; a locked one is renewed on the next round.
+ */
+async function renewUnitsSkippingLocked(
+  store: Store,
+  me: UnitClaimant,
+  units: ReadonlyArray<ClaimedUnit>,
+  ttlMs: number,
+  t: SQL,
+): Promise<ClaimedUnit[]> {
+  const wanted = sql.join(
+    units.map((u) => sql`(${u.kind}, ${u.unitId}, ${u.token}::bigint)`),
+    sql`, `,
+  );
+  return store.write(async (tx) => {
+    const renewed = await selectRows<{ kind: UnitKind; unit_id: string }>(
+      store,
+      tx,
+      sql`UPDATE poll_units SET expires_at = ${t} + ${ttlMs}
+          WHERE region = ${me.region} AND (kind, unit_id) IN (
+            SELECT kind, unit_id FROM poll_units
+            WHERE region = ${me.region} AND holder = ${me.holder} AND (kind, unit_id, token) IN (${wanted})
+            FOR UPDATE SKIP LOCKED)
+          RETURNING kind, unit_id`,
+    );
+    const done = new Set(renewed.map((r) => `${r.kind}:${r.unit_id}`));
+    const rest = units.filter((u) => !done.has(`${u.kind}:${u.unitId}`));
+    if (rest.length === 0) return [];
+    const still = await selectRows<{ kind: UnitKind; unit_id: string }>(
+      store,
+      tx,
+      sql`SELECT kind, unit_id FROM poll_units
+          WHERE region = ${me.region} AND holder = ${me.holder} AND (kind, unit_id, token) IN (${sql.join(
+            rest.map((u) => sql`(${u.kind}, ${u.unitId}, ${u.token}::bigint)`),
+            sql`, `,
+          )})`,
+    );
+    const ours = new Set(still.map((r) => `${r.kind}:${r.unit_id}`));
+    return rest.filter((u) => !ours.has(`${u.kind}:${u.unitId}`));
   });
 }
 

@@ -2,13 +2,15 @@
 // workers (FOR UPDATE SKIP LOCKED), leases are judged by the database clock, tokens move on every take-over,
 // and a fence checked inside a write transaction refuses once the unit was taken over.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Store } from '@/db';
+import { sql } from 'drizzle-orm';
+import { selectRows, type Store } from '@/db';
 import { openPostgres } from '@/db/engines/postgres';
 import {
   claimDueUnits,
   heartbeatPollWorker,
   listPollWorkers,
   releaseUnit,
+  renewUnits,
   storeNow,
   syncUnits,
   unitFenceHolds,
@@ -83,6 +85,67 @@ describePostgres('poll units on PostgreSQL', () => {
     expect(await releaseUnit(s, a, mine, dbNow + 10_000, dbNow)).toBe(false);
     if (!theirs) throw new Error('no take-over');
     expect(await releaseUnit(s, b, theirs, dbNow + 10_000, dbNow)).toBe(true);
+  });
+
+  it('a renewal passes by a unit whose cycle write holds its row, and renews the rest meanwhile', async () => {
+    const s = first();
+    const other = stores[1];
+    if (!other) throw new Error('no second pool');
+    const dbNow = await storeNow(s, 0);
+    await syncUnits(s, 'ap-east', [
+      { kind: 'balancer', unitId: 'writing', dueAt: dbNow - 1 },
+      { kind: 'balancer', unitId: 'idle', dueAt: dbNow - 1 },
+    ]);
+    const me = { ...worker(3), region: 'ap-east' };
+    const units = (await claimDueUnits(s, me, { limit: 2, ttlMs: 60_000, now: 0 })).units;
+    const writing = units.find((u) => u.unitId === 'writing');
+    if (!writing || units.length !== 2) throw new Error('no claims');
+    let endWrite = () => {};
+    const writeHeld = new Promise<void>((r) => (endWrite = r));
+    let fenced = () => {};
+    const inWrite = new Promise<void>((r) => (fenced = r));
+    // The worker's cycle write on another connection: the fence locks its unit's row until it commits.
+    const write = other.write(async (tx) => {
+      expect(await unitFenceHolds(other, tx, writing, 'ap-east', me.holder)).toBe(true);
+      fenced();
+      await writeHeld;
+    });
+    await inWrite;
+    const before = await storeNow(s, 0);
+    // Waiting on the locked row would leave this pending until the write ends.
+    const lost = await Promise.race([
+      renewUnits(s, me, units, 120_000, 0),
+      write.then(() => 'the renewal waited for the write' as const),
+    ]);
+    endWrite();
+    await write;
+    expect(lost).toEqual([]);
+    const rows = await s.read((db) =>
+      selectRows<{ unit_id: string; expires_at: unknown }>(
+        s,
+        db,
+        sql`SELECT unit_id, expires_at FROM poll_units WHERE region = 'ap-east' ORDER BY unit_id`,
+      ),
+    );
+    const expiry = new Map(rows.map((r) => [r.unit_id, Number(r.expires_at)]));
+    expect(expiry.get('idle')).toBeGreaterThanOrEqual(before + 120_000);
+    expect(expiry.get('writing')).toBeLessThan(before + 120_000);
+    // Once the write has committed, the next renewal takes it too; a unit taken over is reported lost.
+    expect(await renewUnits(s, me, units, 120_000, 0)).toEqual([]);
+    const [theirs] = (
+      await claimDueUnits(
+        s,
+        { ...worker(4), region: 'ap-east' },
+        {
+          limit: 1,
+          ttlMs: 60_000,
+          now: 0,
+          goneHolders: [me.holder],
+        },
+      )
+    ).units;
+    expect(theirs).toBeDefined();
+    expect((await renewUnits(s, me, units, 120_000, 0)).map((u) => u.unitId)).toEqual([theirs?.unitId]);
   });
 
   it('poll workers are listed by region while their presence lasts', async () => {
