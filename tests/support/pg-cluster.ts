@@ -1,6 +1,6 @@
-// A throwaway PostgreSQL 15 cluster on loopback, for anything outside vitest that needs one (the benchmarks):
-// initdb and pg_ctl in a temp directory owned by the `postgres` user (PostgreSQL refuses root), stopped by
-// the postmaster's PID. The same steps as tests/support/postgres.ts, without vitest.
+// A throwaway PostgreSQL 15 cluster on loopback: initdb and pg_ctl in a temp directory owned by the `postgres`
+// user (PostgreSQL refuses root), stopped by the postmaster's PID. The benchmarks start one directly; the
+// tests share one per vitest run through tests/support/postgres.ts.
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
