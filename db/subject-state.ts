@@ -56,8 +56,8 @@ export interface CycleWrite {
   analysis: BalancerAnalysis;
   events: EventDraft[];
   /**
-   * Combines, inside the write transaction, this region's analysis with every region's stored one and the
-   * last combined snapshot: what it returns is stored as the balancer's analysis and events.
+   * Combines, inside the write transaction, this region's analysis with the other regions' stored ones and
+   * the last combined snapshot: what it returns is stored as the balancer's analysis and events.
    */
   combine?: (
     stored: StoredRegionState[],

@@ -1,6 +1,6 @@
 // The probed subjects' state: what a cycle reads before probing, its one write, stdio target results, the
 // subjects the scheduler spreads, and retention.
-import { and, asc, desc, eq, gte, isNotNull, lt, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNotNull, lt, ne, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerAnalysis, BalancerSnapshot } from '@/lib/rollout/types';
 import { postgresOf, sqliteOf, type Db, type Store } from '../index';
@@ -62,7 +62,12 @@ async function combineRegionStates(
       target: [rs.balancerId, rs.region],
       set: { analysis: own, snapshot, analyzedAt: w.at },
     });
-  const rows = await tx.select().from(rs).where(eq(rs.balancerId, w.balancerId));
+  // The cross-region step takes this region's analysis from the write itself: reading its row back would only
+  // parse the snapshot just written.
+  const rows = await tx
+    .select()
+    .from(rs)
+    .where(and(eq(rs.balancerId, w.balancerId), ne(rs.region, w.region)));
   const stored: StoredRegionState[] = rows.map((r) => ({
     region: r.region,
     analysis: {

@@ -8,7 +8,7 @@ import type { Store } from '@/db';
 import type { ProbeTarget, Verdict } from '@/lib/probe/types';
 import { DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';
 import { analyzeCycle, DEFAULT_FLAP_WINDOW_MS, keyedFingerprintOf } from '@/lib/rollout';
-import { carryCatalog, catalogRequestFor } from '@/lib/rollout/catalog';
+import { carryCatalog, catalogOffsetOf, catalogRequestFor } from '@/lib/rollout/catalog';
 import type { BalancerAnalysis, NodeObservation, SampleObservation } from '@/lib/rollout/types';
 import { createLimiter, type Limiter } from './limiter';
 import { combineStep } from './regions';
@@ -178,7 +178,11 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
 
   // The catalog cadence and the last full catalog of each node live in the previous snapshot.
   const previous = await readPreviousSnapshot(store, balancerId, region);
-  const cadence = { enabled: balancer.catalog, every: balancer.catalogEvery };
+  const cadence = {
+    enabled: balancer.catalog,
+    every: balancer.catalogEvery,
+    offset: catalogOffsetOf(balancer.id, balancer.catalogEvery),
+  };
   const cycleNumber = (previous?.cycle ?? 0) + 1;
   const lastOf = new Map((previous?.nodes ?? []).map((n) => [n.nodeId, n]));
   const lastSnapshotOf = (key: string) => {

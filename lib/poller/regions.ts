@@ -25,7 +25,7 @@ export interface CombineStep {
   intervalMs: number;
   /** This cycle's region and its fresh analysis. */
   mine: RegionResult;
-  /** Every region's stored result for the balancer (this region's previous one included, and ignored). */
+  /** The other regions' stored results for the balancer (this region's own row, if passed, is ignored). */
   stored: StoredRegionResult[];
   /** The balancer's `regions`, else the regions that have a poller now. */
   expectedRegions: string[];

@@ -70,6 +70,18 @@ export interface CatalogCadence {
   enabled: boolean;
   /** List every Nth cycle; in between only when the settled verdict changed. */
   every: number;
+  /** Where in the cadence this balancer lists (0 to every - 1, see catalogOffsetOf); default 0. */
+  offset?: number;
+}
+
+/**
+ * A balancer's place in the catalog cadence, from its id: balancers registered together would otherwise list
+ * every catalog in the same interval (about one more request per node), all at once.
+ */
+export function catalogOffsetOf(balancerId: string, every: number): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < balancerId.length; i++) h = Math.imul(h ^ balancerId.charCodeAt(i), 0x01000193);
+  return (h >>> 0) % Math.max(1, every);
 }
 
 /** Whether (and how) one node's probe lists tools this cycle, from the last snapshot of that node. */
@@ -79,7 +91,7 @@ export function catalogRequestFor(
   previous: NodeSnapshot | undefined,
 ): CatalogRequest | undefined {
   if (!cadence.enabled) return undefined;
-  if (cycle % Math.max(1, cadence.every) === 0) return { list: 'always' };
+  if ((cycle + (cadence.offset ?? 0)) % Math.max(1, cadence.every) === 0) return { list: 'always' };
   const known = previous?.catalog;
   if (known?.digest) return { list: 'if-changed', settledKey: known.settledKey };
   // Never listed in full: at once, then after a failed listing on the cadence like everyone else.

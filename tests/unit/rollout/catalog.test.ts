@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ToolCatalog, Verdict } from '@/lib/probe/types';
 import { analyzeCycle, diffSnapshots } from '@/lib/rollout';
-import { carryCatalog, catalogRequestFor } from '@/lib/rollout/catalog';
+import { carryCatalog, catalogOffsetOf, catalogRequestFor } from '@/lib/rollout/catalog';
 import { placeSample, sampleFactsOf } from '@/lib/rollout/samples';
 import {
   LEGACY,
@@ -198,6 +198,29 @@ describe('the catalog cadence', () => {
     },
   ])('$name', ({ enabled, cycle, previous, want }) => {
     expect(catalogRequestFor({ enabled, every: 5 }, cycle, previous)).toEqual(want);
+  });
+
+  it('lists on the cycles its offset shifts the cadence to', () => {
+    const listsOn = (offset: number) =>
+      [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].filter(
+        (c) => catalogRequestFor({ enabled: true, every: 5, offset }, c, known)?.list === 'always',
+      );
+    expect(listsOn(0)).toEqual([5, 10]);
+    expect(listsOn(2)).toEqual([3, 8]);
+    expect(listsOn(4)).toEqual([1, 6]);
+  });
+
+  it('spreads balancers over the cadence by id, each always on the same cycles', () => {
+    const ids = Array.from({ length: 500 }, (_, i) => `bal_${i.toString(36).padStart(8, 'x')}`);
+    const perOffset = [0, 0, 0, 0, 0];
+    for (const id of ids) {
+      const offset = catalogOffsetOf(id, 5);
+      expect(catalogOffsetOf(id, 5)).toBe(offset);
+      perOffset[offset] = (perOffset[offset] ?? 0) + 1;
+    }
+    // Each fifth of the cadence gets a share of the balancers, none all or none of them.
+    for (const n of perOffset) expect(n).toBeGreaterThan(50);
+    expect(catalogOffsetOf('bal_any', 1)).toBe(0);
   });
 
   it('remembers a failed listing until a full one comes, through cadence skips and outages', () => {
