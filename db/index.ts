@@ -43,6 +43,9 @@ export interface Store {
   read<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** A write transaction. Re-entrant: a nested call inside `fn` joins the open transaction. */
   write<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** A short write transaction that keeps leases alive (renewals, heartbeats). PostgreSQL: on a connection of
+   *  its own, so it never queues behind the pool's cycle work; SQLite: the same as `write`. Re-entrant too. */
+  lease<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** Engine-specific handle for the few places that need it; db/ only. */
   readonly raw: SqliteRaw | PostgresRaw;
   close(): Promise<void>;

@@ -251,6 +251,17 @@ export async function openPostgres(location: string, options: PostgresOpenOption
 
   const client = clientFor(location, settings, settings.poolSize);
   const db: PgDb = drizzle(client, { schema: pgSchema });
+  // Lease upkeep gets one connection of its own, opened on first use (only poll workers renew leases), so a
+  // pool held by long cycle writes cannot make a live worker's leases lapse.
+  let leaseClient: Sql | null = null;
+  let leaseDb: PgDb | null = null;
+  const leaseHandle = (): PgDb => {
+    if (!leaseDb) {
+      leaseClient = clientFor(location, settings, 1);
+      leaseDb = drizzle(leaseClient, { schema: pgSchema });
+    }
+    return leaseDb;
+  };
   const scope = createWriteScope<PgDb>();
   // The query layer is typed against the SQLite tables and handle; the twins have the same JS shape
   // (db/engines/schema-shape.ts proves it at compile time, the parity test at run time).
@@ -273,13 +284,23 @@ export async function openPostgres(location: string, options: PostgresOpenOption
           throw err;
         });
     },
+    lease(fn) {
+      const open = scope.current();
+      if (open) return fn(asDb(open));
+      return leaseHandle()
+        .transaction((tx) => scope.run(tx as unknown as PgDb, () => fn(asDb(tx as unknown as PgDb))))
+        .catch((err: unknown) => {
+          noteWriteError(err);
+          throw err;
+        });
+    },
     raw: {
       engine: 'postgres',
       sql: client,
       db: () => scope.current() ?? db,
     } satisfies PostgresRaw,
     async close() {
-      await client.end({ timeout: 5 });
+      await Promise.all([client.end({ timeout: 5 }), leaseClient?.end({ timeout: 5 })]);
     },
   };
 

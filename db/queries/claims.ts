@@ -19,9 +19,32 @@ export async function claimSubject(
   now: number,
   takeFrom?: string,
 ): Promise<boolean> {
+  return upsertClaim(store, (fn) => store.write(fn), subjectId, holder, ttlMs, now, takeFrom);
+}
+
+/** Extends this holder's claim (or takes it back when it lapsed and is free), on the store's lease connection. */
+export async function renewSubjectClaim(
+  store: Store,
+  subjectId: string,
+  holder: string,
+  ttlMs: number,
+  now: number,
+): Promise<boolean> {
+  return upsertClaim(store, (fn) => store.lease(fn), subjectId, holder, ttlMs, now);
+}
+
+async function upsertClaim(
+  store: Store,
+  inTx: Store['write'],
+  subjectId: string,
+  holder: string,
+  ttlMs: number,
+  now: number,
+  takeFrom?: string,
+): Promise<boolean> {
   const { subjectClaims: c } = store.t;
   const t = storeClockSql(store, now);
-  const rows = await store.write((tx) =>
+  const rows = await inTx((tx) =>
     tx
       .insert(c)
       .values({ subjectId, holder, expiresAt: sql`${t} + ${ttlMs}` })

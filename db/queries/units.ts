@@ -42,9 +42,16 @@ export async function syncUnits(
 ): Promise<number> {
   const { pollUnits: u } = store.t;
   return store.write(async (tx) => {
+    // Only rows that are missing: an upsert of an existing row would wait on a cycle write that holds it.
+    const existing = new Set(
+      (await tx.select({ kind: u.kind, unitId: u.unitId }).from(u).where(eq(u.region, region))).map(
+        (r) => `${r.kind}:${r.unitId}`,
+      ),
+    );
+    const missing = units.filter((x) => !existing.has(`${x.kind}:${x.unitId}`));
     let added = 0;
-    for (let i = 0; i < units.length; i += 200) {
-      const chunk = units.slice(i, i + 200);
+    for (let i = 0; i < missing.length; i += 200) {
+      const chunk = missing.slice(i, i + 200);
       const rows = await tx
         .insert(u)
         .values(chunk.map((x) => ({ kind: x.kind, unitId: x.unitId, region, dueAt: x.dueAt })))
@@ -172,7 +179,7 @@ export async function renewUnits(
   const { pollUnits: u } = store.t;
   const t = clock(store, now);
   if (store.engine === 'postgres') return renewUnitsSkippingLocked(store, me, units, ttlMs, t);
-  return store.write(async (tx) => {
+  return store.lease(async (tx) => {
     const lost: ClaimedUnit[] = [];
     for (const unit of units) {
       const rows = await tx
@@ -187,10 +194,9 @@ export async function renewUnits(
 }
 
 /**
- * PostgreSQL: one statement that passes by rows locked right now (our own cycle write holds its unit's row
- * under the fence until it commits, and claims skip locked rows too), so a renewal never queues behind a
- * write and the other leases never lapse meanwhile. A unit counts as lost only once its row shows another
- * holder or token; a locked one is renewed on the next round.
+ * PostgreSQL: one statement on the lease connection that passes by rows locked right now (our own cycle write
+ * holds its unit's row under the fence, which extends that lease itself, and claims skip locked rows too), so
+ * a renewal never queues behind a write. A unit counts as lost only once its row shows another holder or token.
  */
 async function renewUnitsSkippingLocked(
   store: Store,
@@ -203,7 +209,7 @@ async function renewUnitsSkippingLocked(
     units.map((u) => sql`(${u.kind}, ${u.unitId}, ${u.token}::bigint)`),
     sql`, `,
   );
-  return store.write(async (tx) => {
+  return store.lease(async (tx) => {
     const renewed = await selectRows<{ kind: UnitKind; unit_id: string }>(
       store,
       tx,
@@ -269,6 +275,9 @@ export async function releaseAllUnits(store: Store, holder: string): Promise<num
 /**
  * Inside a write transaction: true while `unit` is still held with `token`, so the caller's writes may go
  * ahead. On PostgreSQL the row is locked until the transaction ends, so no take-over can commit in between.
+ * With `ttlMs` (just before commit) the lease is extended to `ttlMs` past the statement's own time: renewals
+ * pass by the locked row, so a write that ran long would otherwise commit with its lease lapsed. Only then,
+ * since a row updated by an open transaction makes other writers' conflict checks on it wait.
  */
 export async function unitFenceHolds(
   store: Store,
@@ -276,15 +285,20 @@ export async function unitFenceHolds(
   unit: UnitRef & { token: number },
   region: string,
   holder: string,
+  ttlMs?: number,
 ): Promise<boolean> {
-  const lock = store.engine === 'postgres' ? sql` FOR UPDATE` : sql``;
-  const rows = await selectRows<{ token: unknown }>(
-    store,
-    tx,
-    sql`SELECT token FROM poll_units
-        WHERE kind = ${unit.kind} AND unit_id = ${unit.unitId} AND region = ${region}
-          AND holder = ${holder} AND token = ${unit.token}${lock}`,
-  );
+  const match = sql`kind = ${unit.kind} AND unit_id = ${unit.unitId} AND region = ${region}
+          AND holder = ${holder} AND token = ${unit.token}`;
+  let query = sql`SELECT token FROM poll_units WHERE ${match}`;
+  if (store.engine === 'postgres')
+    query =
+      ttlMs === undefined
+        ? sql`${query} FOR UPDATE`
+        : // clock_timestamp(), not now(): the transaction may have started long before this statement.
+          sql`UPDATE poll_units
+            SET expires_at = GREATEST(expires_at, CAST(floor(extract(epoch from clock_timestamp()) * 1000) AS bigint) + ${ttlMs})
+            WHERE ${match} RETURNING token`;
+  const rows = await selectRows<{ token: unknown }>(store, tx, query);
   return rows.length === 1;
 }
 
@@ -341,9 +355,9 @@ export async function heartbeatPollWorker(
   lastCycleAt: number | null,
 ): Promise<void> {
   const { pollWorkers: w } = store.t;
-  const at = await storeNow(store, now);
-  await store.write((tx) =>
-    tx
+  await store.lease(async (tx) => {
+    const at = await storeNow(store, now);
+    await tx
       .insert(w)
       .values({
         holder: me.holder,
@@ -362,8 +376,8 @@ export async function heartbeatPollWorker(
           unitsHeld,
           ...(lastCycleAt !== null ? { lastCycleAt } : {}),
         },
-      }),
-  );
+      });
+  });
 }
 
 export async function removePollWorker(store: Store, holder: string): Promise<void> {

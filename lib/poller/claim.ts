@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Store } from '@/db';
-import { claimSubject, releaseSubject, subjectHolder } from '@/db/queries/claims';
+import { claimSubject, releaseSubject, renewSubjectClaim, subjectHolder } from '@/db/queries/claims';
 import { ConflictError } from '@/lib/errors';
 import { holderGoneOnThisHost } from './lease';
 
@@ -64,9 +64,10 @@ export async function withSubjectClaim<T>(
     }
     await new Promise((r) => setTimeout(r, retryMs));
   }
-  // A failed renewal leaves the claim to expire on its own; the task itself is not interrupted.
+  // A failed renewal leaves the claim to expire on its own; the task itself is not interrupted. Renewals go
+  // on the lease connection, so a pool busy with cycle writes cannot let the claim lapse under a live probe.
   const renew = setInterval(() => {
-    void claimSubject(store, subjectId, holder, ttlMs, now()).catch(() => undefined);
+    void renewSubjectClaim(store, subjectId, holder, ttlMs, now()).catch(() => undefined);
   }, opts.renewMs ?? RENEW_EVERY_MS);
   renew.unref();
   try {

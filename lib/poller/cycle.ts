@@ -49,8 +49,11 @@ export interface CycleDeps {
   region?: string;
 }
 
-/** Answers, inside the open write transaction, whether this process may still write the unit's results. */
-export type Fence = () => Promise<boolean>;
+/**
+ * Answers, inside the open write transaction, whether this process may still write the unit's results. Asked
+ * again with `extend` just before commit, where it may also extend the unit's lease.
+ */
+export type Fence = (extend?: boolean) => Promise<boolean>;
 
 export interface CycleResult {
   balancerId: string;
@@ -74,7 +77,10 @@ export class CycleFencedError extends Error {
   }
 }
 
-/** Runs `write` in one transaction after the fence, so a refused fence writes nothing at all. */
+/**
+ * Runs `write` in one transaction after the fence, so a refused fence writes nothing at all. The fence is
+ * asked again just before commit, extending the unit's lease from then: renewals pass by a row being written.
+ */
 export function fencedWrite<T>(
   store: Store,
   fence: Fence | undefined,
@@ -85,7 +91,9 @@ export function fencedWrite<T>(
   if (!fence) return write();
   return store.write(async () => {
     if (!(await fence())) throw new CycleFencedError(subject, at);
-    return write();
+    const result = await write();
+    if (!(await fence(true))) throw new CycleFencedError(subject, at);
+    return result;
   });
 }
 

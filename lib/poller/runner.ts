@@ -31,7 +31,7 @@ import {
   type UnitKind,
 } from '@/db/queries/units';
 import { startCheckpointer, type Checkpointer } from '@/db/checkpoints';
-import { createLimiter } from './limiter';
+import { createLimiter, type Limiter } from './limiter';
 import { closeDefaultProbe, createDefaultProbe, resolveAllAddresses } from './probe';
 import { instrumentProbe } from '@/lib/metrics/probe';
 import {
@@ -135,6 +135,8 @@ interface Held {
   running: Promise<void>;
   /** Another worker took the unit over: whatever the cycle still does, it writes nothing. */
   lost: boolean;
+  /** The cycle has asked the limiter for its first probe (until then it still reads and plans). */
+  probing: boolean;
 }
 
 function concurrencyFromEnv(env: Record<string, string | undefined>): number {
@@ -206,6 +208,10 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   const resolve = opts.resolve ?? resolveAllAddresses;
   const concurrency = opts.concurrency ?? concurrencyFromEnv(env);
   const limiter = createLimiter(concurrency);
+  // Probes per finished cycle, on average: what a unit claimed next is expected to ask of the limiter. Until a
+  // cycle has finished, a unit is taken to fill the limiter on its own, so a start claims one unit at a time.
+  const perUnit = { cycles: 0, probes: 0 };
+  const expectedProbes = () => (perUnit.cycles === 0 ? concurrency : perUnit.probes / perUnit.cycles);
   const maxUnits = opts.maxUnits ?? concurrency;
   const leaseTtlMs = opts.leaseTtlMs ?? leaseTtlFromEnv(env);
   const leaseRenewMs = opts.leaseRenewMs ?? Math.max(100, Math.floor(leaseTtlMs / 3));
@@ -224,6 +230,10 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   let startedPolling = false;
   let tickTimer: NodeJS.Timeout | null = null;
   let ticking: Promise<void> | null = null;
+  /** Asked to tick while one ran: tick again once it ends. */
+  let wakeAgain = false;
+  /** The last tick left due units unclaimed because this worker's probes are all taken: wake when they free. */
+  let waitingForCapacity = false;
   let renewTimer: NodeJS.Timeout | null = null;
   let lastRefresh = -Infinity;
   let lastCycleAt: number | null = null;
@@ -303,6 +313,8 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         }
         counters.completed += 1;
         counters.probes += result.probes;
+        perUnit.cycles += 1;
+        perUnit.probes += result.probes;
         lastCycleAt = result.at;
         await handBack(h, followingDue(entry, h.unit.dueAt, at), result.at);
       })
@@ -329,12 +341,29 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   function startUnit(unit: ClaimedUnit, at: number): void {
     const key = unitKey(unit.kind, unit.unitId);
     const entry = unit.kind === 'balancer' ? schedule.get(unit.unitId) : stdioSchedule.get(unit.unitId);
-    const h: Held = { unit, running: Promise.resolve(), lost: false };
+    const h: Held = { unit, running: Promise.resolve(), lost: false, probing: false };
     held.set(key, h);
-    const fence: Fence = () =>
+    const unitLimiter: Limiter = {
+      run(task) {
+        if (!h.probing) {
+          h.probing = true;
+          capacityChanged();
+        }
+        return limiter.run(task).finally(capacityChanged);
+      },
+      get active() {
+        return limiter.active;
+      },
+      get waiting() {
+        return limiter.waiting;
+      },
+    };
+    const fence: Fence = (extend) =>
       h.lost
         ? Promise.resolve(false)
-        : store.write((tx) => unitFenceHolds(store, tx, unit, region, holderId));
+        : store.write((tx) =>
+            unitFenceHolds(store, tx, unit, region, holderId, extend ? leaseTtlMs : undefined),
+          );
     if (!entry) {
       // Registered after our last read of the schedule: hand it back for a worker that knows it.
       h.running = handBack(h, at, null).finally(() => held.delete(key));
@@ -354,7 +383,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
                   resolve,
                   now,
                   env,
-                  limiter,
+                  limiter: unitLimiter,
                   dueAt: unit.dueAt,
                   onProbeStart: recordLag,
                   signal: abort.signal,
@@ -371,7 +400,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         : runStdioCycle(store, unit.unitId, {
             probe: stdioProbe,
             now,
-            limiter,
+            limiter: unitLimiter,
             dueAt: unit.dueAt,
             onProbeStart: recordLag,
             signal: abort.signal,
@@ -384,6 +413,26 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
       held.delete(key);
       wake();
     });
+  }
+
+  /**
+   * How many more units to claim now: none while probes wait for the limiter or a claimed unit is still
+   * planning its probes, else as many as the idle probe slots are expected to serve (at least one). A worker
+   * short of CPU or store thus holds only what it is finishing, and leaves the rest due for other workers.
+   */
+  function claimRoom(): number {
+    if (limiter.waiting > 0) return 0;
+    const planning = [...held.values()].filter((h) => !h.probing).length;
+    const expected = Math.max(1, expectedProbes());
+    const room = concurrency - limiter.active - planning * expected;
+    return room <= 0 ? 0 : Math.max(1, Math.floor(room / expected));
+  }
+
+  function capacityChanged(): void {
+    if (waitingForCapacity && claimRoom() > 0) {
+      waitingForCapacity = false;
+      wake();
+    }
   }
 
   /** Claims what is due (up to the free capacity), starts it, and sleeps until the next unit falls due. */
@@ -402,8 +451,10 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         .filter((h) => holderGoneOnThisHost({ hostname: me.hostname, pid: h.pid }))
         .map((h) => h.holder);
       const free = Math.max(0, maxUnits - held.size);
+      const room = claimRoom();
+      const limit = Math.min(CLAIM_BATCH, free, room);
       const claim = await claimDueUnits(store, me, {
-        limit: Math.min(CLAIM_BATCH, free),
+        limit,
         ttlMs: leaseTtlMs,
         now: now(),
         goneHolders,
@@ -413,25 +464,41 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         return;
       }
       for (const unit of claim.units) startUnit(unit, claim.at);
-      if (claim.units.length === Math.min(CLAIM_BATCH, free) && free > 0) sleepMs = 0;
+      if (claim.units.length === limit && limit > 0) sleepMs = 0;
       else {
         // Due times are in the store's clock; expired leases of others are looked at every renewal period.
         const due = await nextDueAt(store, region, now());
         sleepMs = Math.min(sleepMs, leaseRenewMs, due === null ? Infinity : Math.max(0, due - claim.at));
         if (free === 0) sleepMs = Math.max(sleepMs, CLAIM_RETRY_MS);
+        else if (room > 0 && due !== null && due <= claim.at) {
+          // What is due but was not claimed is locked by a write still open (or another worker's claim).
+          sleepMs = Math.max(sleepMs, CLAIM_RETRY_MS);
+        } else if (room === 0 && due !== null && due <= claim.at) {
+          // Due work left for later: a freed probe slot or a finished cycle wakes the next tick.
+          waitingForCapacity = true;
+          sleepMs = leaseRenewMs;
+        }
       }
     } catch (err) {
       noteError('claiming units', err);
       sleepMs = CLAIM_RETRY_MS;
     }
+    if (wakeAgain) {
+      wakeAgain = false;
+      sleepMs = 0;
+    }
     if (!stoppingOrStopped()) tickTimer = setTimeout(wake, Math.min(sleepMs, refreshMs));
   }
 
-  /** Runs a tick now unless one is running (which re-arms itself). */
+  /** Runs a tick now; while one is running, it runs again as soon as that one ends. */
   function wake(): void {
+    if (stoppingOrStopped()) return;
+    if (ticking) {
+      wakeAgain = true;
+      return;
+    }
     if (tickTimer) clearTimeout(tickTimer);
     tickTimer = null;
-    if (ticking || stoppingOrStopped()) return;
     ticking = tick().finally(() => {
       ticking = null;
     });
