@@ -1,6 +1,6 @@
 // Subject claims: whoever probes a balancer's or stdio target's nodes (a scheduled cycle or a probe-now, in any
 // process) holds its claim for the duration, so one node is never probed twice at once.
-import { and, eq, lte, or } from 'drizzle-orm';
+import { and, eq, gt, lte, or } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 import { storeClockSql } from '@/db/clock';
@@ -31,6 +31,28 @@ export async function renewSubjectClaim(
   now: number,
 ): Promise<boolean> {
   return upsertClaim(store, (fn) => store.lease(fn), subjectId, holder, ttlMs, now);
+}
+
+/**
+ * Extends every unexpired claim `holder` holds (a poll worker's running cycles), in one statement on the
+ * store's lease connection; answers how many it extended.
+ */
+export async function renewHolderClaims(
+  store: Store,
+  holder: string,
+  ttlMs: number,
+  now: number,
+): Promise<number> {
+  const { subjectClaims: c } = store.t;
+  const t = storeClockSql(store, now);
+  const rows = await store.lease((tx) =>
+    tx
+      .update(c)
+      .set({ expiresAt: sql`${t} + ${ttlMs}` })
+      .where(and(eq(c.holder, holder), gt(c.expiresAt, t)))
+      .returning({ subjectId: c.subjectId }),
+  );
+  return rows.length;
 }
 
 async function upsertClaim(

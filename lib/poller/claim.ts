@@ -32,7 +32,8 @@ export interface ClaimOptions {
   retryMs?: number;
   /** How long the claim lasts unrenewed (default CLAIM_TTL_MS); the poll role uses its unit lease TTL. */
   ttlMs?: number;
-  renewMs?: number;
+  /** How often the claim is renewed while the task runs; null when the caller renews it (renewHolderClaims). */
+  renewMs?: number | null;
 }
 
 /**
@@ -66,14 +67,17 @@ export async function withSubjectClaim<T>(
   }
   // A failed renewal leaves the claim to expire on its own; the task itself is not interrupted. Renewals go
   // on the lease connection, so a pool busy with cycle writes cannot let the claim lapse under a live probe.
-  const renew = setInterval(() => {
-    void renewSubjectClaim(store, subjectId, holder, ttlMs, now()).catch(() => undefined);
-  }, opts.renewMs ?? RENEW_EVERY_MS);
-  renew.unref();
+  const renew =
+    opts.renewMs === null
+      ? null
+      : setInterval(() => {
+          void renewSubjectClaim(store, subjectId, holder, ttlMs, now()).catch(() => undefined);
+        }, opts.renewMs ?? RENEW_EVERY_MS);
+  renew?.unref();
   try {
     return await task();
   } finally {
-    clearInterval(renew);
+    if (renew) clearInterval(renew);
     try {
       await releaseSubject(store, subjectId, holder);
     } catch {

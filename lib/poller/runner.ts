@@ -42,6 +42,7 @@ import {
 } from '@/lib/metrics/stored';
 import { balancerSubject } from './claim-names';
 import { newClaimHolder, withSubjectClaim } from './claim';
+import { renewHolderClaims } from '@/db/queries/claims';
 import { regionProbes } from './regions';
 import { createStdioProbe, runStdioCycle, type StdioCycleResult, type StdioProbeFn } from './stdio';
 import type { Clock, ProbeFn, ResolveFn } from './types';
@@ -391,8 +392,9 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
                   region,
                 }),
               ),
-            // A stopped or dead holder's claim then blocks the unit's new holder no longer than its lease.
-            { now, ttlMs: leaseTtlMs, renewMs: leaseRenewMs },
+            // A stopped or dead holder's claim then blocks the unit's new holder no longer than its lease;
+            // renew() extends all of this worker's claims with its units.
+            { now, ttlMs: leaseTtlMs, renewMs: null },
           ).then((r) => {
             if (r) opts.onCycle?.(r);
             return r;
@@ -504,28 +506,40 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     });
   }
 
+  let renewing: Promise<void> = Promise.resolve();
+  const renewSoon = () => {
+    renewTimer = setTimeout(() => {
+      renewing = renew();
+    }, leaseRenewMs);
+  };
+
   async function renew(): Promise<void> {
     renewTimer = null;
     if (stoppingOrStopped()) return;
     try {
       const mine = [...held.values()].filter((h) => !h.lost);
-      const lost = await renewUnits(
-        store,
-        me,
-        mine.map((h) => h.unit),
-        leaseTtlMs,
-        now(),
-      );
+      // One transaction on the lease connection: the units, the subject claims of their cycles, the presence.
+      const lost = await store.lease(async () => {
+        const gone = await renewUnits(
+          store,
+          me,
+          mine.map((h) => h.unit),
+          leaseTtlMs,
+          now(),
+        );
+        await renewHolderClaims(store, claimHolder, leaseTtlMs, now());
+        await heartbeatPollWorker(store, me, leaseTtlMs, now(), held.size, lastCycleAt);
+        return gone;
+      });
       for (const unit of lost) {
         const h = held.get(unitKey(unit.kind, unit.unitId));
         if (h) h.lost = true;
         log(`${unit.kind} ${unit.unitId} was taken over by another worker (our token ${unit.token})`);
       }
-      await heartbeatPollWorker(store, me, leaseTtlMs, now(), held.size, lastCycleAt);
     } catch (err) {
       noteError('renewing unit claims', err);
     }
-    if (!stoppingOrStopped()) renewTimer = setTimeout(() => void renew(), leaseRenewMs);
+    if (!stoppingOrStopped()) renewSoon();
   }
 
   // On a hard exit (the web server's own signal handling calls process.exit) the units are handed back
@@ -536,7 +550,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   void heartbeatPollWorker(store, me, leaseTtlMs, now(), 0, null).catch((err: unknown) =>
     noteError('registering the poll worker', err),
   );
-  renewTimer = setTimeout(() => void renew(), leaseRenewMs);
+  renewSoon();
   wake();
 
   let stopping: Promise<void> | null = null;
@@ -548,6 +562,8 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
         if (tickTimer) clearTimeout(tickTimer);
         if (renewTimer) clearTimeout(renewTimer);
         await ticking;
+        // A renewal under way would otherwise write the presence row back after it is removed.
+        await renewing;
         const inFlight = [...held.values()].map((h) => h.running);
         if (inFlight.length > 0) {
           let timer: NodeJS.Timeout | undefined;
