@@ -132,12 +132,16 @@ function twoRegions(location: () => Promise<string>): void {
     workers.push(startRegionWorker('eu-west'), startRegionWorker('us-east'));
   }, 120_000);
 
-  afterAll(async () => {
+  const stopWorkers = async () => {
     for (const w of workers) {
       const pid = w.child.pid;
       if (pid && w.child.exitCode === null && w.child.signalCode === null) process.kill(pid, 'SIGTERM');
     }
     await Promise.all(workers.map((w) => w.exited));
+  };
+
+  afterAll(async () => {
+    await stopWorkers();
     await front?.close();
     await Promise.all(pools.map((p) => p.stop()));
     await Promise.all(peers.map((p) => p.stop()));
@@ -218,7 +222,9 @@ function twoRegions(location: () => Promise<string>): void {
       const version = n.state?.verdict.serverInfo?.version;
       expect(version).toBe(seenFrom[0] === 'eu-west' ? '2.0.0' : '3.0.0');
     }
-    // Rollups are kept per region, and the merged figures are their sum.
+    // Rollups are kept per region, and the merged figures are their sum: read once the workers have
+    // stopped, since the three reads would otherwise straddle their writes.
+    await stopWorkers();
     const rollupsOf = async (region?: string) =>
       (await getRollups(await storeOf(), { balancerId, since: 0, ...(region ? { region } : {}) })).reduce(
         (sum, r) => sum + r.probes,
