@@ -11,7 +11,7 @@ import { openStore, type Store } from '@/db';
 import { postgresMigrationsFolder } from '@/db/engines/postgres';
 import { createBalancer } from '@/db/queries/balancers';
 import { writeProbes } from '@/db/queries/subjects';
-import type { Verdict } from '@/lib/probe/types';
+import { modernVerdict } from '../../unit/rollout/verdict-factory';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
 import { createDatabase, describePostgres, stopSharedCluster } from '../../support/postgres';
 
@@ -23,26 +23,6 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
   await stopSharedCluster();
 });
-
-function verdict(url: string, at: number): Verdict {
-  return {
-    url,
-    verdict: 'modern',
-    reason: 'discover_result',
-    negotiatedVersion: '2026-07-28',
-    supported: ['2026-07-28'],
-    servedEras: 'modern-only',
-    serverInfo: { name: 'srv', version: '1' },
-    cache: null,
-    initializeSent: false,
-    anomaly: null,
-    evidence: [],
-    probedAt: at,
-    durationMs: 4,
-    address: '127.0.0.1',
-    servedBy: null,
-  };
-}
 
 /** A balancer's first cycle: `count` nodes the store has not seen yet. */
 async function firstRound(store: Store, name: string, count: number, at = 1_800_000_000_000) {
@@ -56,7 +36,7 @@ async function firstRound(store: Store, name: string, count: number, at = 1_800_
     servedBy: null,
   }));
   const results = newNodes.map((n) => {
-    const v = verdict(n.url, at);
+    const v = modernVerdict({ url: n.url, probedAt: at });
     return {
       nodeId: n.id,
       seq: null,

@@ -20,7 +20,7 @@ import { getRollups } from '@/db/queries/nodes';
 import { listRegionIds } from '@/db/queries/regions';
 import { pruneOldData, writeProbes } from '@/db/queries/subjects';
 import { hourOf, HOUR_MS, rollupKey } from '@/db/rollup-key';
-import type { Verdict } from '@/lib/probe/types';
+import { modernVerdict } from '../../unit/rollout/verdict-factory';
 import { analyzeCycle } from '@/lib/rollout';
 import { createDatabase, describePostgres, stopSharedCluster } from '../../support/postgres';
 
@@ -64,29 +64,9 @@ function oldRows(bool: (b: boolean) => string): string {
       VALUES (${rollupKey(OLD_HOUR, 1)}, 120, 3, '2:120');`;
 }
 
-function verdict(at: number): Verdict {
-  return {
-    url: 'http://127.0.0.1:9/mcp',
-    verdict: 'modern',
-    reason: 'discover_result',
-    negotiatedVersion: '2026-07-28',
-    supported: ['2026-07-28'],
-    servedEras: 'modern-only',
-    serverInfo: { name: 'srv', version: '1' },
-    cache: null,
-    initializeSent: false,
-    anomaly: null,
-    evidence: [],
-    probedAt: at,
-    durationMs: 4,
-    address: '127.0.0.1',
-    servedBy: null,
-  };
-}
-
 /** One cycle of the migrated node from `region`, as the poller writes it. */
 async function probeFrom(store: Store, region: string, at: number): Promise<void> {
-  const v = verdict(at);
+  const v = modernVerdict({ url: 'http://127.0.0.1:9/mcp', probedAt: at });
   const analysis = analyzeCycle({
     balancerId: 'bal_1',
     at,

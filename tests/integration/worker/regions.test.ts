@@ -3,7 +3,6 @@
 // address (127.0.0.2, 127.0.0.3); a front door routes by source address, as geo-routing does, to a round-robin
 // proxy over its own pool of real MCP SDK servers. The result is region-split with the right partition,
 // exactly one balancer.region_split event, and a closed gate.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,20 +11,15 @@ import { createDatabase, describePostgres, stopSharedCluster } from '../../suppo
 import type { Store } from '@/db/index';
 import { startRoundRobinProxy, type RoundRobinProxy } from '@/lib/peers/round-robin-proxy';
 import { startPeers, type RunningPeer } from '@/lib/peers/spawn';
+import { startWorkerProcess, type WorkerProcess } from '../../support/worker-process';
 import type { StoredAnalysis } from '@/lib/schemas/dashboard';
 import { startSourceRoutingProxy, type SourceRoutingProxy } from '../../support/source-routing-proxy';
 
-const root = path.resolve(import.meta.dirname, '../../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-regions-'));
 const REGIONS = { 'eu-west': '127.0.0.2', 'us-east': '127.0.0.3' } as const;
 type Region = keyof typeof REGIONS;
 
-interface Worker {
-  region: Region;
-  child: ChildProcess;
-  output: () => string;
-  exited: Promise<number | null>;
-}
+type RegionWorker = WorkerProcess & { region: Region };
 
 afterAll(async () => {
   await stopSharedCluster();
@@ -36,33 +30,20 @@ function twoRegions(location: () => Promise<string>): void {
   let peers: RunningPeer[] = [];
   const pools: RoundRobinProxy[] = [];
   let front: SourceRoutingProxy | null = null;
-  const workers: Worker[] = [];
+  const workers: RegionWorker[] = [];
   let store: Store | null = null;
   let balancerId = '';
   let dbLocation = '';
 
-  function startRegionWorker(region: Region): Worker {
-    const child = spawn(
-      process.execPath,
-      [path.join(root, 'bin/erawatch.mjs'), 'worker', '--roles', 'poll'],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          ERAWATCH_DB: dbLocation,
-          ERAWATCH_REGION: region,
-          ERAWATCH_PROBE_SOURCE_ADDRESS: REGIONS[region],
-          ERAWATCH_ALLOW_LOOPBACK: '1',
-          ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    return { region, child, output: () => out, exited };
+  function startRegionWorker(region: Region): RegionWorker {
+    const w = startWorkerProcess({
+      ERAWATCH_DB: dbLocation,
+      ERAWATCH_REGION: region,
+      ERAWATCH_PROBE_SOURCE_ADDRESS: REGIONS[region],
+      ERAWATCH_ALLOW_LOOPBACK: '1',
+      ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
+    });
+    return { ...w, region };
   }
 
   /** Polls `check` every 100 ms until it returns a value; on timeout the error carries `context()`. */
@@ -133,10 +114,7 @@ function twoRegions(location: () => Promise<string>): void {
   }, 120_000);
 
   const stopWorkers = async () => {
-    for (const w of workers) {
-      const pid = w.child.pid;
-      if (pid && w.child.exitCode === null && w.child.signalCode === null) process.kill(pid, 'SIGTERM');
-    }
+    for (const w of workers) if (w.alive()) process.kill(w.pid, 'SIGTERM');
     await Promise.all(workers.map((w) => w.exited));
   };
 

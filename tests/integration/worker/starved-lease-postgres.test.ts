@@ -2,7 +2,6 @@
 // table lock the test holds, inside a cycle's write) still renews the units it holds, so a second live worker
 // never takes them over while the first is alive; once the starved worker is killed with -9, the second takes
 // its units over within the lease TTL, and no node is ever probed twice at once.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,8 +14,8 @@ import { createBalancer } from '@/db/queries/balancers';
 import { listPollWorkers, listUnits, storeNow, syncUnits, type UnitRow } from '@/db/queries/units';
 import { createDatabase, describePostgres, sharedCluster, stopSharedCluster } from '../../support/postgres';
 import { pollUntil, PollAborted } from '../../support/wait';
+import { startWorkerProcess, type WorkerProcess } from '../../support/worker-process';
 
-const root = path.resolve(import.meta.dirname, '../../..');
 const TTL_MS = 6_000;
 const X_NODES = [1, 2, 3];
 const Y_NODES = [11, 12, 13];
@@ -106,16 +105,9 @@ async function startFleet(): Promise<Fleet> {
   });
 }
 
-interface Worker {
-  child: ChildProcess;
-  pid: number;
-  output: () => string;
-  exited: Promise<void>;
-}
-
 describePostgres('a poll worker starved of pool connections', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-starved-'));
-  const workers: Worker[] = [];
+  const workers: WorkerProcess[] = [];
   let fleet: Fleet | null = null;
   let store: Store | null = null;
   let blocker: postgres.ReservedSql | null = null;
@@ -133,38 +125,18 @@ describePostgres('a poll worker starved of pool connections', () => {
     return fleet;
   };
 
-  function startWorker(db: string, extra: Record<string, string>): Worker {
-    const child = spawn(
-      process.execPath,
-      [path.join(root, 'bin/erawatch.mjs'), 'worker', '--roles', 'poll'],
-      {
-        cwd: root,
-        env: {
-          ...process.env,
-          ERAWATCH_DB: db,
-          ERAWATCH_ALLOW_LOOPBACK: '1',
-          ERAWATCH_POLL_LEASE_TTL_MS: String(TTL_MS),
-          ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
-          ...extra,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let out = '';
-    child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-    if (!child.pid) throw new Error('worker did not start');
-    const w = {
-      child,
-      pid: child.pid,
-      output: () => out,
-      exited: new Promise<void>((r) => child.once('exit', () => r())),
-    };
+  function startWorker(db: string, extra: Record<string, string>): WorkerProcess {
+    const w = startWorkerProcess({
+      ERAWATCH_DB: db,
+      ERAWATCH_ALLOW_LOOPBACK: '1',
+      ERAWATCH_POLL_LEASE_TTL_MS: String(TTL_MS),
+      ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
+      ...extra,
+    });
     workers.push(w);
     return w;
   }
 
-  const alive = (w: Worker) => w.child.exitCode === null && w.child.signalCode === null;
   const unitOf = async (id: string): Promise<UnitRow | undefined> =>
     (await listUnits(theStore())).find((u) => u.unitId === id);
   const probedAfter = (nodes: readonly number[], t: number) =>
@@ -199,7 +171,7 @@ describePostgres('a poll worker starved of pool connections', () => {
   });
 
   afterAll(async () => {
-    for (const w of workers) if (alive(w)) process.kill(w.pid, 'SIGKILL');
+    for (const w of workers) if (w.alive()) process.kill(w.pid, 'SIGKILL');
     await Promise.all(workers.map((w) => w.exited));
     await blocker?.unsafe('ROLLBACK').catch(() => undefined);
     blocker?.release();
@@ -228,7 +200,7 @@ describePostgres('a poll worker starved of pool connections', () => {
     });
     const check = <T>(what: string, ms: number, fn: () => T | Promise<T>) =>
       pollUntil(what, ms, () => {
-        if (!alive(starved)) throw new PollAborted(`the starved worker exited:\n${starved.output()}`);
+        if (!starved.alive()) throw new PollAborted(`the starved worker exited:\n${starved.output()}`);
         return fn();
       });
     await check('X and Y both held by the starved worker, their probes in flight', 60_000, async () => {
@@ -283,7 +255,7 @@ describePostgres('a poll worker starved of pool connections', () => {
     blocker = null;
     f.release(Y_NODES);
     await pollUntil("the peer probing X's and Y's nodes", 60_000, () => {
-      if (!alive(peer)) throw new PollAborted(`the peer exited:\n${peer.output()}`);
+      if (!peer.alive()) throw new PollAborted(`the peer exited:\n${peer.output()}`);
       return probedAfter(X_NODES, killedAt) && probedAfter(Y_NODES, killedAt);
     });
     for (const n of [...X_NODES, ...Y_NODES]) {

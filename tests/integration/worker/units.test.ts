@@ -2,7 +2,6 @@
 // every probe per node: none is probed twice at once and none misses one of its balancer's cycles; a kill -9'd worker's
 // balancers are probed again by the others within the lease TTL; a worker SIGSTOPped past its lease and then
 // SIGCONTed writes nothing (its fencing token moved) and says so.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -15,8 +14,8 @@ import { listSeries } from '@/db/queries/metric-series';
 import { listUnits } from '@/db/queries/units';
 import { storeLocation } from '../../support/store';
 import { waitFor } from '../poller/support';
+import { startWorkerProcess, type WorkerProcess } from '../../support/worker-process';
 
-const root = path.resolve(import.meta.dirname, '../../..');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-units-'));
 // A SQLite file, or a fresh PostgreSQL database in the `postgres` project: the workers share it either way.
 const location = await storeLocation(dir, 'shared.db');
@@ -104,36 +103,18 @@ async function startFleet(): Promise<Fleet> {
   });
 }
 
-interface Worker {
-  child: ChildProcess;
-  pid: number;
-  output: () => string;
-  exited: Promise<void>;
-}
-
-function startWorker(): Worker {
-  const child = spawn(process.execPath, [path.join(root, 'bin/erawatch.mjs'), 'worker', '--roles', 'poll'], {
-    cwd: root,
-    env: {
-      ...process.env,
-      ERAWATCH_DB: location,
-      ERAWATCH_ALLOW_LOOPBACK: '1',
-      ERAWATCH_POLL_LEASE_TTL_MS: String(TTL_MS),
-      ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
+function startWorker(): WorkerProcess {
+  return startWorkerProcess({
+    ERAWATCH_DB: location,
+    ERAWATCH_ALLOW_LOOPBACK: '1',
+    ERAWATCH_POLL_LEASE_TTL_MS: String(TTL_MS),
+    ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
   });
-  let out = '';
-  child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
-  child.stderr?.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
-  if (!child.pid) throw new Error('worker did not start');
-  return { child, pid: child.pid, output: () => out, exited };
 }
 
 let fleet: Fleet | null = null;
 let store: Store | null = null;
-const workers: Worker[] = [];
+const workers: WorkerProcess[] = [];
 const balancerOfNode = new Map<number, string>();
 let fencedId = '';
 
