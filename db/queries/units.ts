@@ -205,10 +205,11 @@ async function renewUnitsSkippingLocked(
   ttlMs: number,
   t: SQL,
 ): Promise<ClaimedUnit[]> {
-  const wanted = sql.join(
-    units.map((u) => sql`(${u.kind}, ${u.unitId}, ${u.token}::bigint)`),
-    sql`, `,
-  );
+  const tuples = (list: ReadonlyArray<ClaimedUnit>) =>
+    sql.join(
+      list.map((u) => sql`(${u.kind}, ${u.unitId}, ${u.token}::bigint)`),
+      sql`, `,
+    );
   return store.lease(async (tx) => {
     const renewed = await selectRows<{ kind: UnitKind; unit_id: string }>(
       store,
@@ -216,7 +217,7 @@ async function renewUnitsSkippingLocked(
       sql`UPDATE poll_units SET expires_at = ${t} + ${ttlMs}
           WHERE region = ${me.region} AND (kind, unit_id) IN (
             SELECT kind, unit_id FROM poll_units
-            WHERE region = ${me.region} AND holder = ${me.holder} AND (kind, unit_id, token) IN (${wanted})
+            WHERE region = ${me.region} AND holder = ${me.holder} AND (kind, unit_id, token) IN (${tuples(units)})
             FOR UPDATE SKIP LOCKED)
           RETURNING kind, unit_id`,
     );
@@ -227,10 +228,7 @@ async function renewUnitsSkippingLocked(
       store,
       tx,
       sql`SELECT kind, unit_id FROM poll_units
-          WHERE region = ${me.region} AND holder = ${me.holder} AND (kind, unit_id, token) IN (${sql.join(
-            rest.map((u) => sql`(${u.kind}, ${u.unitId}, ${u.token}::bigint)`),
-            sql`, `,
-          )})`,
+          WHERE region = ${me.region} AND holder = ${me.holder} AND (kind, unit_id, token) IN (${tuples(rest)})`,
     );
     const ours = new Set(still.map((r) => `${r.kind}:${r.unit_id}`));
     return rest.filter((u) => !ours.has(`${u.kind}:${u.unitId}`));
