@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
 import { createBalancer } from '@/db/queries/balancers';
 import { listSeries } from '@/db/queries/metric-series';
-import { listUnits } from '@/db/queries/units';
+import { listUnits, storeNow } from '@/db/queries/units';
 import { storeLocation } from '../../support/store';
 import { waitFor } from '../poller/support';
 import { startWorkerProcess, type WorkerProcess } from '../../support/worker-process';
@@ -26,6 +26,8 @@ const INTERVAL_MS = 10_000;
 const TTL_MS = 6_000;
 /** The balancer the fencing test holds: its probe deadline leaves time to stop its worker mid-cycle. */
 const FENCED_NODES = Array.from({ length: 5 }, (_, i) => 10_000 + i);
+/** The balancer the kill -9 test holds mid-cycle, so its worker surely holds a unit when it dies. */
+const HELD_NODES = Array.from({ length: 5 }, (_, i) => 20_000 + i);
 
 /** The fake fleet: modern nodes at /m/<n>; counts probes (server/discover) and overlaps per node. */
 interface Fleet {
@@ -117,6 +119,7 @@ let store: Store | null = null;
 const workers: WorkerProcess[] = [];
 const balancerOfNode = new Map<number, string>();
 let fencedId = '';
+let heldId = '';
 
 function theStore(): Store {
   if (!store) throw new Error('no store');
@@ -151,6 +154,18 @@ beforeAll(async () => {
     })
   ).id;
   for (const n of FENCED_NODES) balancerOfNode.set(n, fencedId);
+  heldId = (
+    await createBalancer(store, {
+      name: 'unit-held',
+      publicUrl: `${fleet.url}/m/300000`,
+      nodeUrls: HELD_NODES.map((n) => `${fleet?.url ?? ''}/m/${n}`),
+      samplesPerCycle: 0,
+      intervalMs: 20_000,
+      timeoutMs: 8_000,
+      legacyProbeTimeoutMs: 2_000,
+    })
+  ).id;
+  for (const n of HELD_NODES) balancerOfNode.set(n, heldId);
   for (let i = 0; i < 3; i++) workers.push(startWorker());
 }, 60_000);
 
@@ -194,16 +209,33 @@ describe('three poll workers on one store', () => {
   }, 300_000);
 
   it('after kill -9 of one worker, the balancers it held are probed again by the others within the TTL', async () => {
-    const victim = workers[0];
-    if (!victim) throw new Error('no worker');
-    const now = Date.now();
-    const heldByVictim = (await listUnits(theStore())).filter(
-      (u) => u.pid === victim.pid && u.expiresAt > now,
+    const f = fleet;
+    if (!f) throw new Error('no fleet');
+    // Hold one balancer's probes, so the worker killed is inside its cycle (a cycle of the others lasts
+    // milliseconds, so a worker picked at random holds none most of the time).
+    HELD_NODES.forEach((n) => f.hold.add(n));
+    await waitFor('a held probe of the balancer', 60_000, () => f.held.length > 0);
+    const unit = await waitFor('its claim in the store', 30_000, async () =>
+      (await listUnits(theStore())).find((u) => u.unitId === heldId && u.expiresAt > Date.now()),
     );
+    const victim = workers.find((w) => w.pid === unit.pid);
+    if (!victim) throw new Error(`unit held by an unknown pid ${unit.pid ?? 'none'}`);
     const lastByVictim = (await listUnits(theStore())).filter((u) => u.pid === victim.pid);
     process.kill(victim.pid, 'SIGKILL');
     await victim.exited;
     const killedAt = Date.now();
+    HELD_NODES.forEach((n) => f.hold.delete(n));
+    f.held.splice(0).forEach((answer) => answer());
+    // What it held when it died, read after its death: a cycle it finished just before releases its unit, which
+    // then falls due a whole interval later, so a listing taken before the kill would count it as held. A unit a
+    // peer has already claimed was held (or due) too.
+    const at = await storeNow(theStore(), Date.now());
+    const after = new Map((await listUnits(theStore())).map((u) => [u.unitId, u]));
+    const heldByVictim = lastByVictim.filter((u) => {
+      const now = after.get(u.unitId);
+      return now !== undefined && (now.pid !== victim.pid || now.expiresAt > at);
+    });
+    expect(heldByVictim.map((u) => u.unitId)).toContain(heldId);
     const firstNodeOf = (balancerId: string) =>
       [...balancerOfNode].find(([, b]) => b === balancerId)?.[0] ?? -1;
     const reprobed = async (ids: string[]) => {
