@@ -30,6 +30,7 @@ import type { PollerArgs } from './support/poller-args';
 import {
   findDoubleProbes,
   perHour,
+  perQuietHourAtOffered,
   probeLags,
   procStatCpuSeconds,
   procStatParent,
@@ -290,7 +291,7 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
       say(`warming up: every node's first probe, then one interval`);
       await sleep(args.intervalMs + 2_000);
       // A machine that cannot probe the fleet once within a few intervals is measured as it is, and says so.
-      const giveUpAt = Date.now() + Math.max(3 * 60_000, 4 * args.intervalMs);
+      const giveUpAt = Date.now() + Math.max(5 * 60_000, 6 * args.intervalMs);
       let withState = await countNodeStates(store);
       while (withState < args.nodes && Date.now() < giveUpAt) {
         if (workers.every((w) => w.child.exitCode !== null)) throw new Error('every worker exited');
@@ -412,7 +413,10 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
       );
       const rollupHour = (await weigh(store, pg)).total - beforeNextHour.total;
       const sizeGrowthPerHour = perHour(bytesBefore.total, bytesAfter.total, windowMs);
-      const steadyPerHour = Math.max(0, (otherGrowth / windowMs) * 3_600_000);
+      // Per probe, at the rate the fleet offers: on a machine that falls behind, per hour of wall time would
+      // count only the probes it managed.
+      const steadyPerHour =
+        probesInWindow > 0 ? perQuietHourAtOffered(otherGrowth, probesInWindow, offered) : 0;
       const perQuietHour = steadyPerHour + rollupHour;
 
       const round = (v: number | null, d = 3) => (v === null ? null : Number(v.toFixed(d)));
@@ -501,7 +505,7 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
             ],
             ['database size growth, scaled to an hour', mb(sizeGrowthPerHour), '', ''],
             [
-              'database bytes per quiet hour (steady + one hour of rollups)',
+              'database bytes per quiet hour at the offered rate (steady + one hour of rollups)',
               `${mb(perQuietHour)} (${mb(steadyPerHour)} + ${mb(rollupHour)})`,
               '',
               '',

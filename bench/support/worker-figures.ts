@@ -109,3 +109,17 @@ export function perHour(bytesBefore: number, bytesAfter: number, windowMs: numbe
   if (windowMs <= 0) throw new Error('the window must be longer than 0 ms');
   return ((bytesAfter - bytesBefore) / windowMs) * 3_600_000;
 }
+
+/**
+ * Steady growth of an hour at the offered rate: bytes per probe measured in the window times the probes an hour
+ * of the fleet asks for. Workers that fall behind probe less per hour than the fleet needs, so scaling by time
+ * alone would understate what a machine that keeps up writes.
+ */
+export function perQuietHourAtOffered(
+  bytesGrown: number,
+  probesInWindow: number,
+  offeredPerSecond: number,
+): number {
+  if (probesInWindow <= 0) throw new Error('no probes were measured');
+  return (Math.max(0, bytesGrown) / probesInWindow) * offeredPerSecond * 3_600;
+}

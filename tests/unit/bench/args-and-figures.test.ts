@@ -6,6 +6,7 @@ import { parsePollerArgs } from '@/bench/support/poller-args';
 import {
   findDoubleProbes,
   perHour,
+  perQuietHourAtOffered,
   probeLags,
   procStatCpuSeconds,
   procStatParent,
@@ -94,6 +95,13 @@ describe('probe figures', () => {
   it('scales growth to an hour and refuses an empty window', () => {
     expect(perHour(1_000, 3_000, 60_000)).toBe(120_000);
     expect(() => perHour(0, 1, 0)).toThrow('longer than 0 ms');
+  });
+
+  it('scales steady growth by probes, so workers that fell behind are weighed at the offered rate', () => {
+    // 60 s window, 200 probes/s offered, 100/s done: 1,200,000 bytes per hour done, twice that offered.
+    expect(perQuietHourAtOffered(20_000, 6_000, 200)).toBeCloseTo(2_400_000, 6);
+    expect(perQuietHourAtOffered(-5, 10, 1)).toBe(0);
+    expect(() => perQuietHourAtOffered(1, 0, 1)).toThrow('no probes');
   });
 });
 
