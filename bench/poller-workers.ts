@@ -31,6 +31,8 @@ import {
   findDoubleProbes,
   perHour,
   perQuietHourAtOffered,
+  splitGrowth,
+  type Weight,
   probeLags,
   procStatCpuSeconds,
   procStatParent,
@@ -85,31 +87,28 @@ function clusterCpu(postmaster: number, ticks: number): number {
   return total;
 }
 
-/** Database size and per-table bytes, from the engine's own accounting. */
-async function weigh(
-  store: Store,
-  pg: postgres.Sql | null,
-): Promise<{ total: number; tables: Record<string, number> }> {
+/** Database size, per-table bytes and (PostgreSQL) per-table row counts, from the engine's own accounting. */
+async function weigh(store: Store, pg: postgres.Sql | null): Promise<Weight> {
   if (pg) {
     const [size] = await pg<Array<{ bytes: string }>>`SELECT pg_database_size(current_database()) AS bytes`;
     const rows = await pg<Array<{ name: string; bytes: string }>>`
       SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema')`;
+    const counts: Record<string, number> = {};
+    for (const r of rows) {
+      const [c] = await pg.unsafe<Array<{ n: string }>>(
+        `SELECT count(*) AS n FROM "${r.name.replace(/"/g, '""')}"`,
+      );
+      counts[r.name] = Number(c?.n ?? 0);
+    }
     return {
       total: Number(size?.bytes ?? 0),
       tables: Object.fromEntries(rows.map((r) => [r.name, Number(r.bytes)])),
+      rows: counts,
     };
   }
-  return { total: (await storeBytes(store)) ?? 0, tables: await tableBytes(store) };
-}
-
-function growth(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(
-    Object.entries(after)
-      .map(([name, bytes]) => [name, bytes - (before[name] ?? 0)] as const)
-      .filter(([, d]) => d !== 0),
-  );
+  return { total: (await storeBytes(store)) ?? 0, tables: await tableBytes(store), rows: null };
 }
 
 function table(rows: ReadonlyArray<readonly [string, string, string, string]>): string {
@@ -394,10 +393,12 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
       const fleetCpu = (fleetAfter.cpuMicros - fleetBefore.cpuMicros) / 1000 / windowMs;
 
       await Promise.all(workers.map(stopWorker));
-      const tableGrowth = growth(bytesBefore.tables, bytesAfter.tables);
-      const otherGrowth = Object.entries(tableGrowth)
+      const { accumulating, rewritten } = splitGrowth(bytesBefore, bytesAfter);
+      const tableGrowth = { ...accumulating, ...rewritten };
+      const otherGrowth = Object.entries(accumulating)
         .filter(([name]) => !name.includes('rollup'))
         .reduce((sum, [, d]) => sum + d, 0);
+      const rewrittenGrowth = Object.values(rewritten).reduce((sum, d) => sum + d, 0);
       // A new hour adds one rollup row per node: weigh it by writing the next hour's rows, as the
       // one-process benchmark does.
       const beforeNextHour = await weigh(store, pg);
@@ -450,6 +451,7 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
           atEnd: bytesAfter.total,
           sizeGrowthPerHour: Math.round(sizeGrowthPerHour),
           steadyGrowthPerHour: Math.round(steadyPerHour),
+          rewrittenInPlaceInWindow: rewrittenGrowth,
           fullQuietHourOfRollups: rollupHour,
           perQuietHour: Math.round(perQuietHour),
           tableGrowth,
@@ -504,6 +506,16 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
               verdict(firstRoundDone),
             ],
             ['database size growth, scaled to an hour', mb(sizeGrowthPerHour), '', ''],
+            ...(pg === null
+              ? []
+              : [
+                  [
+                    'row versions of rewritten tables in the window (autovacuum reclaims them)',
+                    mb(rewrittenGrowth),
+                    '',
+                    '',
+                  ] as const,
+                ]),
             [
               'database bytes per quiet hour at the offered rate (steady + one hour of rollups)',
               `${mb(perQuietHour)} (${mb(steadyPerHour)} + ${mb(rollupHour)})`,

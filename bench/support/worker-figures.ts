@@ -123,3 +123,45 @@ export function perQuietHourAtOffered(
   if (probesInWindow <= 0) throw new Error('no probes were measured');
   return (Math.max(0, bytesGrown) / probesInWindow) * offeredPerSecond * 3_600;
 }
+
+export interface Weight {
+  total: number;
+  /** Bytes per table (PostgreSQL: with its indexes and TOAST; SQLite: per table and per index). */
+  tables: Record<string, number>;
+  /** Rows per table, PostgreSQL only (exact counts). */
+  rows: Record<string, number> | null;
+}
+
+/** Per-table growth between two weighings (tables that did not change are left out). */
+export function growth(
+  before: Record<string, number>,
+  after: Record<string, number>,
+): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(after)
+      .map(([name, bytes]) => [name, bytes - (before[name] ?? 0)] as const)
+      .filter(([, d]) => d !== 0),
+  );
+}
+
+/**
+ * Splits a window's table growth into what accumulates and what is rewritten in place. SQLite updates rows in
+ * their pages, so all of its growth accumulates. On PostgreSQL every update writes a new row version that
+ * autovacuum later frees for reuse, so a table whose row count did not grow (states, leases, series) is
+ * bounded in a quiet fleet however much a short window shows it growing; only tables that gained rows
+ * (history, events, rollups) accumulate.
+ */
+export function splitGrowth(
+  before: Weight,
+  after: Weight,
+): { accumulating: Record<string, number>; rewritten: Record<string, number> } {
+  const all = growth(before.tables, after.tables);
+  const accumulating: Record<string, number> = {};
+  const rewritten: Record<string, number> = {};
+  for (const [name, bytes] of Object.entries(all)) {
+    const gained =
+      before.rows === null || after.rows === null || (after.rows[name] ?? 0) > (before.rows[name] ?? 0);
+    (gained ? accumulating : rewritten)[name] = bytes;
+  }
+  return { accumulating, rewritten };
+}

@@ -7,6 +7,7 @@ import {
   findDoubleProbes,
   perHour,
   perQuietHourAtOffered,
+  splitGrowth,
   probeLags,
   procStatCpuSeconds,
   procStatParent,
@@ -95,6 +96,25 @@ describe('probe figures', () => {
   it('scales growth to an hour and refuses an empty window', () => {
     expect(perHour(1_000, 3_000, 60_000)).toBe(120_000);
     expect(() => perHour(0, 1, 0)).toThrow('longer than 0 ms');
+  });
+
+  it('counts growth of tables that gained rows as accumulating, and of the others as rewritten in place', () => {
+    const before = {
+      total: 0,
+      tables: { subject_states: 100, subject_history: 50 },
+      rows: { subject_states: 10, subject_history: 5 },
+    };
+    const after = {
+      total: 0,
+      tables: { subject_states: 900, subject_history: 80, events: 10 },
+      rows: { subject_states: 10, subject_history: 6, events: 1 },
+    };
+    expect(splitGrowth(before, after)).toEqual({
+      accumulating: { subject_history: 30, events: 10 },
+      rewritten: { subject_states: 800 },
+    });
+    // Without row counts (SQLite rewrites rows in their pages) every table's growth accumulates.
+    expect(splitGrowth({ ...before, rows: null }, { ...after, rows: null }).rewritten).toEqual({});
   });
 
   it('scales steady growth by probes, so workers that fell behind are weighed at the offered rate', () => {
