@@ -91,14 +91,15 @@ function clusterCpu(postmaster: number, ticks: number): number {
 async function weigh(store: Store, pg: postgres.Sql | null): Promise<Weight> {
   if (pg) {
     const [size] = await pg<Array<{ bytes: string }>>`SELECT pg_database_size(current_database()) AS bytes`;
-    const rows = await pg<Array<{ name: string; bytes: string }>>`
-      SELECT c.relname AS name, pg_total_relation_size(c.oid) AS bytes
+    const rows = await pg<Array<{ schema: string; name: string; bytes: string }>>`
+      SELECT n.nspname AS schema, c.relname AS name, pg_total_relation_size(c.oid) AS bytes
       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
       WHERE c.relkind = 'r' AND n.nspname NOT IN ('pg_catalog', 'information_schema')`;
+    const quote = (id: string) => `"${id.replace(/"/g, '""')}"`;
     const counts: Record<string, number> = {};
     for (const r of rows) {
       const [c] = await pg.unsafe<Array<{ n: string }>>(
-        `SELECT count(*) AS n FROM "${r.name.replace(/"/g, '""')}"`,
+        `SELECT count(*) AS n FROM ${quote(r.schema)}.${quote(r.name)}`,
       );
       counts[r.name] = Number(c?.n ?? 0);
     }
