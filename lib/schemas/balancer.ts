@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
 import { REGION_RULE, regionProblem } from '@/lib/rollout/regions';
+import { deadlineFits, deadlineIssue } from './common';
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
@@ -118,15 +119,7 @@ const balancerFields = {
   regions: Regions,
 };
 
-function deadlineBelowInterval(b: { timeoutMs: number; legacyProbeTimeoutMs: number; intervalMs: number }) {
-  return b.timeoutMs * 2 + b.legacyProbeTimeoutMs < b.intervalMs;
-}
-const deadlineMessage = {
-  message: 'the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs) must stay below intervalMs',
-  path: ['timeoutMs'],
-};
-
-export const CreateBalancerInput = z.object(balancerFields).refine(deadlineBelowInterval, deadlineMessage);
+export const CreateBalancerInput = z.object(balancerFields).refine(deadlineFits, deadlineIssue);
 export type CreateBalancerInput = z.input<typeof CreateBalancerInput>;
 export type BalancerSettings = z.output<typeof CreateBalancerInput>;
 

@@ -39,3 +39,24 @@ export const TimeBound = z.union([
     .datetime({ offset: true, error: 'must be epoch ms or an ISO 8601 date-time' })
     .transform((s) => Date.parse(s)),
 ]);
+
+/** A probe's timings: its overall deadline (two discover attempts and one legacy probe) must end before the next. */
+interface ProbeTimings {
+  timeoutMs: number;
+  legacyProbeTimeoutMs: number;
+  intervalMs: number;
+}
+
+export const probeDeadlineOf = (t: ProbeTimings) => t.timeoutMs * 2 + t.legacyProbeTimeoutMs;
+
+/** The refinement balancers and stdio targets share: `.refine(deadlineFits, deadlineIssue)`. */
+export const deadlineFits = (t: ProbeTimings) => probeDeadlineOf(t) < t.intervalMs;
+
+/** Its issue, on `timeoutMs`, naming the values that break it. */
+export const deadlineIssue = {
+  path: ['timeoutMs'],
+  error: (issue: { input: unknown }) => {
+    const t = issue.input as ProbeTimings;
+    return `the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs = ${probeDeadlineOf(t)} ms) must stay below intervalMs (${t.intervalMs} ms)`;
+  },
+};

@@ -3,6 +3,7 @@
 // Client-safe: no database imports.
 import { z } from 'zod';
 import { CLIENT_ERAS, DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
+import { deadlineFits, deadlineIssue } from './common';
 
 const revision = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a revision date like 2025-11-25');
 
@@ -50,12 +51,7 @@ const stdioTargetFields = {
   legacyProbeTimeoutMs: z.int().min(100).max(60_000).default(3_000),
 };
 
-export const StdioTargetInput = z
-  .strictObject(stdioTargetFields)
-  .refine((t) => t.timeoutMs * 2 + t.legacyProbeTimeoutMs < t.intervalMs, {
-    message: 'the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs) must stay below intervalMs',
-    path: ['timeoutMs'],
-  });
+export const StdioTargetInput = z.strictObject(stdioTargetFields).refine(deadlineFits, deadlineIssue);
 export type StdioTargetInput = z.input<typeof StdioTargetInput>;
 /** As validated; `cwd` is made absolute when the config file is loaded. */
 export type StdioTargetSettings = z.output<typeof StdioTargetInput>;

@@ -93,6 +93,14 @@ describe('erawatch <command> --help', () => {
     { args: ['poller', '--bogus'], stderr: /usage: erawatch poller/ },
     { args: ['db-migrate', '--bogus'], stderr: /usage: erawatch db-migrate/ },
     { args: ['config', 'bogus'], stderr: /usage: erawatch config/ },
+    {
+      args: ['config', 'apply', '--file', 'x.yaml'],
+      stderr: /takes no flags, got '--file'[\s\S]*usage: erawatch config/,
+    },
+    {
+      args: ['config', 'check', 'a.yaml', 'b.yaml'],
+      stderr: /takes one FILE, got 2[\s\S]*usage: erawatch config/,
+    },
     { args: ['nosuch'], stderr: /unknown command 'nosuch'[\s\S]*--help/ },
   ])('bad usage $args exits 2 with the usage on stderr and touches nothing', ({ args, stderr }) => {
     const r = erawatch(args);

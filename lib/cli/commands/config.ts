@@ -32,13 +32,23 @@ export const HELP: CommandHelp = {
   exitCodes: [
     [0, 'done (check: the file is valid)'],
     [1, 'the file is invalid or unreadable (file:line: field: message), or nothing was applied'],
-    [2, 'bad usage: no or an unknown subcommand'],
+    [2, 'bad usage: no or an unknown subcommand, or a flag apply or check does not take'],
   ],
 };
 const USAGE = usageLines(HELP);
 
-function fileArg(args: string[]): string {
-  return args.find((a) => !a.startsWith('-')) ?? configFileFromEnv().file;
+/** A usage error: printed with the usage, exit code 2. */
+class UsageError extends Error {}
+
+/** apply and check take one optional FILE and no flags. */
+function fileArg(sub: string, args: string[]): string {
+  const flag = args.find((a) => a.startsWith('-'));
+  if (flag)
+    throw new UsageError(
+      `config ${sub} takes no flags, got '${flag}' (the file is positional: config ${sub} FILE)`,
+    );
+  if (args.length > 1) throw new UsageError(`config ${sub} takes one FILE, got ${args.length}`);
+  return args[0] ?? configFileFromEnv().file;
 }
 
 export async function run(argv: string[]): Promise<number> {
@@ -68,7 +78,7 @@ export async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'apply': {
-        const file = fileArg(args);
+        const file = fileArg('apply', args);
         const config = loadConfigFile(file);
         const store = await openStore(storeLocationFromEnv(), { name: 'config' });
         try {
@@ -88,7 +98,7 @@ export async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'check': {
-        const file = fileArg(args);
+        const file = fileArg('check', args);
         const config = loadConfigFile(file);
         process.stdout.write(
           `${file}: valid (${config.balancers.length} balancers, ${config.webhooks.length} webhooks${config.stdio.length > 0 ? `, ${config.stdio.length} stdio targets` : ''})\n`,
@@ -103,6 +113,10 @@ export async function run(argv: string[]): Promise<number> {
         return 2;
     }
   } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`erawatch config: ${err.message}\n${USAGE}`);
+      return 2;
+    }
     process.stderr.write(
       `erawatch config: ${err instanceof ConfigError ? `\n${err.message}` : err instanceof Error ? err.message : String(err)}\n`,
     );

@@ -100,7 +100,8 @@ describe('registerDemoBalancers (real SQLite file)', () => {
     expect((error as ValidationError).issues).toEqual([
       {
         path: 'timeoutMs',
-        message: 'the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs) must stay below intervalMs',
+        message:
+          'the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs = 9000 ms) must stay below intervalMs (5000 ms)',
       },
     ]);
     expect((await listBalancers(store, { q: 'demo-reg-bad' })).items).toEqual([]);
