@@ -142,30 +142,22 @@ beforeAll(async () => {
     });
     for (const n of nodes) balancerOfNode.set(n, created.id);
   }
-  fencedId = (
-    await createBalancer(store, {
-      name: 'unit-fenced',
-      publicUrl: `${fleet.url}/m/200000`,
-      nodeUrls: FENCED_NODES.map((n) => `${fleet?.url ?? ''}/m/${n}`),
+  // Balancers whose probes a test holds mid-cycle: their probe deadline leaves time to act on the worker.
+  const slowBalancer = async (name: string, publicNode: number, nodes: number[]) => {
+    const { id } = await createBalancer(theStore(), {
+      name,
+      publicUrl: `${fleet?.url ?? ''}/m/${publicNode}`,
+      nodeUrls: nodes.map((n) => `${fleet?.url ?? ''}/m/${n}`),
       samplesPerCycle: 0,
       intervalMs: 20_000,
       timeoutMs: 8_000,
       legacyProbeTimeoutMs: 2_000,
-    })
-  ).id;
-  for (const n of FENCED_NODES) balancerOfNode.set(n, fencedId);
-  heldId = (
-    await createBalancer(store, {
-      name: 'unit-held',
-      publicUrl: `${fleet.url}/m/300000`,
-      nodeUrls: HELD_NODES.map((n) => `${fleet?.url ?? ''}/m/${n}`),
-      samplesPerCycle: 0,
-      intervalMs: 20_000,
-      timeoutMs: 8_000,
-      legacyProbeTimeoutMs: 2_000,
-    })
-  ).id;
-  for (const n of HELD_NODES) balancerOfNode.set(n, heldId);
+    });
+    for (const n of nodes) balancerOfNode.set(n, id);
+    return id;
+  };
+  fencedId = await slowBalancer('unit-fenced', 200_000, FENCED_NODES);
+  heldId = await slowBalancer('unit-held', 300_000, HELD_NODES);
   for (let i = 0; i < 3; i++) workers.push(startWorker());
 }, 60_000);
 
@@ -182,6 +174,18 @@ afterAll(async () => {
   await store?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
+
+/** Holds the next probes of a balancer's nodes until its cycle is in flight; answers its unit and worker. */
+async function holdCycle(f: Fleet, balancerId: string, nodes: readonly number[]) {
+  nodes.forEach((n) => f.hold.add(n));
+  await waitFor('a held probe of the balancer', 60_000, () => f.held.length > 0);
+  const unit = await waitFor('its claim in the store', 30_000, async () =>
+    (await listUnits(theStore())).find((u) => u.unitId === balancerId && u.expiresAt > Date.now()),
+  );
+  const victim = workers.find((w) => w.pid === unit.pid);
+  if (!victim) throw new Error(`unit held by an unknown pid ${unit.pid ?? 'none'}`);
+  return { unit, victim };
+}
 
 const TOTAL = BALANCERS * NODES_PER_BALANCER;
 const probesOf = (node: number) => fleet?.probes.get(node) ?? [];
@@ -213,13 +217,7 @@ describe('three poll workers on one store', () => {
     if (!f) throw new Error('no fleet');
     // Hold one balancer's probes, so the worker killed is inside its cycle (a cycle of the others lasts
     // milliseconds, so a worker picked at random holds none most of the time).
-    HELD_NODES.forEach((n) => f.hold.add(n));
-    await waitFor('a held probe of the balancer', 60_000, () => f.held.length > 0);
-    const unit = await waitFor('its claim in the store', 30_000, async () =>
-      (await listUnits(theStore())).find((u) => u.unitId === heldId && u.expiresAt > Date.now()),
-    );
-    const victim = workers.find((w) => w.pid === unit.pid);
-    if (!victim) throw new Error(`unit held by an unknown pid ${unit.pid ?? 'none'}`);
+    const { victim } = await holdCycle(f, heldId, HELD_NODES);
     const lastByVictim = (await listUnits(theStore())).filter((u) => u.pid === victim.pid);
     process.kill(victim.pid, 'SIGKILL');
     await victim.exited;
@@ -269,13 +267,7 @@ describe('three poll workers on one store', () => {
       // Hold the next probes of one balancer's nodes, so its cycle is in flight when its worker is stopped.
       const balancerId = fencedId;
       const nodes = FENCED_NODES;
-      nodes.forEach((n) => f.hold.add(n));
-      await waitFor('a held probe of the balancer', 60_000, () => f.held.length > 0);
-      const unit = await waitFor('its claim in the store', 30_000, async () =>
-        (await listUnits(theStore())).find((u) => u.unitId === balancerId && u.expiresAt > Date.now()),
-      );
-      const victim = workers.find((w) => w.pid === unit.pid);
-      if (!victim) throw new Error(`unit held by an unknown pid ${unit.pid ?? 'none'}`);
+      const { unit, victim } = await holdCycle(f, balancerId, nodes);
       process.kill(victim.pid, 'SIGSTOP');
       nodes.forEach((n) => f.hold.delete(n));
       const stoppedAt = Date.now();
