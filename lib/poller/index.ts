@@ -4,6 +4,7 @@ import { runCycle, runExclusive, defaultLimiter, type CycleDeps, type CycleResul
 import { newClaimHolder, withSubjectClaim } from './claim';
 import { balancerSubject } from './claim-names';
 import { listPollWorkers, type PollWorker } from '@/db/queries/units';
+import { holderGoneOnThisHost } from './lease';
 import { createDefaultProbe, resolveAllAddresses } from './probe';
 import { startPollerWith, type PollerHandle, type PollerOptions, type PollerStatus } from './runner';
 
@@ -90,7 +91,10 @@ export async function getPollerStatus(
 ): Promise<PollerReadiness> {
   const store = maybeStore ?? (await getStore());
   const local = (globalThis as GlobalWithPoller)[HANDLE_KEY]?.status() ?? null;
-  const workers = await listPollWorkers(store, now);
+  // A worker on this host whose process is gone (kill -9) is left out at once, not when its presence lapses.
+  const workers = (await listPollWorkers(store, now)).filter(
+    (w) => !holderGoneOnThisHost({ hostname: w.hostname, pid: w.pid }),
+  );
   const lastCycleAt = Math.max(
     local?.lastCycleAt ?? -Infinity,
     ...workers.map((w) => w.lastCycleAt ?? -Infinity),

@@ -5,7 +5,15 @@ import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { afterAll, expect, it } from 'vitest';
 import { createBalancer } from '@/db/queries/balancers';
-import { claimDueUnits, listUnits, releaseAllUnits, syncUnits, unitFenceHolds } from '@/db/queries/units';
+import {
+  claimDueUnits,
+  heartbeatPollWorker,
+  listUnits,
+  releaseAllUnits,
+  removePollWorker,
+  syncUnits,
+  unitFenceHolds,
+} from '@/db/queries/units';
 import { getPollerStatus, type ProbeFn } from '@/lib/poller';
 import { CycleFencedError, runCycle } from '@/lib/poller/cycle';
 import { createLimiter } from '@/lib/poller/limiter';
@@ -189,4 +197,22 @@ it('a cycle whose unit was taken over while it ran writes nothing and says so', 
     events: (await db.select().from(events)).filter((e) => e.balancerId === balancer.id),
   }));
   expect(stored).toEqual({ nodes: [], events: [] });
+});
+
+it('readiness leaves out a poll worker on this host whose process is gone, before its presence lapses', async () => {
+  const exited = spawnSync(process.execPath, ['-e', '0']);
+  expect(exited.status).toBe(0);
+  const deadPid = exited.pid ?? 0;
+  const now = Date.now();
+  await heartbeatPollWorker(env.store, ghost('gone-here', deadPid, os.hostname()), 600_000, now, 0, now);
+  // On another host the pid means nothing here: that worker stays listed until its presence lapses.
+  await heartbeatPollWorker(env.store, ghost('far-away', deadPid, 'another-host'), 600_000, now, 0, now);
+  try {
+    const holders = (await getPollerStatus(env.store)).workers.map((w) => w.holder);
+    expect(holders).toContain('far-away');
+    expect(holders).not.toContain('gone-here');
+  } finally {
+    await removePollWorker(env.store, 'gone-here');
+    await removePollWorker(env.store, 'far-away');
+  }
 });
