@@ -42,48 +42,9 @@ export function outcomeOfError(err: unknown): { outcome: Outcome; detail: string
   return { outcome: 'network_error', detail };
 }
 
-/** The response headers a probe reads, taken from undici's raw name/value buffers (first value wins). */
-interface ProbeHeaders {
-  contentType: string | null;
-  contentEncoding: string | null;
-  sessionId: string | null;
-  servedBy: string | null;
-  /** Every WWW-Authenticate value, joined with ', '. */
-  challenge: string | null;
-}
-
-/**
- * Reads the few headers a probe needs straight from the raw pairs: building undici's header object for every
- * response costs more than the probe's own use of it. Names compare case-insensitively, by length first.
- */
-function readHeaders(raw: readonly Buffer[], attribution: string | null): ProbeHeaders {
-  const h: ProbeHeaders = {
-    contentType: null,
-    contentEncoding: null,
-    sessionId: null,
-    servedBy: null,
-    challenge: null,
-  };
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const nameBuf = raw[i];
-    const valueBuf = raw[i + 1];
-    if (!nameBuf || !valueBuf) continue;
-    const len = nameBuf.length;
-    if (len !== 12 && len !== 14 && len !== 16 && len !== attribution?.length) continue;
-    const name = nameBuf.toString('latin1').toLowerCase();
-    if (name === attribution) h.servedBy ??= valueBuf.toString('latin1');
-    if (name === 'content-type') {
-      h.contentType ??= valueBuf.toString('latin1');
-    } else if (name === 'mcp-session-id') {
-      h.sessionId ??= valueBuf.toString('latin1');
-    } else if (name === 'content-encoding') {
-      h.contentEncoding ??= valueBuf.toString('latin1');
-    } else if (name === 'www-authenticate') {
-      const value = valueBuf.toString('latin1');
-      h.challenge = h.challenge === null ? value : `${h.challenge}, ${value}`;
-    }
-  }
-  return h;
+function headerString(value: string | string[] | undefined): string | null {
+  if (value === undefined) return null;
+  return Array.isArray(value) ? (value[0] ?? null) : value;
 }
 
 function decoderFor(encoding: string | null): Transform | null | 'unsupported' {
@@ -225,13 +186,12 @@ function cutTail(handler: ExchangeHandler): void {
 }
 
 /**
- * Reads one response straight from undici's dispatch callbacks (no stream objects, no header object): counts
- * bytes after decompression, stops an SSE stream at our id, and settles exactly once: at the end, on error, or
- * at the deadline, whichever comes first.
+ * Reads one response straight from undici's dispatch callbacks (no stream objects): counts bytes after
+ * decompression, stops an SSE stream at our id, and settles exactly once: at the end, on error, or at the
+ * deadline, whichever comes first.
  */
 class ExchangeHandler implements Dispatcher.DispatchHandler {
-  private abortRequest: ((err?: Error) => void) | null = null;
-  private aborted = false;
+  private controller: Dispatcher.DispatchController | null = null;
   private settled = false;
   private readonly record: Exchange;
   private readonly started: number;
@@ -270,38 +230,37 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     this.timer = setTimeout(expireHandler, options.timeoutMs, this);
   }
 
-  /** Stops the request (once); undici then reports the reason through onError, which finds us settled. */
-  private abort(reason: Error): void {
-    if (this.aborted || !this.abortRequest) return;
-    this.aborted = true;
-    this.abortRequest(reason);
-  }
-
-  onConnect(abort: (err?: Error) => void): void {
-    this.abortRequest = abort;
-    if (this.settled) this.abort(NOT_STARTED);
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.controller = controller;
+    if (this.settled) controller.abort(NOT_STARTED);
     // undici calls this on a connected socket right before writing the request to it.
     else this.record.delivered = true;
   }
 
-  onHeaders(statusCode: number, rawHeaders: Buffer[]): boolean {
-    if (this.settled) return true;
+  onResponseStart(
+    _controller: Dispatcher.DispatchController,
+    statusCode: number,
+    headers: Record<string, string | string[] | undefined>,
+  ): void {
+    if (this.settled) return;
     this.record.delivered = true;
-    if (statusCode < 200) return true;
-    const headers = readHeaders(rawHeaders, this.attribution);
+    if (statusCode < 200) return;
     const r = this.record;
     r.httpStatus = statusCode;
-    r.contentType = headers.contentType;
-    r.sessionId = headers.sessionId;
-    if (this.attribution) r.servedBy = headers.servedBy;
+    r.contentType = headerString(headers['content-type']);
+    r.sessionId = headerString(headers['mcp-session-id']);
+    if (this.attribution) r.servedBy = headerString(headers[this.attribution]);
     const auth = statusCode === 401 || statusCode === 403;
-    if (auth) r.challenge = headers.challenge;
+    if (auth) {
+      const challenge = headers['www-authenticate'];
+      r.challenge = Array.isArray(challenge) ? challenge.join(', ') : (challenge ?? null);
+    }
     const redirectOrAuth = (statusCode >= 300 && statusCode < 400) || auth;
-    if (this.expectedId === null || redirectOrAuth) return true;
-    const decoder = decoderFor(headers.contentEncoding?.toLowerCase() ?? null);
+    if (this.expectedId === null || redirectOrAuth) return;
+    const decoder = decoderFor(headerString(headers['content-encoding'])?.toLowerCase() ?? null);
     if (decoder === 'unsupported') {
       this.mode = 'other';
-      return true;
+      return;
     }
     const type = (r.contentType ?? '').toLowerCase();
     if (type.includes('text/event-stream')) {
@@ -321,23 +280,21 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
       );
       decoder.on('end', () => this.complete());
     }
-    return true;
   }
 
-  onData(chunk: Buffer): boolean {
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.settled) {
       if (this.tail) {
         this.tail.bytes += chunk.length;
         if (this.tail.bytes > NON_BODY_DUMP_LIMIT) this.cutTail();
       }
-      return true;
+      return;
     }
     if (this.decoder) this.decoder.write(chunk);
     else this.consume(chunk);
-    return true;
   }
 
-  onComplete(): void {
+  onResponseEnd(): void {
     this.ended = true;
     if (this.tail) clearTimeout(this.tail.timer);
     this.tail = null;
@@ -346,7 +303,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     else this.complete();
   }
 
-  onError(err: Error): void {
+  onResponseError(_controller: Dispatcher.DispatchController, err: Error): void {
     if (this.tail) clearTimeout(this.tail.timer);
     this.tail = null;
     this.fail(err);
@@ -361,14 +318,15 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
   expire(): void {
     if (this.settled) return;
     this.settle('timeout', `no complete answer within ${this.options.timeoutMs} ms`);
-    this.abort(DEADLINE);
+    this.controller?.abort(DEADLINE);
   }
 
   /** The stream did not end soon after our answer: close it (and its connection). */
   cutTail(): void {
     if (this.tail) clearTimeout(this.tail.timer);
     this.tail = null;
-    if (!this.ended) this.abort(TAIL_TOO_LONG);
+    const c = this.controller;
+    if (c && !c.aborted && !this.ended) c.abort(TAIL_TOO_LONG);
   }
 
   private consume(chunk: Buffer): void {
@@ -455,7 +413,7 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
     const settled = settleOutcome(this.record.httpStatus ?? 0, reading, this.expectedId ?? '');
     this.record.message = settled.message;
     this.settle(settled.outcome, settled.detail);
-    if (then === 'read-tail' && !this.decoder && !this.ended && this.abortRequest && !this.aborted) {
+    if (then === 'read-tail' && !this.decoder && !this.ended && this.controller && !this.controller.aborted) {
       this.tail = { bytes: 0, timer: setTimeout(cutTail, SSE_TAIL_MS, this) };
       return;
     }
@@ -464,7 +422,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   private stop(): void {
     this.decoder?.destroy();
-    if (!this.ended) this.abort(NOT_NEEDED);
+    const c = this.controller;
+    if (c && !c.aborted && !this.ended) c.abort(NOT_NEEDED);
   }
 
   private settle(outcome: Outcome, detail?: string): void {
