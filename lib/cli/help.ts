@@ -26,6 +26,9 @@ export function formatHelp(h: CommandHelp): string {
   return `${parts.join('\n\n')}\n`;
 }
 
+/** Bad usage found while reading a command's arguments: its message goes out with the usage, exit code 2. */
+export class UsageError extends Error {}
+
 /** The usage lines alone, for the message after a usage error. */
 export function usageLines(h: CommandHelp): string {
   return `${h.usage.map((u, i) => `${i === 0 ? 'usage: ' : '       '}${u}`).join('\n')}\n`;

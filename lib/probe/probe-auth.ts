@@ -14,6 +14,7 @@ import type {
   ProbeOptions,
   ProbeTarget,
 } from './types';
+import { probeDeadlineMs } from './types';
 
 /** Header names that carry a credential: a refusal after sending one is `auth_failed`, not `auth_required`. */
 const CREDENTIAL_HEADER = /^(authorization|proxy-authorization|cookie)$|key|token|secret|auth/i;
@@ -45,7 +46,7 @@ export class ProbeAuth {
     this.credential = credentialOf(target);
     this.tokens = deps.tokens ?? sharedTokenCache;
     // A refused node gets no retry after -32022 and no initialize: their share of the deadline is ours.
-    const deadline = started + 2 * options.timeoutMs + options.legacyProbeTimeoutMs;
+    const deadline = started + probeDeadlineMs(options);
     this.sideFetchOptions = { dispatcher: deps.dispatcher, deadline, now: deps.now };
     this.resource = target.oauth?.resource ?? target.publicUrl ?? target.url;
   }

@@ -261,6 +261,11 @@ export interface ProbeTarget {
   oauth?: OAuthClientCredentials;
 }
 
+/** A probe's whole deadline: two discover attempts (the -32022 retry) and one legacy initialize. */
+export function probeDeadlineMs(t: { timeoutMs: number; legacyProbeTimeoutMs: number }): number {
+  return 2 * t.timeoutMs + t.legacyProbeTimeoutMs;
+}
+
 export interface ProbeOptions {
   /** Modern revisions we speak, newest first. */
   modernVersions: string[];

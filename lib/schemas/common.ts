@@ -1,5 +1,6 @@
 // Shapes shared by several resources: ids, pagination, timestamps. Client-safe.
 import { z } from 'zod';
+import { probeDeadlineMs } from '@/lib/probe/types';
 
 export const Id = z
   .string()
@@ -40,23 +41,21 @@ export const TimeBound = z.union([
     .transform((s) => Date.parse(s)),
 ]);
 
-/** A probe's timings: its overall deadline (two discover attempts and one legacy probe) must end before the next. */
+/** A probe's timings: its whole deadline must end before the next probe is due. */
 interface ProbeTimings {
   timeoutMs: number;
   legacyProbeTimeoutMs: number;
   intervalMs: number;
 }
 
-export const probeDeadlineOf = (t: ProbeTimings) => t.timeoutMs * 2 + t.legacyProbeTimeoutMs;
-
 /** The refinement balancers and stdio targets share: `.refine(deadlineFits, deadlineIssue)`. */
-export const deadlineFits = (t: ProbeTimings) => probeDeadlineOf(t) < t.intervalMs;
+export const deadlineFits = (t: ProbeTimings) => probeDeadlineMs(t) < t.intervalMs;
 
 /** Its issue, on `timeoutMs`, naming the values that break it. */
 export const deadlineIssue = {
   path: ['timeoutMs'],
   error: (issue: { input: unknown }) => {
     const t = issue.input as ProbeTimings;
-    return `the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs = ${probeDeadlineOf(t)} ms) must stay below intervalMs (${t.intervalMs} ms)`;
+    return `the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs = ${probeDeadlineMs(t)} ms) must stay below intervalMs (${t.intervalMs} ms)`;
   },
 };

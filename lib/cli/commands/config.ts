@@ -6,7 +6,7 @@ import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile } from '@/lib/config/load';
 import { configFileFromEnv } from '@/lib/config/startup';
 import { configJsonSchema } from '@/lib/schemas/config';
-import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
+import { formatHelp, HELP_FLAG, usageLines, UsageError, type CommandHelp } from '../help';
 
 export const HELP: CommandHelp = {
   usage: [
@@ -36,9 +36,6 @@ export const HELP: CommandHelp = {
   ],
 };
 const USAGE = usageLines(HELP);
-
-/** A usage error: printed with the usage, exit code 2. */
-class UsageError extends Error {}
 
 /** apply and check take one optional FILE and no flags. */
 function fileArg(sub: string, args: string[]): string {

@@ -14,7 +14,7 @@ import {
 } from '@/lib/probe';
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';
-import { formatHelp, HELP_FLAG, USAGE_EXIT, type CommandHelp } from '../help';
+import { formatHelp, HELP_FLAG, USAGE_EXIT, UsageError, type CommandHelp } from '../help';
 
 export const HELP: CommandHelp = {
   usage: [
@@ -81,8 +81,6 @@ export interface ProbeCommand {
   legacyTimeoutMs: number;
   json: boolean;
 }
-
-class UsageError extends Error {}
 
 function parseTimeout(flag: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
