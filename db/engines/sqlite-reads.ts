@@ -13,14 +13,17 @@ function readsFor(sqlite: Database.Database): Reads {
   let r = reads.get(sqlite);
   if (!r) {
     r = {
-      knownNodes: sqlite.prepare(
-        `SELECT n.id, n.seq, n.key, n.origin, n.address, n.last_seen_at AS lastSeenAt,
-           s.fingerprint_key AS fingerprintKey, s.verdict_digest AS verdictDigest,
-           s.last_available_key AS lastAvailableKey, s.fingerprint_since AS fingerprintSince, s.probes,
-           s.failures, s.consecutive_failures AS consecutiveFailures
-         FROM nodes n LEFT JOIN subject_states s ON s.subject_id = n.id AND s.region = ?
-         WHERE n.balancer_id = ?`,
-      ),
+      // One JSON text for the whole balancer: better-sqlite3 builds a JS value per column of every row, and
+      // at 13 columns by 500 nodes that cost three times the query; V8 parses one string much faster.
+      knownNodes: sqlite
+        .prepare(
+          `SELECT json_group_array(json_array(n.id, n.seq, n.key, n.origin, n.address, n.last_seen_at,
+             s.fingerprint_key, s.verdict_digest, s.last_available_key, s.fingerprint_since, s.probes,
+             s.failures, s.consecutive_failures))
+           FROM nodes n LEFT JOIN subject_states s ON s.subject_id = n.id AND s.region = ?
+           WHERE n.balancer_id = ?`,
+        )
+        .pluck(),
       recentChanges: sqlite.prepare(
         `SELECT h.subject_id AS nodeId, h.started_at AS at
          FROM subject_history h INNER JOIN nodes n ON n.id = h.subject_id
@@ -33,8 +36,61 @@ function readsFor(sqlite: Database.Database): Reads {
   return r;
 }
 
-export function sqliteKnownNodeRows<T>(sqlite: Database.Database, balancerId: string, region: string): T[] {
-  return readsFor(sqlite).knownNodes.all(region, balancerId) as T[];
+/** A balancer's nodes, each with its prior state columns in the region (null when never probed there). */
+export interface KnownNodeRow {
+  id: string;
+  seq: number | null;
+  key: string;
+  origin: string;
+  address: string | null;
+  lastSeenAt: number;
+  fingerprintKey: string | null;
+  verdictDigest: string | null;
+  lastAvailableKey: string | null;
+  fingerprintSince: number | null;
+  probes: number | null;
+  failures: number | null;
+  consecutiveFailures: number | null;
+}
+
+type KnownNodeTuple = [
+  string,
+  number | null,
+  string,
+  string,
+  string | null,
+  number,
+  string | null,
+  string | null,
+  string | null,
+  number | null,
+  number | null,
+  number | null,
+  number | null,
+];
+
+export function sqliteKnownNodeRows(
+  sqlite: Database.Database,
+  balancerId: string,
+  region: string,
+): KnownNodeRow[] {
+  const text = readsFor(sqlite).knownNodes.get(region, balancerId) as string | null;
+  const tuples = text ? (JSON.parse(text) as KnownNodeTuple[]) : [];
+  return tuples.map((t) => ({
+    id: t[0],
+    seq: t[1],
+    key: t[2],
+    origin: t[3],
+    address: t[4],
+    lastSeenAt: t[5],
+    fingerprintKey: t[6],
+    verdictDigest: t[7],
+    lastAvailableKey: t[8],
+    fingerprintSince: t[9],
+    probes: t[10],
+    failures: t[11],
+    consecutiveFailures: t[12],
+  }));
 }
 
 export function sqliteRecentChangeRows(

@@ -6,7 +6,7 @@ import type { BalancerAnalysis, BalancerSnapshot } from '@/lib/rollout/types';
 import { postgresOf, sqliteOf, type Db, type Store } from '../index';
 import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
-import { sqliteKnownNodeRows, sqliteRecentChangeRows } from '../engines/sqlite-reads';
+import { sqliteKnownNodeRows, sqliteRecentChangeRows, type KnownNodeRow } from '../engines/sqlite-reads';
 import { sqliteWriteProbes } from '../engines/sqlite-subjects';
 import { probeRegion, type CycleWrite, type ProbeWrite, type StoredRegionState } from '../subject-state';
 import type { SubjectHistoryRow, SubjectStateRow } from '../schema';
@@ -82,21 +82,8 @@ async function combineRegionStates(
   return combine(stored, prev ? (prev.snapshot as BalancerSnapshot) : null);
 }
 
-export interface KnownNode {
-  id: string;
-  seq: number | null;
-  key: string;
-  origin: string;
-  address: string | null;
-  lastSeenAt: number;
-  fingerprintKey: string | null;
-  verdictDigest: string | null;
-  lastAvailableKey: string | null;
-  fingerprintSince: number | null;
-  probes: number | null;
-  failures: number | null;
-  consecutiveFailures: number | null;
-}
+/** A balancer's node with its prior state in the region. */
+export type KnownNode = KnownNodeRow;
 
 /** A balancer's nodes by key, each with its prior state in the region. */
 export function readKnownNodes(
@@ -106,7 +93,7 @@ export function readKnownNodes(
 ): Promise<Map<string, KnownNode>> {
   // Every cycle reads this; SQLite takes a prepared statement, PostgreSQL the portable query.
   if (store.engine === 'sqlite') {
-    const rows = sqliteKnownNodeRows<KnownNode>(sqliteOf(store), balancerId, region);
+    const rows = sqliteKnownNodeRows(sqliteOf(store), balancerId, region);
     return Promise.resolve(new Map(rows.map((r) => [r.key, r])));
   }
   const { nodes: n, subjectStates: s } = store.t;
