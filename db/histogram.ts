@@ -46,6 +46,56 @@ export function formatHistogram(h: Histogram): string {
   return out;
 }
 
+/**
+ * `text` with `count` more samples in bucket `idx`: what formatting the merge gives, without building maps. The
+ * rollup upsert runs this once per probe. Text that is not canonical (unsorted, repeated, malformed or empty
+ * entries) takes the parse-and-format path, so the result is the same either way.
+ */
+export function addToHistogram(text: string, idx: number, count: number): string {
+  if (!Number.isInteger(idx) || idx < 0 || !Number.isInteger(count) || count <= 0) {
+    return slowAdd(text, idx, count);
+  }
+  if (text === '') return `${idx}:${count}`;
+  let start = 0;
+  let previous = -1;
+  let insertAt = -1;
+  let replace: { from: number; to: number; count: number } | null = null;
+  while (start < text.length) {
+    let end = text.indexOf(',', start);
+    if (end < 0) end = text.length;
+    const colon = text.indexOf(':', start);
+    if (colon < 0 || colon >= end) return slowAdd(text, idx, count);
+    const k = decimalAt(text, start, colon);
+    const c = decimalAt(text, colon + 1, end);
+    if (k <= previous || c <= 0) return slowAdd(text, idx, count);
+    if (k === idx) replace = { from: colon + 1, to: end, count: c + count };
+    else if (k > idx && insertAt < 0 && !replace) insertAt = start;
+    previous = k;
+    start = end + 1;
+  }
+  // A trailing comma is not canonical either.
+  if (start === text.length) return slowAdd(text, idx, count);
+  if (replace) return `${text.slice(0, replace.from)}${replace.count}${text.slice(replace.to)}`;
+  if (insertAt >= 0) return `${text.slice(0, insertAt)}${idx}:${count},${text.slice(insertAt)}`;
+  return `${text},${idx}:${count}`;
+}
+
+/** The canonical decimal (digits only, no leading zero) in text[from, to), or -1. */
+function decimalAt(text: string, from: number, to: number): number {
+  if (to <= from || to - from > 15 || (text.charCodeAt(from) === 48 && to - from > 1)) return -1;
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const d = text.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return -1;
+    n = n * 10 + d;
+  }
+  return n;
+}
+
+function slowAdd(text: string, idx: number, count: number): string {
+  return formatHistogram(mergeHistograms(parseHistogram(text), new Map([[idx, count]])));
+}
+
 export function mergeHistograms(into: Histogram, from: Histogram): Histogram {
   for (const [k, c] of from) into.set(k, (into.get(k) ?? 0) + c);
   return into;

@@ -3,7 +3,7 @@
 // transaction (one await per batch, not per row).
 import type Database from 'better-sqlite3';
 import type { Verdict } from '@/lib/probe/types';
-import { bucketOf, formatHistogram, mergeHistograms, parseHistogram } from '../histogram';
+import { addToHistogram, bucketOf } from '../histogram';
 import { hourOf, rollupKey } from '../rollup-key';
 import {
   classifyTransition,
@@ -35,9 +35,10 @@ const statements = new WeakMap<Database.Database, Statements>();
 function statementsFor(sqlite: Database.Database): Statements {
   const cached = statements.get(sqlite);
   if (cached) return cached;
-  // Merging in SQL keeps rollups right even when two processes (poller, "probe now") write the same hour.
-  sqlite.function('erawatch_merge_histogram', { deterministic: true }, (a: unknown, b: unknown) =>
-    formatHistogram(mergeHistograms(parseHistogram(String(a ?? '')), parseHistogram(String(b ?? '')))),
+  // Adding in SQL keeps rollups right even when two processes (poller, "probe now") write the same hour.
+  // One more sample in one bucket, without parsing the stored histogram into a map.
+  sqlite.function('erawatch_histogram_add', { deterministic: true }, (text: unknown, bucket: unknown) =>
+    addToHistogram(String(text ?? ''), Number(bucket), 1),
   );
   const s: Statements = {
     insertNode: sqlite.prepare(
@@ -80,9 +81,9 @@ function statementsFor(sqlite: Database.Database): Statements {
          reason, negotiated_version, served_eras, is_change, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
     upsertRollup: sqlite.prepare(
-      `INSERT INTO node_rollups (key, probes, failures, latency) VALUES (?, 1, ?, ?)
+      `INSERT INTO node_rollups (key, probes, failures, latency) VALUES (?, 1, ?, ? || ':1')
        ON CONFLICT(key) DO UPDATE SET probes = probes + 1, failures = failures + excluded.failures,
-         latency = erawatch_merge_histogram(latency, excluded.latency)`,
+         latency = erawatch_histogram_add(latency, ?)`,
     ),
     upsertBalancerState: sqlite.prepare(
       `INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis, snapshot,
@@ -216,5 +217,6 @@ function writeNodeResult(s: Statements, region: string, regionId: number, seq: n
   const prior = r.prior;
   writeSubjectState(s, { kind: 'node', id: r.nodeId, region }, v, r.fingerprintKey, prior);
   if (prior && at - prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) s.touchNode.run(at, r.nodeId);
-  s.upsertRollup.run(rollupKey(hourOf(at), seq, regionId), failed ? 1 : 0, `${bucketOf(v.durationMs)}:1`);
+  const bucket = bucketOf(v.durationMs);
+  s.upsertRollup.run(rollupKey(hourOf(at), seq, regionId), failed ? 1 : 0, bucket, bucket);
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { bucketOf, formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '@/db/histogram';
+import {
+  addToHistogram,
+  bucketOf,
+  formatHistogram,
+  mergeHistograms,
+  parseHistogram,
+  quantileMs,
+} from '@/db/histogram';
 import {
   endKeyOfRegion,
   firstKeyOfHour,
@@ -72,6 +79,30 @@ describe('latency histogram', () => {
     expect(formatHistogram(parseHistogram('x:1,2:y,4:0,5:2'))).toBe('5:2');
     // Malformed parts are skipped one by one; a repeated index adds up; a third field is ignored.
     expect(formatHistogram(parseHistogram('7,,3:1:9,3:2,-1:4,2.5:1,1:1.5'))).toBe('-1:4,3:3');
+  });
+
+  it('adds one bucket to stored text exactly as merging and formatting would', () => {
+    expect(addToHistogram('', 4, 1)).toBe('4:1');
+    expect(addToHistogram('3:2,11:1', 11, 1)).toBe('3:2,11:2');
+    expect(addToHistogram('3:2,11:1', 0, 1)).toBe('0:1,3:2,11:1');
+    expect(addToHistogram('3:2,11:1', 7, 2)).toBe('3:2,7:2,11:1');
+    expect(addToHistogram('3:2,11:1', 28, 1)).toBe('3:2,11:1,28:1');
+    // Whatever is not canonical, the text is normalised the same way the map path would.
+    const odd = ['7,,3:1:9,3:2,-1:4', '11:1,3:2', '3:1,3:1', '03:1', '3:0,4:1', '3:1,', ' 3:1', 'x:1,2:y'];
+    for (const text of odd) {
+      for (const idx of [0, 3, 4, 12]) {
+        const expected = formatHistogram(mergeHistograms(parseHistogram(text), new Map([[idx, 1]])));
+        expect(addToHistogram(text, idx, 1), `${text} + ${idx}`).toBe(expected);
+      }
+    }
+    // Every canonical text built by adding one sample at a time matches the map path.
+    let text = '';
+    const map = new Map<number, number>();
+    for (const idx of [5, 2, 5, 9, 0, 2, 28, 9, 9, 1]) {
+      text = addToHistogram(text, idx, 1);
+      mergeHistograms(map, new Map([[idx, 1]]));
+      expect(text).toBe(formatHistogram(map));
+    }
   });
 
   it('quantiles are bucket upper bounds', () => {
