@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, boolean, index, integer, jsonb, pgTable, primaryKey, text } from 'drizzle-orm/pg-core';
 import type { Verdict } from '@/lib/probe/types';
 import type { SubjectKind } from '../schema/subjects';
@@ -55,6 +56,10 @@ export const subjectHistory = pgTable(
   },
   (t) => [
     index('subject_history_subject_started').on(t.subjectId, t.region, t.startedAt),
+    // Only fingerprint changes, which the flap window reads every cycle for each node: a small index to seek.
+    index('subject_history_changes')
+      .on(t.subjectId, t.region, t.startedAt)
+      .where(sql`${t.isChange}`),
     index('subject_history_node').on(t.nodeId),
     index('subject_history_target').on(t.targetId),
   ],

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import type { Verdict } from '@/lib/probe/types';
 import { nodes } from './nodes';
@@ -72,6 +73,10 @@ export const subjectHistory = sqliteTable(
   },
   (t) => [
     index('subject_history_subject_started').on(t.subjectId, t.region, t.startedAt),
+    // Only fingerprint changes, which the flap window reads every cycle for each node: a small index to seek.
+    index('subject_history_changes')
+      .on(t.subjectId, t.region, t.startedAt)
+      .where(sql`${t.isChange} = 1`),
     index('subject_history_node').on(t.nodeId),
     index('subject_history_target').on(t.targetId),
   ],

@@ -1,0 +1,1 @@
+CREATE INDEX "subject_history_changes" ON "subject_history" USING btree ("subject_id","region","started_at") WHERE "subject_history"."is_change";
