@@ -2,13 +2,12 @@
 // system resolver for every A/AAAA record of a host.
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { Agent } from 'undici';
-import { createProbeAgent, egressPolicyFromEnv, probeNode } from '@/lib/probe';
+import { createProbeAgent, egressPolicyFromEnv, probeNode, type ProbeAgent } from '@/lib/probe';
 import { probeSourceAddressFromEnv } from '@/lib/worker/region';
 import type { ProbeFn, ResolveFn } from './types';
 
-/** One keep-alive Agent per source address ('' for the system's choice). */
-const agents = new Map<string, Agent>();
+/** One keep-alive agent per source address ('' for the system's choice). */
+const agents = new Map<string, ProbeAgent>();
 
 /**
  * Probes with the egress policy of the environment (`ERAWATCH_ALLOW_LOOPBACK=1` allows loopback), from the

@@ -1,16 +1,18 @@
-// The keep-alive undici Agent probes share. Build one per policy and pass it as `deps.dispatcher`: a pool
-// of warm sockets per node is what keeps thousands of probes a minute cheap.
-import type { Agent } from 'undici';
-import { createEgressAgent, type EgressAgentOptions, type EgressPolicy } from '@/lib/net/egress';
+// The keep-alive agent probes share. Build one per policy and pass it as `deps.dispatcher`: a pool of warm
+// sockets per node is what keeps thousands of probes a minute cheap.
+import type { EgressPolicy } from '@/lib/net/egress';
+import { H1Agent, type H1AgentOptions } from './h1-agent';
 
-export function createProbeAgent(policy: EgressPolicy, options: EgressAgentOptions = {}): Agent {
-  return createEgressAgent(policy, { keepAliveTimeoutMs: 30_000, ...options });
+export type ProbeAgent = H1Agent;
+
+export function createProbeAgent(policy: EgressPolicy, options: H1AgentOptions = {}): ProbeAgent {
+  return new H1Agent(policy, { keepAliveTimeoutMs: 30_000, ...options });
 }
 
-const shared = new Map<string, Agent>();
+const shared = new Map<string, ProbeAgent>();
 
-/** One lazily built Agent per policy, for callers that pass no dispatcher (the CLI, tests). */
-export function sharedProbeAgent(policy: EgressPolicy): Agent {
+/** One lazily built agent per policy, for callers that pass no dispatcher (the CLI, tests). */
+export function sharedProbeAgent(policy: EgressPolicy): ProbeAgent {
   const key = `${policy.allowLoopback ? 1 : 0}${policy.allowPrivate ? 1 : 0}`;
   let agent = shared.get(key);
   if (!agent) {
@@ -20,7 +22,7 @@ export function sharedProbeAgent(policy: EgressPolicy): Agent {
   return agent;
 }
 
-/** Closes the shared Agents so a short-lived process can exit without waiting for idle sockets. */
+/** Closes the shared agents so a short-lived process can exit without waiting for idle sockets. */
 export async function closeSharedProbeAgents(): Promise<void> {
   const agents = [...shared.values()];
   shared.clear();

@@ -33,9 +33,15 @@ export function outcomeOfError(err: unknown): { outcome: Outcome; detail: string
     [/^ERAWATCH_EGRESS_REFUSED$/, 'egress_refused'],
     [/^ECONNREFUSED$/, 'refused'],
     [/^(ECONNRESET|EPIPE)$/, 'reset'],
-    [/^(UND_ERR_SOCKET|UND_ERR_RES_CONTENT_LENGTH_MISMATCH|ECONNABORTED|UND_ERR_CLOSED)$/, 'closed'],
+    [
+      /^(UND_ERR_SOCKET|UND_ERR_RES_CONTENT_LENGTH_MISMATCH|ECONNABORTED|UND_ERR_CLOSED|ERAWATCH_SOCKET_CLOSED)$/,
+      'closed',
+    ],
     [/^(ENOTFOUND|EAI_AGAIN|EAI_NONAME|EAI_FAIL|ENODATA)$/, 'dns_failed'],
-    [/^(UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|ETIMEDOUT)$/, 'timeout'],
+    [
+      /^(UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|ETIMEDOUT|ERAWATCH_CONNECT_TIMEOUT)$/,
+      'timeout',
+    ],
     [/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_OSSL)/, 'tls_error'],
   ];
   for (const [pattern, outcome] of table) if (pattern.test(code)) return { outcome, detail };

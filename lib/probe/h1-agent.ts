@@ -1,0 +1,629 @@
+// The probe's HTTP/1.1 client: keep-alive sockets per origin, one exchange per socket at a time, behind the
+// egress guard. The probe's own exchanges (undici's newer handler callbacks, as HttpTransport dispatches them)
+// are written and parsed here; anything else dispatched to it (undici's `request`, which the auth side
+// fetches use) goes to an undici Agent with the same guarded connector. A probe is a handful of small
+// exchanges, and undici's layers per request (agent, pool, client, request object, handler wrapping, the
+// parser's callbacks) made the HTTP client the largest part of the poller's CPU: at 60,000 nodes this cut
+// the poller's CPU per probe by about a sixth (docs/poller.md).
+import net from 'node:net';
+import tls from 'node:tls';
+import { Dispatcher, type Agent } from 'undici';
+import {
+  createEgressAgent,
+  resolveAllowed,
+  type EgressAgentOptions,
+  type EgressPolicy,
+} from '@/lib/net/egress';
+
+/** A socket or protocol failure, with a code the probe maps to an outcome (see outcomeOfError). */
+export class H1Error extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'H1Error';
+  }
+}
+
+const MAX_HEAD_BYTES = 16 * 1024;
+/** A server's `keep-alive: timeout=N` hint is trusted to this much less than N, as undici does. */
+const KEEP_ALIVE_THRESHOLD_MS = 2_000;
+const SWEEP_EVERY_MS = 1_000;
+
+type NewHandler = Dispatcher.DispatchHandler & {
+  onResponseStart: NonNullable<Dispatcher.DispatchHandler['onResponseStart']>;
+};
+
+function isNewHandler(handler: Dispatcher.DispatchHandler): handler is NewHandler {
+  return typeof (handler as { onResponseStart?: unknown }).onResponseStart === 'function';
+}
+
+/** What the exchange's handler holds to stop it; `abort` ends the exchange and closes its socket. */
+class Controller implements Dispatcher.DispatchController {
+  aborted = false;
+  paused = false;
+  reason: Error | null = null;
+  constructor(private readonly onAbort: (reason: Error) => void) {}
+  abort(reason: Error): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.onAbort(reason);
+  }
+  pause(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+  }
+}
+
+interface Target {
+  /** The origin's key in the pool: scheme, connect host and port. */
+  key: string;
+  https: boolean;
+  hostname: string;
+  port: number;
+  /** The Host header value. */
+  host: string;
+  servername: string | undefined;
+}
+
+type BodyMode = 'none' | 'length' | 'chunked' | 'close';
+
+/** One exchange on one connection: parses the response head and body and feeds the handler. */
+class Exchange {
+  readonly controller: Controller;
+  private head: Buffer | null = null;
+  private started = false;
+  private mode: BodyMode = 'none';
+  private remaining = 0;
+  private chunkState: 'size' | 'data' | 'data-crlf' | 'trailers' = 'size';
+  private line: Buffer | null = null;
+  done = false;
+  reusable = true;
+
+  constructor(
+    readonly conn: Connection,
+    readonly handler: NewHandler,
+  ) {
+    this.controller = new Controller((reason) => conn.abort(this, reason));
+  }
+
+  /** Feeds bytes read from the socket; returns the bytes past the end of this response, if any. */
+  read(data: Buffer): Buffer | null {
+    let rest: Buffer | null = data;
+    while (rest && rest.length > 0 && !this.done) {
+      rest = this.started ? this.body(rest) : this.readHead(rest);
+    }
+    return rest && rest.length > 0 ? rest : null;
+  }
+
+  private readHead(data: Buffer): Buffer | null {
+    const buf = this.head ? Buffer.concat([this.head, data]) : data;
+    const end = buf.indexOf('\r\n\r\n');
+    if (end < 0) {
+      if (buf.length > MAX_HEAD_BYTES)
+        throw new H1Error('ERAWATCH_HTTP_HEADERS_OVERFLOW', 'response head too large');
+      this.head = buf;
+      return null;
+    }
+    if (end > MAX_HEAD_BYTES) throw new H1Error('ERAWATCH_HTTP_HEADERS_OVERFLOW', 'response head too large');
+    this.head = null;
+    const text = buf.toString('latin1', 0, end);
+    const rest = buf.subarray(end + 4);
+    const lineEnd = text.indexOf('\r\n');
+    const statusLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
+    const match = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/.exec(statusLine);
+    if (!match) throw new H1Error('ERAWATCH_HTTP_PARSE', `invalid status line: ${statusLine.slice(0, 80)}`);
+    const minor = match[1];
+    const status = Number(match[2]);
+    const headers: Record<string, string | string[]> = {};
+    let pos = lineEnd < 0 ? text.length : lineEnd + 2;
+    while (pos < text.length) {
+      let eol = text.indexOf('\r\n', pos);
+      if (eol < 0) eol = text.length;
+      const colon = text.indexOf(':', pos);
+      if (colon < 0 || colon > eol || colon === pos) {
+        throw new H1Error('ERAWATCH_HTTP_PARSE', 'invalid header line');
+      }
+      const name = text.slice(pos, colon).toLowerCase();
+      const value = text.slice(colon + 1, eol).trim();
+      const seen = headers[name];
+      if (seen === undefined) headers[name] = value;
+      else if (Array.isArray(seen)) seen.push(value);
+      else headers[name] = [seen, value];
+      pos = eol + 2;
+    }
+    // Informational answers (100 Continue, 103 Early Hints) precede the real one.
+    if (status < 200 && status !== 101) return rest;
+    if (status === 101) throw new H1Error('ERAWATCH_HTTP_PARSE', 'unexpected protocol upgrade');
+    this.started = true;
+    const connection = String(headers.connection ?? '').toLowerCase();
+    if (connection.includes('close') || (minor === '0' && !connection.includes('keep-alive'))) {
+      this.reusable = false;
+    }
+    this.conn.keepAliveHint(headers['keep-alive']);
+    const transfer = String(headers['transfer-encoding'] ?? '').toLowerCase();
+    const length = headers['content-length'];
+    if (status === 204 || status === 304) this.mode = 'none';
+    else if (transfer !== '') {
+      if (!transfer.endsWith('chunked'))
+        throw new H1Error('ERAWATCH_HTTP_PARSE', `unsupported transfer-encoding`);
+      this.mode = 'chunked';
+    } else if (length !== undefined) {
+      const n = Array.isArray(length) ? NaN : Number(length);
+      if (!Number.isSafeInteger(n) || n < 0 || !/^\d+$/.test(String(length))) {
+        throw new H1Error('ERAWATCH_HTTP_PARSE', 'invalid content-length');
+      }
+      this.mode = n === 0 ? 'none' : 'length';
+      this.remaining = n;
+    } else {
+      this.mode = 'close';
+      this.reusable = false;
+    }
+    this.handler.onResponseStart(this.controller, status, headers, match[3] ?? '');
+    if (this.controller.aborted) return null;
+    if (this.mode === 'none') this.finish();
+    return rest;
+  }
+
+  private body(data: Buffer): Buffer | null {
+    if (this.mode === 'close') {
+      this.deliver(data);
+      return null;
+    }
+    if (this.mode === 'length') {
+      const take = Math.min(this.remaining, data.length);
+      this.remaining -= take;
+      this.deliver(take === data.length ? data : data.subarray(0, take));
+      if (this.remaining === 0) this.finish();
+      return take === data.length ? null : data.subarray(take);
+    }
+    return this.chunked(data);
+  }
+
+  private chunked(data: Buffer): Buffer | null {
+    let pos = 0;
+    while (pos < data.length && !this.done && !this.controller.aborted) {
+      if (this.chunkState === 'data') {
+        const take = Math.min(this.remaining, data.length - pos);
+        this.deliver(data.subarray(pos, pos + take));
+        pos += take;
+        this.remaining -= take;
+        if (this.remaining === 0) this.chunkState = 'data-crlf';
+        continue;
+      }
+      const eol = data.indexOf('\n', pos);
+      const part = data.subarray(pos, eol < 0 ? data.length : eol + 1);
+      pos += part.length;
+      const line = this.line ? Buffer.concat([this.line, part]) : part;
+      if (eol < 0) {
+        if (line.length > MAX_HEAD_BYTES) throw new H1Error('ERAWATCH_HTTP_PARSE', 'chunk line too long');
+        this.line = line;
+        continue;
+      }
+      this.line = null;
+      const text = line.toString('latin1').replace(/\r?\n$/, '');
+      if (this.chunkState === 'data-crlf') {
+        if (text !== '') throw new H1Error('ERAWATCH_HTTP_PARSE', 'missing CRLF after chunk');
+        this.chunkState = 'size';
+      } else if (this.chunkState === 'size') {
+        const size = text.split(';', 1)[0]?.trim() ?? '';
+        if (!/^[0-9a-fA-F]{1,12}$/.test(size)) throw new H1Error('ERAWATCH_HTTP_PARSE', 'invalid chunk size');
+        const n = parseInt(size, 16);
+        if (n === 0) this.chunkState = 'trailers';
+        else {
+          this.remaining = n;
+          this.chunkState = 'data';
+        }
+      } else if (text === '') {
+        this.finish();
+      }
+    }
+    return pos < data.length ? data.subarray(pos) : null;
+  }
+
+  private deliver(chunk: Buffer): void {
+    if (chunk.length > 0 && !this.controller.aborted) this.handler.onResponseData?.(this.controller, chunk);
+  }
+
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    if (!this.controller.aborted) this.handler.onResponseEnd?.(this.controller, {});
+    this.conn.finished(this);
+  }
+
+  /** The socket ended: the end of a read-until-close body, else an error. */
+  ended(): void {
+    if (this.done) return;
+    if (this.started && this.mode === 'close') {
+      this.reusable = false;
+      this.finish();
+      return;
+    }
+    this.fail(new H1Error('ERAWATCH_SOCKET_CLOSED', 'other side closed'));
+  }
+
+  fail(err: Error): void {
+    if (this.done) return;
+    this.done = true;
+    this.reusable = false;
+    this.handler.onResponseError?.(this.controller, err);
+  }
+}
+
+/** One keep-alive socket to one origin. */
+class Connection {
+  private exchange: Exchange | null = null;
+  idleSince = 0;
+  idleLimitMs: number;
+  closed = false;
+
+  constructor(
+    readonly pool: Pool,
+    readonly socket: net.Socket,
+    keepAliveMs: number,
+  ) {
+    this.idleLimitMs = keepAliveMs;
+    socket.on('data', (data: Buffer) => this.onData(data));
+    socket.on('end', () => this.onEnd());
+    socket.on('error', (err: Error) => this.onError(err));
+    socket.on('close', () => this.onEnd());
+  }
+
+  start(exchange: Exchange, payload: string): void {
+    this.exchange = exchange;
+    this.socket.ref();
+    this.socket.write(payload);
+  }
+
+  keepAliveHint(value: string | string[] | undefined): void {
+    if (typeof value !== 'string') return;
+    const m = /timeout=(\d+)/i.exec(value);
+    if (!m) return;
+    const hinted = Number(m[1]) * 1_000 - KEEP_ALIVE_THRESHOLD_MS;
+    this.idleLimitMs = Math.min(this.pool.agent.keepAliveMs, Math.max(0, hinted));
+  }
+
+  private onData(data: Buffer): void {
+    const ex = this.exchange;
+    if (!ex) {
+      // Bytes nobody asked for: the connection is out of step, so it goes.
+      this.destroy();
+      return;
+    }
+    try {
+      const rest = ex.read(data);
+      if (rest && this.exchange === null) this.destroy();
+    } catch (err) {
+      this.exchange = null;
+      this.destroy();
+      ex.fail(err instanceof Error ? err : new Error(String(err)));
+    }
+  }
+
+  private onEnd(): void {
+    if (this.closed && !this.exchange) return;
+    const ex = this.exchange;
+    this.exchange = null;
+    this.destroy();
+    ex?.ended();
+  }
+
+  private onError(err: Error): void {
+    const ex = this.exchange;
+    this.exchange = null;
+    this.destroy();
+    ex?.fail(err);
+  }
+
+  finished(ex: Exchange): void {
+    if (this.exchange !== ex) return;
+    this.exchange = null;
+    if (ex.reusable && !ex.controller.aborted && !this.closed && this.idleLimitMs > 0)
+      this.pool.release(this);
+    else this.destroy();
+  }
+
+  abort(ex: Exchange, reason: Error): void {
+    if (this.exchange !== ex) return;
+    this.exchange = null;
+    this.destroy();
+    ex.fail(reason);
+  }
+
+  destroy(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.pool.forget(this);
+    this.socket.destroy();
+  }
+}
+
+/** The idle keep-alive connections to one origin. */
+class Pool {
+  readonly idle: Connection[] = [];
+  busy = 0;
+
+  constructor(
+    readonly agent: H1Agent,
+    readonly target: Target,
+  ) {}
+
+  release(conn: Connection): void {
+    this.busy--;
+    conn.idleSince = Date.now();
+    conn.socket.unref();
+    this.idle.push(conn);
+    this.agent.settled();
+  }
+
+  /** A connection left: idle or busy, it no longer counts. */
+  forget(conn: Connection): void {
+    const i = this.idle.indexOf(conn);
+    if (i >= 0) this.idle.splice(i, 1);
+    else this.busy--;
+    this.agent.settled();
+  }
+
+  take(): Connection | null {
+    const conn = this.idle.pop();
+    if (!conn) return null;
+    this.busy++;
+    return conn;
+  }
+}
+
+export interface H1AgentOptions extends EgressAgentOptions {
+  /** How long an idle connection is kept (default 30 s), unless the server hints at less. */
+  keepAliveTimeoutMs?: number;
+}
+
+export class H1Agent extends Dispatcher {
+  readonly keepAliveMs: number;
+  private readonly pools = new Map<string, Pool>();
+  private readonly fallback: Agent;
+  private readonly connectTimeoutMs: number;
+  private readonly sweeper: ReturnType<typeof setInterval>;
+  private closing: { resolve: () => void; promise: Promise<void> } | null = null;
+  private isClosed = false;
+
+  constructor(
+    private readonly policy: EgressPolicy,
+    private readonly options: H1AgentOptions = {},
+  ) {
+    super();
+    this.keepAliveMs = options.keepAliveTimeoutMs ?? 30_000;
+    this.connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+    this.fallback = createEgressAgent(policy, options);
+    this.sweeper = setInterval(() => this.sweep(), SWEEP_EVERY_MS);
+    this.sweeper.unref();
+  }
+
+  override dispatch(opts: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    if (!isNewHandler(handler)) return this.fallback.dispatch(opts, handler);
+    if (this.isClosed) {
+      queueMicrotask(() =>
+        handler.onResponseError?.(
+          new Controller(() => undefined),
+          new H1Error('ERAWATCH_CLIENT_CLOSED', 'the probe agent is closed'),
+        ),
+      );
+      return false;
+    }
+    let target: Target;
+    let payload: string;
+    try {
+      target = targetOf(opts);
+      payload = requestText(opts, target);
+    } catch (err) {
+      queueMicrotask(() =>
+        handler.onResponseError?.(
+          new Controller(() => undefined),
+          err instanceof Error ? err : new Error(String(err)),
+        ),
+      );
+      return false;
+    }
+    const pool = this.poolFor(target);
+    const reused = pool.take();
+    if (reused) {
+      this.begin(reused, handler, payload);
+      return true;
+    }
+    pool.busy++;
+    this.open(pool).then(
+      (conn) => this.begin(conn, handler, payload),
+      (err: unknown) => {
+        pool.busy--;
+        this.settled();
+        handler.onResponseError?.(
+          new Controller(() => undefined),
+          err instanceof Error ? err : new Error(String(err)),
+        );
+      },
+    );
+    return true;
+  }
+
+  private begin(conn: Connection, handler: NewHandler, payload: string): void {
+    const ex = new Exchange(conn, handler);
+    handler.onRequestStart?.(ex.controller, {});
+    if (ex.controller.aborted) {
+      // Stopped before a byte was written: the connection is still clean.
+      ex.done = true;
+      conn.pool.release(conn);
+      handler.onResponseError?.(ex.controller, ex.controller.reason ?? new Error('aborted'));
+      return;
+    }
+    conn.start(ex, payload);
+  }
+
+  private poolFor(target: Target): Pool {
+    let pool = this.pools.get(target.key);
+    if (!pool) {
+      pool = new Pool(this, target);
+      this.pools.set(target.key, pool);
+    }
+    return pool;
+  }
+
+  private async open(pool: Pool): Promise<Connection> {
+    const t = pool.target;
+    const address = await resolveAllowed(t.hostname, this.policy, this.options.lookup);
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      const local = this.options.localAddress ? { localAddress: this.options.localAddress } : {};
+      const s = t.https
+        ? tls.connect({
+            host: address,
+            port: t.port,
+            servername: t.servername,
+            ALPNProtocols: ['http/1.1'],
+            ...(this.options.tls ?? {}),
+            ...local,
+          })
+        : net.connect({ host: address, port: t.port, ...local });
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new H1Error('ERAWATCH_CONNECT_TIMEOUT', `connect timeout after ${this.connectTimeoutMs} ms`));
+      }, this.connectTimeoutMs);
+      const ready = (): void => {
+        clearTimeout(timer);
+        s.off('error', failed);
+        s.setNoDelay(true);
+        resolve(s);
+      };
+      const failed = (err: Error): void => {
+        clearTimeout(timer);
+        s.destroy();
+        reject(err);
+      };
+      s.once(t.https ? 'secureConnect' : 'connect', ready);
+      s.once('error', failed);
+    });
+    return new Connection(pool, socket, this.keepAliveMs);
+  }
+
+  /** Idle connections past their keep-alive go; an empty pool goes with them. */
+  private sweep(): void {
+    const now = Date.now();
+    for (const [key, pool] of this.pools) {
+      for (const conn of [...pool.idle]) if (now - conn.idleSince >= conn.idleLimitMs) conn.destroy();
+      if (pool.idle.length === 0 && pool.busy <= 0) this.pools.delete(key);
+    }
+  }
+
+  settled(): void {
+    if (!this.closing) return;
+    for (const pool of this.pools.values()) {
+      for (const conn of [...pool.idle]) conn.destroy();
+      if (pool.busy > 0) return;
+    }
+    this.closing.resolve();
+  }
+
+  override close(): Promise<void>;
+  override close(callback: () => void): void;
+  override close(callback?: () => void): Promise<void> | void {
+    if (!this.closing) {
+      this.isClosed = true;
+      clearInterval(this.sweeper);
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.closing = { resolve, promise };
+      this.settled();
+    }
+    const done = Promise.all([this.closing.promise, this.fallback.close()]).then(() => undefined);
+    if (callback) {
+      void done.then(callback);
+      return;
+    }
+    return done;
+  }
+
+  override destroy(): Promise<void>;
+  override destroy(err: Error | null): Promise<void>;
+  override destroy(callback: () => void): void;
+  override destroy(err: Error | null, callback: () => void): void;
+  override destroy(a?: Error | null | (() => void), b?: () => void): Promise<void> | void {
+    this.isClosed = true;
+    clearInterval(this.sweeper);
+    for (const pool of this.pools.values()) for (const conn of [...pool.idle]) conn.destroy();
+    const done = this.fallback.destroy().then(() => undefined);
+    const callback = typeof a === 'function' ? a : b;
+    if (callback) {
+      void done.then(callback);
+      return;
+    }
+    return done;
+  }
+}
+
+/** Targets by origin and Host header: a probe of a known node parses no URL. */
+const targets = new Map<string, Target>();
+const MAX_CACHED_TARGETS = 100_000;
+
+function targetOf(opts: Dispatcher.DispatchOptions): Target {
+  const headers = (opts.headers ?? {}) as Record<string, string | undefined>;
+  const originText = typeof opts.origin === 'string' ? opts.origin : (opts.origin?.origin ?? '');
+  const cacheKey = `${originText} ${headers.host ?? ''}`;
+  const cached = targets.get(cacheKey);
+  if (cached) return cached;
+  if (!originText) throw new H1Error('ERAWATCH_HTTP_REQUEST', 'no origin');
+  const origin = new URL(originText);
+  const https = origin.protocol === 'https:';
+  if (!https && origin.protocol !== 'http:') {
+    throw new H1Error('ERAWATCH_HTTP_REQUEST', `unsupported scheme ${origin.protocol}`);
+  }
+  const port = origin.port ? Number(origin.port) : https ? 443 : 80;
+  const hostname = origin.hostname.startsWith('[') ? origin.hostname.slice(1, -1) : origin.hostname;
+  const host = headers.host ?? origin.host;
+  // TLS names the server from the Host header (a pinned address keeps the URL's name), never an IP.
+  const hostName = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : (host.split(':')[0] ?? '');
+  const servername = https && net.isIP(hostName) === 0 && hostName !== '' ? hostName : undefined;
+  const target = { key: `${origin.protocol}//${origin.host}`, https, hostname, port, host, servername };
+  if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
+  targets.set(cacheKey, target);
+  return target;
+}
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Header names already checked against TOKEN: the probe sends the same few on every request. */
+const goodNames = new Set<string>();
+
+function requestText(opts: Dispatcher.DispatchOptions, target: Target): string {
+  const method = opts.method;
+  if (!TOKEN.test(method)) throw new H1Error('ERAWATCH_HTTP_REQUEST', `invalid method ${method}`);
+  const path = opts.path;
+  if (!path.startsWith('/') || /[\s]/.test(path)) throw new H1Error('ERAWATCH_HTTP_REQUEST', 'invalid path');
+  const body = opts.body;
+  if (body !== null && body !== undefined && typeof body !== 'string') {
+    throw new H1Error('ERAWATCH_HTTP_REQUEST', 'the probe sends string bodies only');
+  }
+  let text = `${method} ${path} HTTP/1.1\r\nhost: ${target.host}\r\nconnection: keep-alive\r\n`;
+  const headers = (opts.headers ?? {}) as Record<string, string>;
+  for (const name in headers) {
+    if (name === 'host' || name === 'connection' || name === 'content-length') continue;
+    const value = headers[name];
+    if (value === undefined) continue;
+    if (!goodNames.has(name)) {
+      if (!TOKEN.test(name)) throw new H1Error('ERAWATCH_HTTP_REQUEST', `invalid header ${name}`);
+      if (goodNames.size < 1_000) goodNames.add(name);
+    }
+    if (value.includes('\r') || value.includes('\n') || value.includes('\0')) {
+      throw new H1Error('ERAWATCH_HTTP_REQUEST', `invalid header ${name}`);
+    }
+    text += `${name}: ${value}\r\n`;
+  }
+  if (typeof body === 'string') text += `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  else text += method === 'POST' || method === 'PUT' ? 'content-length: 0\r\n\r\n' : '\r\n';
+  return text;
+}
+
+/** The probe's keep-alive client for a policy (see H1Agent). */
+export function createH1Agent(policy: EgressPolicy, options: H1AgentOptions = {}): H1Agent {
+  return new H1Agent(policy, options);
+}
