@@ -390,6 +390,7 @@ export class H1Agent extends Dispatcher {
   private readonly sweeper: ReturnType<typeof setInterval>;
   private closing: { resolve: () => void; promise: Promise<void> } | null = null;
   private isClosed = false;
+  private draining = false;
 
   constructor(
     private readonly policy: EgressPolicy,
@@ -516,12 +517,17 @@ export class H1Agent extends Dispatcher {
     }
   }
 
+  /** While closing: idle connections go at once, and close resolves when no exchange is left. */
   settled(): void {
-    if (!this.closing) return;
-    for (const pool of this.pools.values()) {
-      for (const conn of [...pool.idle]) conn.destroy();
-      if (pool.busy > 0) return;
+    if (!this.closing || this.draining) return;
+    // Each destroy reports back here; one pass over every pool is enough.
+    this.draining = true;
+    try {
+      for (const pool of this.pools.values()) for (const conn of [...pool.idle]) conn.destroy();
+    } finally {
+      this.draining = false;
     }
+    for (const pool of this.pools.values()) if (pool.busy > 0) return;
     this.closing.resolve();
   }
 

@@ -1,7 +1,7 @@
 // The probe's HTTP/1.1 client against raw loopback servers that write exact bytes: framing (length, chunked,
 // read-until-close, informational answers), keep-alive reuse and hints, malformed answers, and aborts.
 import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { Dispatcher } from 'undici';
 import { request } from 'undici';
 import { H1Agent } from '@/lib/probe/h1-agent';
@@ -15,6 +15,8 @@ interface RawServer {
   connections: () => number;
   /** Each request head received, in order. */
   heads: string[];
+  /** Connections open now. */
+  open: () => number;
   close: () => Promise<void>;
 }
 
@@ -52,6 +54,7 @@ async function rawServer(
     port,
     connections: () => accepted,
     heads,
+    open: () => sockets.size,
     close: () =>
       new Promise<void>((resolve) => {
         for (const s of sockets) s.destroy();
@@ -244,6 +247,33 @@ describe('the probe HTTP/1.1 client', () => {
     await expect(request(`http://127.0.0.1:${server.port}/`, { dispatcher: strict })).rejects.toMatchObject({
       code: 'ERAWATCH_EGRESS_REFUSED',
     });
+  });
+
+  it('close ends every idle connection and waits for the exchanges still running', async () => {
+    const held: { release?: () => void } = {};
+    const server = await serve((_head, index, socket) => {
+      if (index === 40) {
+        held.release = () => socket.write(json('{"slow":true}'));
+        return null;
+      }
+      return [json('{}')];
+    });
+    const agent = new H1Agent(LOOPBACK);
+    await Promise.all(Array.from({ length: 40 }, () => post(agent, server.port)));
+    expect(server.connections()).toBe(40);
+    const slow = post(agent, server.port, '{"slow":1}');
+    await vi.waitFor(() => expect(held.release).toBeDefined());
+    let closed = false;
+    const closing = agent.close().then(() => (closed = true));
+    // The idle connections go at once; the running exchange is not cut.
+    await vi.waitFor(() => expect(server.open()).toBe(1));
+    expect(closed).toBe(false);
+    held.release?.();
+    expect((await slow).body).toBe('{"slow":true}');
+    await closing;
+    expect(closed).toBe(true);
+    const after = await post(agent, server.port);
+    expect(after.error?.message).toMatch(/closed/);
   });
 
   it('refuses header values that would split the request', async () => {
