@@ -39,7 +39,10 @@ function isNewHandler(handler: Dispatcher.DispatchHandler): handler is NewHandle
   return typeof (handler as { onResponseStart?: unknown }).onResponseStart === 'function';
 }
 
-/** What the exchange's handler holds to stop it; `abort` ends the exchange and closes its socket. */
+/**
+ * What the exchange's handler holds to stop it; `abort` ends the exchange and closes its socket. The probe
+ * reads small, capped bodies and never pauses, so pause and resume are only recorded.
+ */
 class Controller implements Dispatcher.DispatchController {
   aborted = false;
   paused = false;
@@ -550,6 +553,7 @@ export class H1Agent extends Dispatcher {
     return done;
   }
 
+  /** Ends the idle connections at once; a running exchange ends at its own deadline. */
   override destroy(): Promise<void>;
   override destroy(err: Error | null): Promise<void>;
   override destroy(callback: () => void): void;
@@ -627,9 +631,4 @@ function requestText(opts: Dispatcher.DispatchOptions, target: Target): string {
   if (typeof body === 'string') text += `content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   else text += method === 'POST' || method === 'PUT' ? 'content-length: 0\r\n\r\n' : '\r\n';
   return text;
-}
-
-/** The probe's keep-alive client for a policy (see H1Agent). */
-export function createH1Agent(policy: EgressPolicy, options: H1AgentOptions = {}): H1Agent {
-  return new H1Agent(policy, options);
 }
