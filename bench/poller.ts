@@ -17,6 +17,7 @@ import {
   readRollupsFrom,
   storeBytes,
   tableBytes,
+  tableRows,
 } from '@/db/stats';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
@@ -26,6 +27,7 @@ import { createDefaultProbe, closeDefaultProbe } from '@/lib/poller/probe';
 import { parsePollerArgs, type PollerArgs } from './support/poller-args';
 import { startFakeFleet } from './support/fake-fleet';
 import { runWorkers } from './poller-workers';
+import { splitGrowth } from './support/worker-figures';
 
 /**
  * The targets: 333 probes/s at ≤0.5 core and <1 MB per quiet hour for 10,000 nodes; 2,000 probes/s at ≤0.6
@@ -141,7 +143,7 @@ export async function run(argv: string[]): Promise<number> {
     const warmupMs = performance.now() - warmStart;
     const historyBefore = await countNodeHistory(store);
     const bytesBefore = (await storeBytes(store)) ?? 0;
-    const tablesBefore = await tableBytes(store);
+    const tablesBefore = { tables: await tableBytes(store), rows: await tableRows(store) };
     const fleetBefore = await fleet.stats();
     const cpuBefore = process.cpuUsage();
     const loadBefore = Number(os.loadavg()[0]?.toFixed(2));
@@ -168,12 +170,13 @@ export async function run(argv: string[]): Promise<number> {
     await closeDefaultProbe();
 
     const bytesAfter = (await storeBytes(store)) ?? 0;
-    const tablesAfter = await tableBytes(store);
-    const tableGrowth = Object.fromEntries(
-      Object.entries(tablesAfter)
-        .map(([name, bytes]) => [name, bytes - (tablesBefore[name] ?? 0)] as const)
-        .filter(([, d]) => d !== 0),
+    const tablesAfter = { tables: await tableBytes(store), rows: await tableRows(store) };
+    // Tables that gained rows accumulate; the ones rewritten in place (states, snapshots) only swing by pages.
+    const { accumulating, rewritten } = splitGrowth(
+      { total: bytesBefore, ...tablesBefore },
+      { total: bytesAfter, ...tablesAfter },
     );
+    const tableGrowth = { ...accumulating, ...rewritten };
     const historyAfter = await countNodeHistory(store);
     // A new hour adds one rollup row per node. Weigh a full quiet hour: each node's current row scaled to
     // one hour of probes at this interval, written as the next hour's row.
@@ -195,9 +198,10 @@ export async function run(argv: string[]): Promise<number> {
     const cpuShare = (cpu.user + cpu.system) / 1000 / wallMs;
     const fleetShare = (fleetAfter.cpuMicros - fleetBefore.cpuMicros) / 1000 / wallMs;
     // Rollup rows grow during their hour and are weighed whole below; everything else should stay flat.
-    const otherGrowth = Object.entries(tableGrowth)
-      .filter(([name]) => name !== 'node_rollups')
+    const otherGrowth = Object.entries(accumulating)
+      .filter(([name]) => !name.includes('rollup'))
       .reduce((sum, [, d]) => sum + d, 0);
+    const rewrittenGrowth = Object.values(rewritten).reduce((sum, d) => sum + d, 0);
     const steadyPerHour = (otherGrowth / wallMs) * 3_600_000;
     const rollupHour = bytesWithNextHour - bytesAfter;
     const perHour = Math.max(0, steadyPerHour) + rollupHour;
@@ -241,6 +245,7 @@ export async function run(argv: string[]): Promise<number> {
         fullQuietHourOfRollups: rollupHour,
         rollupRowsPerHour: current.length,
         perQuietHour: Math.round(perHour),
+        rewrittenInPlaceInWindow: rewrittenGrowth,
         tableGrowth,
       },
     };

@@ -26,6 +26,33 @@ export async function tableBytes(store: Store): Promise<Record<string, number>> 
   return Object.fromEntries(rows.map((r) => [r.name, r.bytes]));
 }
 
+/**
+ * Rows per table, keyed like tableBytes: a table's and each of its indexes' names map to the table's row
+ * count. SQLite only (empty elsewhere).
+ */
+export async function tableRows(store: Store): Promise<Record<string, number>> {
+  if (store.engine !== 'sqlite') return {};
+  const sqlite = sqliteOf(store);
+  const objects = sqlite
+    .prepare("SELECT name, tbl_name AS tableName FROM sqlite_schema WHERE type IN ('table', 'index')")
+    .all() as Array<{ name: string; tableName: string }>;
+  const counts = new Map<string, number>();
+  const quote = (id: string) => `"${id.replace(/"/g, '""')}"`;
+  // dbstat also weighs the schema table itself.
+  const schemaRows = sqlite.prepare('SELECT count(*) AS n FROM sqlite_schema').get() as { n: number };
+  const rows: Record<string, number> = { sqlite_schema: schemaRows.n };
+  for (const o of objects) {
+    let n = counts.get(o.tableName);
+    if (n === undefined) {
+      const row = sqlite.prepare(`SELECT count(*) AS n FROM ${quote(o.tableName)}`).get() as { n: number };
+      n = row.n;
+      counts.set(o.tableName, n);
+    }
+    rows[o.name] = n;
+  }
+  return rows;
+}
+
 /** How many nodes have a current state (have been probed at least once). */
 export async function countNodeStates(store: Store): Promise<number> {
   const { subjectStates: s } = store.t;

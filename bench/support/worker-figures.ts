@@ -128,7 +128,7 @@ export interface Weight {
   total: number;
   /** Bytes per table (PostgreSQL: with its indexes and TOAST; SQLite: per table and per index). */
   tables: Record<string, number>;
-  /** Rows per table, PostgreSQL only (exact counts). */
+  /** Rows per table (exact counts; an index counts its table's rows), or null when not counted. */
   rows: Record<string, number> | null;
 }
 
@@ -145,11 +145,13 @@ export function growth(
 }
 
 /**
- * Splits a window's table growth into what accumulates and what is rewritten in place. SQLite updates rows in
- * their pages, so all of its growth accumulates. On PostgreSQL every update writes a new row version that
- * autovacuum later frees for reuse, so a table whose row count did not grow (states, leases, series) is
- * bounded in a quiet fleet however much a short window shows it growing; only tables that gained rows
- * (history, events, rollups) accumulate.
+ * Splits a window's table growth into what accumulates and what is rewritten in place: only tables that
+ * gained rows (history, events, rollups) accumulate. A table whose row count did not grow (states, leases,
+ * series, balancer snapshots) is bounded in a quiet fleet however much a short window shows it growing: on
+ * PostgreSQL every update writes a new row version that autovacuum later frees for reuse; on SQLite a row
+ * rewritten at another length (a snapshot whose catalogs were listed this cycle and carried the next) moves
+ * its overflow chain across page boundaries, so the table's page count swings by pages from cycle to cycle.
+ * Without row counts every table's growth accumulates.
  */
 export function splitGrowth(
   before: Weight,

@@ -113,7 +113,7 @@ describe('probe figures', () => {
       accumulating: { subject_history: 30, events: 10 },
       rewritten: { subject_states: 800 },
     });
-    // Without row counts (SQLite rewrites rows in their pages) every table's growth accumulates.
+    // Without row counts every table's growth accumulates.
     expect(splitGrowth({ ...before, rows: null }, { ...after, rows: null }).rewritten).toEqual({});
   });
 
