@@ -36,6 +36,7 @@ import { startFakeFleet, type FakeFleet } from './support/fake-fleet';
 import type { PollerArgs } from './support/poller-args';
 import {
   findDoubleProbes,
+  growthOutsideRollups,
   perHour,
   perQuietHourAtOffered,
   splitGrowth,
@@ -407,10 +408,8 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
       await Promise.all(workers.map(stopWorker));
       const { accumulating, rewritten } = splitGrowth(bytesBefore, bytesAfter);
       const tableGrowth = { ...accumulating, ...rewritten };
-      const otherGrowth = Object.entries(accumulating)
-        .filter(([name]) => !name.includes('rollup'))
-        .reduce((sum, [, d]) => sum + d, 0);
-      const rewrittenGrowth = Object.values(rewritten).reduce((sum, d) => sum + d, 0);
+      const otherGrowth = growthOutsideRollups(accumulating);
+      const rewrittenGrowth = growthOutsideRollups(rewritten);
       // A new hour adds one rollup row per node: weigh it by writing the next hour's rows, as the
       // one-process benchmark does.
       const beforeNextHour = await weigh(store, pg);

@@ -27,7 +27,7 @@ import { createDefaultProbe, closeDefaultProbe } from '@/lib/poller/probe';
 import { parsePollerArgs, type PollerArgs } from './support/poller-args';
 import { startFakeFleet } from './support/fake-fleet';
 import { runWorkers } from './poller-workers';
-import { splitGrowth } from './support/worker-figures';
+import { growthOutsideRollups, splitGrowth } from './support/worker-figures';
 
 /**
  * The targets: 333 probes/s at ≤0.5 core and <1 MB per quiet hour for 10,000 nodes; 2,000 probes/s at ≤0.6
@@ -198,10 +198,8 @@ export async function run(argv: string[]): Promise<number> {
     const cpuShare = (cpu.user + cpu.system) / 1000 / wallMs;
     const fleetShare = (fleetAfter.cpuMicros - fleetBefore.cpuMicros) / 1000 / wallMs;
     // Rollup rows grow during their hour and are weighed whole below; everything else should stay flat.
-    const otherGrowth = Object.entries(accumulating)
-      .filter(([name]) => !name.includes('rollup'))
-      .reduce((sum, [, d]) => sum + d, 0);
-    const rewrittenGrowth = Object.values(rewritten).reduce((sum, d) => sum + d, 0);
+    const otherGrowth = growthOutsideRollups(accumulating);
+    const rewrittenGrowth = growthOutsideRollups(rewritten);
     const steadyPerHour = (otherGrowth / wallMs) * 3_600_000;
     const rollupHour = bytesWithNextHour - bytesAfter;
     const perHour = Math.max(0, steadyPerHour) + rollupHour;

@@ -167,3 +167,10 @@ export function splitGrowth(
   }
   return { accumulating, rewritten };
 }
+
+/** Bytes grown outside the rollup tables (a quiet hour weighs its rollup rows whole, as the next hour's). */
+export function growthOutsideRollups(growth: Record<string, number>): number {
+  return Object.entries(growth)
+    .filter(([name]) => !name.includes('rollup'))
+    .reduce((sum, [, d]) => sum + d, 0);
+}

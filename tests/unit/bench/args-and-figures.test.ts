@@ -5,6 +5,7 @@ import { parseApiArgs } from '@/bench/api';
 import { parsePollerArgs } from '@/bench/support/poller-args';
 import {
   findDoubleProbes,
+  growthOutsideRollups,
   perHour,
   perQuietHourAtOffered,
   splitGrowth,
@@ -115,6 +116,12 @@ describe('probe figures', () => {
     });
     // Without row counts every table's growth accumulates.
     expect(splitGrowth({ ...before, rows: null }, { ...after, rows: null }).rewritten).toEqual({});
+  });
+
+  it('leaves the rollup tables and their indexes out of steady growth (an hour of rollups is weighed whole)', () => {
+    expect(
+      growthOutsideRollups({ subject_history: 30, node_rollups: 600, region_rollups_pk: 40, events: -4 }),
+    ).toBe(26);
   });
 
   it('scales steady growth by probes, so workers that fell behind are weighed at the offered rate', () => {
