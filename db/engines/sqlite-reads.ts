@@ -7,6 +7,15 @@ interface Reads {
   recentChanges: Database.Statement;
 }
 
+/**
+ * A balancer's fingerprint changes in one region since a time (balancer id, region, since). `is_change = 1`
+ * spelled as the partial index `subject_history_changes` spells it, so the read seeks that small index.
+ */
+export const RECENT_CHANGES_SQL = `SELECT h.subject_id AS nodeId, h.started_at AS at
+  FROM subject_history h INNER JOIN nodes n ON n.id = h.subject_id
+  WHERE n.balancer_id = ? AND h.region = ? AND h.is_change = 1 AND h.started_at >= ?
+  ORDER BY h.started_at ASC`;
+
 const reads = new WeakMap<Database.Database, Reads>();
 
 function readsFor(sqlite: Database.Database): Reads {
@@ -24,12 +33,7 @@ function readsFor(sqlite: Database.Database): Reads {
            WHERE n.balancer_id = ?`,
         )
         .pluck(),
-      recentChanges: sqlite.prepare(
-        `SELECT h.subject_id AS nodeId, h.started_at AS at
-         FROM subject_history h INNER JOIN nodes n ON n.id = h.subject_id
-         WHERE n.balancer_id = ? AND h.region = ? AND h.is_change = 1 AND h.started_at >= ?
-         ORDER BY h.started_at ASC`,
-      ),
+      recentChanges: sqlite.prepare(RECENT_CHANGES_SQL),
     };
     reads.set(sqlite, r);
   }

@@ -1,6 +1,6 @@
 // The probed subjects' state: what a cycle reads before probing, its one write, stdio target results, the
 // subjects the scheduler spreads, and retention.
-import { and, asc, desc, eq, gte, isNotNull, lt, ne, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNotNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerAnalysis, BalancerSnapshot } from '@/lib/rollout/types';
 import { postgresOf, sqliteOf, type Db, type Store } from '../index';
@@ -131,23 +131,26 @@ export function readRecentChanges(
   if (store.engine === 'sqlite') {
     return Promise.resolve(changesByNode(sqliteRecentChangeRows(sqliteOf(store), balancerId, region, since)));
   }
+  return store.read(async (db) =>
+    changesByNode(await recentChangesQuery(store, db, balancerId, region, since)),
+  );
+}
+
+/**
+ * The portable read of recent changes (PostgreSQL). The change flag is tested bare, as the partial index
+ * `subject_history_changes` states it: a bound `= true` would keep a generic plan of the prepared
+ * statement off that index.
+ */
+export function recentChangesQuery(store: Store, db: Db, balancerId: string, region: string, since: number) {
   const { nodes: n, subjectHistory: h } = store.t;
-  return store.read(async (db) => {
-    const rows = await db
-      .select({ nodeId: h.subjectId, at: h.startedAt })
-      .from(h)
-      .innerJoin(n, eq(n.id, h.subjectId))
-      .where(
-        and(
-          eq(n.balancerId, balancerId),
-          eq(h.region, region),
-          eq(h.isChange, true),
-          gte(h.startedAt, since),
-        ),
-      )
-      .orderBy(asc(h.startedAt));
-    return changesByNode(rows);
-  });
+  return db
+    .select({ nodeId: h.subjectId, at: h.startedAt })
+    .from(h)
+    .innerJoin(n, eq(n.id, h.subjectId))
+    .where(
+      and(eq(n.balancerId, balancerId), eq(h.region, region), sql`${h.isChange}`, gte(h.startedAt, since)),
+    )
+    .orderBy(asc(h.startedAt));
 }
 
 function changesByNode(rows: ReadonlyArray<{ nodeId: string; at: number }>): Map<string, number[]> {
