@@ -279,6 +279,7 @@ class Connection {
 
   start(exchange: Exchange, payload: string): void {
     this.exchange = exchange;
+    this.pool.running.add(this);
     this.socket.ref();
     this.socket.write(payload);
   }
@@ -289,6 +290,14 @@ class Connection {
     if (!m) return;
     const hinted = Number(m[1]) * 1_000 - KEEP_ALIVE_THRESHOLD_MS;
     this.idleLimitMs = Math.min(this.pool.agent.keepAliveMs, Math.max(0, hinted));
+  }
+
+  /** The running exchange, taken off this connection. */
+  private detach(): Exchange | null {
+    const ex = this.exchange;
+    this.exchange = null;
+    this.pool.running.delete(this);
+    return ex;
   }
 
   private onData(data: Buffer): void {
@@ -302,7 +311,7 @@ class Connection {
       const rest = ex.read(data);
       if (rest && this.exchange === null) this.destroy();
     } catch (err) {
-      this.exchange = null;
+      this.detach();
       this.destroy();
       ex.fail(err instanceof Error ? err : new Error(String(err)));
     }
@@ -310,22 +319,20 @@ class Connection {
 
   private onEnd(): void {
     if (this.closed && !this.exchange) return;
-    const ex = this.exchange;
-    this.exchange = null;
+    const ex = this.detach();
     this.destroy();
     ex?.ended();
   }
 
   private onError(err: Error): void {
-    const ex = this.exchange;
-    this.exchange = null;
+    const ex = this.detach();
     this.destroy();
     ex?.fail(err);
   }
 
   finished(ex: Exchange): void {
     if (this.exchange !== ex) return;
-    this.exchange = null;
+    this.detach();
     if (ex.reusable && !ex.controller.aborted && !this.closed && this.idleLimitMs > 0)
       this.pool.release(this);
     else this.destroy();
@@ -333,14 +340,22 @@ class Connection {
 
   abort(ex: Exchange, reason: Error): void {
     if (this.exchange !== ex) return;
-    this.exchange = null;
+    this.detach();
     this.destroy();
     ex.fail(reason);
+  }
+
+  /** Ends the running exchange, if any, with `reason`, and the connection with it. */
+  cut(reason: Error): void {
+    const ex = this.detach();
+    this.destroy();
+    ex?.fail(reason);
   }
 
   destroy(): void {
     if (this.closed) return;
     this.closed = true;
+    this.pool.running.delete(this);
     this.pool.forget(this);
     this.socket.destroy();
   }
@@ -349,6 +364,8 @@ class Connection {
 /** The idle keep-alive connections to one origin. */
 class Pool {
   readonly idle: Connection[] = [];
+  /** Connections with an exchange on them (busy also counts the ones still connecting). */
+  readonly running = new Set<Connection>();
   busy = 0;
 
   constructor(
@@ -393,6 +410,7 @@ export class H1Agent extends Dispatcher {
   private readonly sweeper: ReturnType<typeof setInterval>;
   private closing: { resolve: () => void; promise: Promise<void> } | null = null;
   private isClosed = false;
+  private destroyed: Error | null = null;
   private draining = false;
 
   constructor(
@@ -440,7 +458,14 @@ export class H1Agent extends Dispatcher {
     }
     pool.busy++;
     this.open(pool).then(
-      (conn) => this.begin(conn, handler, payload),
+      (conn) => {
+        if (this.destroyed) {
+          conn.destroy();
+          handler.onResponseError?.(new Controller(() => undefined), this.destroyed);
+          return;
+        }
+        this.begin(conn, handler, payload);
+      },
       (err: unknown) => {
         pool.busy--;
         this.settled();
@@ -553,7 +578,10 @@ export class H1Agent extends Dispatcher {
     return done;
   }
 
-  /** Ends the idle connections at once; a running exchange ends at its own deadline. */
+  /**
+   * Ends every connection at once: idle ones, and running exchanges with an error (the given one, else
+   * ERAWATCH_CLIENT_DESTROYED); an exchange still connecting ends with it when its socket opens.
+   */
   override destroy(): Promise<void>;
   override destroy(err: Error | null): Promise<void>;
   override destroy(callback: () => void): void;
@@ -561,8 +589,14 @@ export class H1Agent extends Dispatcher {
   override destroy(a?: Error | null | (() => void), b?: () => void): Promise<void> | void {
     this.isClosed = true;
     clearInterval(this.sweeper);
-    for (const pool of this.pools.values()) for (const conn of [...pool.idle]) conn.destroy();
-    const done = this.fallback.destroy().then(() => undefined);
+    const err =
+      a instanceof Error ? a : new H1Error('ERAWATCH_CLIENT_DESTROYED', 'the probe agent was destroyed');
+    this.destroyed ??= err;
+    for (const pool of this.pools.values()) {
+      for (const conn of [...pool.idle]) conn.destroy();
+      for (const conn of [...pool.running]) conn.cut(err);
+    }
+    const done = this.fallback.destroy(a instanceof Error ? a : null).then(() => undefined);
     const callback = typeof a === 'function' ? a : b;
     if (callback) {
       void done.then(callback);

@@ -276,6 +276,30 @@ describe('the probe HTTP/1.1 client', () => {
     expect(after.error?.message).toMatch(/closed/);
   });
 
+  it('destroy ends idle connections and running exchanges at once, and refuses what comes after', async () => {
+    let held = 0;
+    // The first three answer; the next two are held.
+    const server = await serve((_head, index) => {
+      if (index < 3) return [json('{}')];
+      held++;
+      return null;
+    });
+    const agent = new H1Agent(LOOPBACK);
+    await Promise.all(Array.from({ length: 3 }, () => post(agent, server.port)));
+    const slow = [post(agent, server.port, '{"slow":1}'), post(agent, server.port, '{"slow":2}')];
+    await vi.waitFor(() => expect(held).toBe(2));
+    expect(server.open()).toBe(3);
+    await agent.destroy();
+    for (const r of await Promise.all(slow)) {
+      expect(r.error?.code).toBe('ERAWATCH_CLIENT_DESTROYED');
+      expect(outcomeOfError(r.error).outcome).toBe('closed');
+    }
+    await vi.waitFor(() => expect(server.open()).toBe(0));
+    const after = await post(agent, server.port);
+    expect(after.error?.message).toMatch(/closed/);
+    expect(server.connections()).toBe(3);
+  });
+
   it('refuses header values that would split the request', async () => {
     const server = await serve(() => [json('{}')]);
     const agent = agentFor();
