@@ -23,14 +23,17 @@ async function checkDatabase(store: Store, now: number): Promise<{ ok: boolean; 
   return { ok: false, detail: `heartbeat write failed: ${beat.error}${beat.code ? ` (${beat.code})` : ''}` };
 }
 
-/** `region eu-west: host-a (pid 12, 3 units), host-b (pid 40, 0 units); region us-east: …` */
+/**
+ * `region eu-west: host-a (pid 12, 3 units in flight), host-b (pid 40, 0 units in flight); region us-east: …`
+ * (a unit is held while its cycle runs).
+ */
 export function describeWorkers(workers: readonly PollWorker[]): string {
   const byRegion = new Map<string, PollWorker[]>();
   for (const w of workers) byRegion.set(w.region, [...(byRegion.get(w.region) ?? []), w]);
   return [...byRegion]
     .map(
       ([region, ws]) =>
-        `region ${region}: ${ws.map((w) => `${w.hostname} (pid ${w.pid}, ${w.unitsHeld} units)`).join(', ')}`,
+        `region ${region}: ${ws.map((w) => `${w.hostname} (pid ${w.pid}, ${w.unitsHeld} units in flight)`).join(', ')}`,
     )
     .join('; ');
 }
