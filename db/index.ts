@@ -48,6 +48,8 @@ export interface Store {
   lease<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
   /** Engine-specific handle for the few places that need it; db/ only. */
   readonly raw: SqliteRaw | PostgresRaw;
+  /** How many migrations opening this store applied (0 when the schema was already up to date). */
+  readonly migrationsApplied: number;
   close(): Promise<void>;
 }
 

@@ -217,12 +217,29 @@ function fail(location: string, err: unknown): never {
   throw new StoreOpenError(redactPostgresUrl(location), describePostgresFailure(location, err));
 }
 
-async function applyMigrations(location: string, settings: PostgresSettings, folder: string): Promise<void> {
+/** Rows in drizzle's migration table, 0 before it exists. */
+async function recordedMigrations(client: Sql): Promise<number> {
+  const [found] = await client<
+    Array<{ t: string | null }>
+  >`SELECT to_regclass('drizzle.__drizzle_migrations') AS t`;
+  if (!found?.t) return 0;
+  const [row] = await client<Array<{ n: string }>>`SELECT count(*) AS n FROM drizzle.__drizzle_migrations`;
+  return Number(row?.n ?? 0);
+}
+
+/** Applies the migrations under an advisory lock; returns how many this call applied. */
+async function applyMigrations(
+  location: string,
+  settings: PostgresSettings,
+  folder: string,
+): Promise<number> {
   // One connection, so the session-level advisory lock and the migration share it; ending it unlocks.
   const client = clientFor(location, settings, 1);
   try {
     await client`SELECT pg_advisory_lock(${MIGRATION_LOCK.toString()}::bigint)`;
+    const before = await recordedMigrations(client);
     await migrate(drizzle(client), { migrationsFolder: folder });
+    return Math.max(0, (await recordedMigrations(client)) - before);
   } finally {
     await client.end({ timeout: 5 });
   }
@@ -240,9 +257,10 @@ export async function openPostgres(location: string, options: PostgresOpenOption
   } catch (err) {
     throw new StoreOpenError(shown, err instanceof Error ? err.message : String(err));
   }
+  let migrationsApplied = 0;
   try {
     if (options.migrate !== false) {
-      await applyMigrations(location, settings, postgresMigrationsFolder(options.env));
+      migrationsApplied = await applyMigrations(location, settings, postgresMigrationsFolder(options.env));
     }
   } catch (err) {
     if (err instanceof StoreOpenError) throw err;
@@ -271,6 +289,7 @@ export async function openPostgres(location: string, options: PostgresOpenOption
     engine: 'postgres',
     location: shown,
     t: pgSchema as unknown as typeof schema,
+    migrationsApplied,
     read(fn) {
       return fn(asDb(scope.current() ?? db));
     },

@@ -60,16 +60,27 @@ function describeOpenFailure(file: string, err: unknown): string {
   return sqliteCode ? `${message} (${sqliteCode})` : message;
 }
 
+/** Rows in drizzle's migration table, 0 before it exists. */
+function recordedMigrations(sqlite: Database.Database): number {
+  const table = sqlite
+    .prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '__drizzle_migrations'")
+    .get();
+  if (!table) return 0;
+  return (sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
+}
+
 // Two processes opening a fresh file at once may race on the same migration; the loser sees the winner's
-// tables, so one retry (which then finds the migration recorded) settles it.
-function applyMigrations(db: BetterSQLite3Database<typeof schema>): void {
+// tables, so one retry (which then finds the migration recorded) settles it. Returns how many it applied.
+function applyMigrations(db: BetterSQLite3Database<typeof schema>, sqlite: Database.Database): number {
   const folder = migrationsFolder();
+  const before = recordedMigrations(sqlite);
   try {
     migrate(db, { migrationsFolder: folder });
   } catch (err) {
     if (!(err instanceof Error && /already exists/.test(err.message))) throw err;
     migrate(db, { migrationsFolder: folder });
   }
+  return Math.max(0, recordedMigrations(sqlite) - before);
 }
 
 /** A FIFO async mutex: each holder runs after the previous one settles. */
@@ -142,6 +153,7 @@ export function openSqliteStore(file: string): Store {
     throw new StoreOpenError(shown, describeOpenFailure(shown, err));
   }
   let drizzleDb: BetterSQLite3Database<typeof schema>;
+  let migrationsApplied: number;
   try {
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma('journal_mode = WAL');
@@ -150,7 +162,7 @@ export function openSqliteStore(file: string): Store {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('journal_size_limit = 67108864');
     drizzleDb = drizzle(withStatementCache(sqlite), { schema });
-    applyMigrations(drizzleDb);
+    migrationsApplied = applyMigrations(drizzleDb, sqlite);
     // A read-only file opens without complaint and only fails on the first write: fail here instead.
     sqlite
       .transaction(() => {
@@ -174,6 +186,7 @@ export function openSqliteStore(file: string): Store {
     location: shown,
     t: schema,
     raw: { engine: 'sqlite', sqlite },
+    migrationsApplied,
     read: (fn) => fn(db),
     async write(fn) {
       // Nested inside an open transaction of this store (same async context): join it.

@@ -5,8 +5,9 @@ import { formatHelp, HELP_FLAG, USAGE_EXIT, usageLines, type CommandHelp } from 
 export const HELP: CommandHelp = {
   usage: ['erawatch db-migrate [--db FILE|URL]'],
   about:
-    'Applies the committed database migrations and prints how many are applied. They also run whenever the\n' +
-    'server or the poller opens the database; this command is for doing it ahead, e.g. in a deploy step.',
+    'Applies the committed database migrations and prints how many it applied and how many are applied in\n' +
+    'all. They also run whenever the server or the poller opens the database; this command is for doing it\n' +
+    'ahead, e.g. in a deploy step.',
   flags: [
     ['--db FILE|URL', 'the SQLite file or a postgres:// URL (default $ERAWATCH_DB or ./data/erawatch.db)'],
     HELP_FLAG,
@@ -33,9 +34,11 @@ export async function run(argv: string[]): Promise<number> {
   }
   const store = await openStore(file, { name: 'db-migrate' });
   try {
-    const applied = await countAppliedMigrations(store);
+    const total = await countAppliedMigrations(store);
     // The store's location: a URL is printed without its password.
-    process.stdout.write(`database ${store.location}: ${applied} migration(s) applied, schema up to date\n`);
+    process.stdout.write(
+      `database ${store.location}: ${store.migrationsApplied} migration(s) applied now, ${total} in all, schema up to date\n`,
+    );
     return 0;
   } finally {
     await store.close();

@@ -239,11 +239,23 @@ describePostgres('the PostgreSQL store', () => {
     ) as {
       entries: unknown[];
     };
+    const shown = `postgres://postgres@127.0.0.1:${cluster.port}${fresh.pathname}`;
+    const all = journal.entries.length;
     expect(run.stderr).toBe('');
     expect(run.stdout).toBe(
-      `database postgres://postgres@127.0.0.1:${cluster.port}${fresh.pathname}: ${journal.entries.length} migration(s) applied, schema up to date\n`,
+      `database ${shown}: ${all} migration(s) applied now, ${all} in all, schema up to date\n`,
     );
     expect(run.status).toBe(0);
+    // Again: nothing left to apply.
+    const again = spawnSync(
+      process.execPath,
+      [path.join(repoRoot, 'bin/erawatch.mjs'), 'db-migrate', '--db', withPassword],
+      { cwd: repoRoot, encoding: 'utf8', timeout: 120_000, env: { ...process.env, PGPASSWORD: '' } },
+    );
+    expect(again.stdout).toBe(
+      `database ${shown}: 0 migration(s) applied now, ${all} in all, schema up to date\n`,
+    );
+    expect(again.status).toBe(0);
   });
 
   it.each([

@@ -1,8 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store, sqliteOf } from '@/db';
+import { countAppliedMigrations, openStore, type Store, sqliteOf } from '@/db';
 import {
   createBalancer,
   deleteBalancer,
@@ -32,6 +33,35 @@ afterAll(async () => {
 const base = { name: 'alpha', publicUrl: 'http://127.0.0.1:9000/mcp' };
 
 describe('openStore', () => {
+  it('says how many migrations an open applied: all of them on a new file, none on the next open', async () => {
+    const file = path.join(dir, 'count.db');
+    const first = await openStore(file);
+    const all = await countAppliedMigrations(first);
+    expect(all).toBeGreaterThan(0);
+    expect(first.migrationsApplied).toBe(all);
+    await first.close();
+    const second = await openStore(file);
+    expect(second.migrationsApplied).toBe(0);
+    await second.close();
+    // erawatch db-migrate prints both counts.
+    const repoRoot = path.resolve(import.meta.dirname, '../../..');
+    const cli = (f: string) =>
+      spawnSync(process.execPath, [path.join(repoRoot, 'bin/erawatch.mjs'), 'db-migrate', '--db', f], {
+        cwd: repoRoot,
+        encoding: 'utf8',
+        timeout: 120_000,
+      });
+    const fresh = path.join(dir, 'cli.db');
+    expect(cli(fresh).stdout).toBe(
+      `database ${fresh}: ${all} migration(s) applied now, ${all} in all, schema up to date\n`,
+    );
+    const again = cli(fresh);
+    expect(again.stdout).toBe(
+      `database ${fresh}: 0 migration(s) applied now, ${all} in all, schema up to date\n`,
+    );
+    expect(again.status).toBe(0);
+  });
+
   it('creates the directory, applies migrations and sets the pragmas', () => {
     expect(fs.existsSync(path.join(dir, 'nested', 'store.db'))).toBe(true);
     expect(sqliteOf(store).pragma('journal_mode', { simple: true })).toBe('wal');
