@@ -15,5 +15,6 @@ export * from './stdio-targets';
 export * from './subjects';
 export * from './sink-alerts';
 export * from './heartbeats';
+export * from './sessions';
 export * from './metric-series';
 export * from './claims';

@@ -461,7 +461,7 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'delete',
     path: '/session',
-    summary: 'Log out (clears the session cookie)',
+    summary: 'Log out: ends the session in the store, so every web process refuses its cookie, and clears it',
     tag: 'session',
     access: 'public',
     response: SessionState,

@@ -6,6 +6,7 @@ import { findTokenBySecret } from '@/db/queries/tokens';
 import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
 import { currentAuthMode, hostNameOf, isLoopbackHost, type AuthMode } from '@/lib/auth/mode';
 import { SESSION_COOKIE, readCookie, sameOrigin, verifySession } from '@/lib/auth/session';
+import { isSessionRevoked } from '@/db/queries/sessions';
 import { displayPrefix, hashToken, looksLikeToken, secretsEqual } from '@/lib/auth/tokens';
 import type { TokenScope } from '@/lib/schemas/token';
 import { EgressRefusedError } from '@/lib/net/egress';
@@ -77,7 +78,10 @@ export async function authenticate(
     return await principalForSecret(match[1], store, mode, now);
   }
   const cookie = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
-  if (cookie !== null && mode.adminSecret !== null && verifySession(cookie, mode.adminSecret, now)) {
+  const session =
+    cookie !== null && mode.adminSecret !== null ? verifySession(cookie, mode.adminSecret, now) : null;
+  // A logged-out session is refused by every web process: the logout is recorded in the store.
+  if (session !== null && !(await isSessionRevoked(store, session.sid))) {
     if (UNSAFE.has(req.method) && !sameOrigin(req)) {
       throw new HttpProblem(
         403,

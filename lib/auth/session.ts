@@ -1,9 +1,13 @@
-// The dashboard's login session: a stateless cookie, HMAC-signed with a key derived from the admin secret, so
-// changing the secret logs everyone out. Writes with a session also need an Origin equal to the server's own.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// The dashboard's login session: a cookie HMAC-signed with a key derived from the admin secret, so changing
+// the secret logs everyone out. It carries a random session id: a logout records that id in the store
+// (db/queries/sessions), and every web process refuses the cookie from then on. Writes with a session also
+// need an Origin equal to the server's own.
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const SESSION_COOKIE = 'erawatch_session';
 export const SESSION_TTL_MS = 12 * 3_600_000;
+/** The cookie format; a cookie of an older format (no session id, so it cannot be ended) is refused. */
+const SESSION_VERSION = 2;
 
 function sessionKey(adminSecret: string): Buffer {
   return createHmac('sha256', adminSecret).update('erawatch-session-v1').digest();
@@ -13,24 +17,40 @@ function sign(payload: string, adminSecret: string): string {
   return createHmac('sha256', sessionKey(adminSecret)).update(payload).digest('base64url');
 }
 
-export function issueSession(adminSecret: string, now: number): { value: string; expiresAt: number } {
-  const expiresAt = now + SESSION_TTL_MS;
-  const payload = Buffer.from(JSON.stringify({ v: 1, iat: now, exp: expiresAt })).toString('base64url');
-  return { value: `${payload}.${sign(payload, adminSecret)}`, expiresAt };
+export interface Session {
+  /** Random id, what a logout records. */
+  sid: string;
+  expiresAt: number;
 }
 
-export function verifySession(value: string, adminSecret: string, now: number): boolean {
+export function issueSession(adminSecret: string, now: number): Session & { value: string } {
+  const expiresAt = now + SESSION_TTL_MS;
+  const sid = randomBytes(16).toString('base64url');
+  const payload = Buffer.from(JSON.stringify({ v: SESSION_VERSION, sid, iat: now, exp: expiresAt })).toString(
+    'base64url',
+  );
+  return { value: `${payload}.${sign(payload, adminSecret)}`, sid, expiresAt };
+}
+
+/** The session a cookie carries when it is this server's, of the current format, and not expired; else null. */
+export function verifySession(value: string, adminSecret: string, now: number): Session | null {
   const dot = value.indexOf('.');
-  if (dot <= 0) return false;
+  if (dot <= 0) return null;
   const payload = value.slice(0, dot);
   const given = Buffer.from(value.slice(dot + 1), 'base64url');
   const expected = Buffer.from(sign(payload, adminSecret), 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return false;
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return null;
   try {
-    const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { exp?: unknown };
-    return typeof body.exp === 'number' && body.exp > now;
+    const body = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as {
+      v?: unknown;
+      sid?: unknown;
+      exp?: unknown;
+    };
+    if (body.v !== SESSION_VERSION || typeof body.sid !== 'string' || body.sid === '') return null;
+    if (typeof body.exp !== 'number' || body.exp <= now) return null;
+    return { sid: body.sid, expiresAt: body.exp };
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -4,6 +4,7 @@
 import type { Store } from '@/db';
 import { storeNow } from '@/db/clock';
 import { claimSubject } from '@/db/queries/claims';
+import { pruneRevokedSessions } from '@/db/queries/sessions';
 import { pruneDeliveries } from '@/db/queries/webhooks';
 import { applyConfigAtStartup } from '@/lib/config/startup';
 import { newClaimHolder } from '@/lib/poller/claim';
@@ -62,10 +63,12 @@ export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJ
       if (!claimed) return;
       const pruned = await pruneOldData(store, t - retentionFromEnv(env));
       const deliveries = await pruneDeliveries(store, t - DEFAULT_DELIVERY_RETENTION_MS);
-      const total = pruned.rollups + pruned.history + pruned.events + deliveries;
+      // A logout is kept only until the cookie it ended would have expired anyway.
+      const sessions = await pruneRevokedSessions(store, t);
+      const total = pruned.rollups + pruned.history + pruned.events + deliveries + sessions;
       if (total > 0) {
         log(
-          `[maintain] pruned ${pruned.rollups} rollups, ${pruned.history} history rows, ${pruned.events} events, ${deliveries} deliveries`,
+          `[maintain] pruned ${pruned.rollups} rollups, ${pruned.history} history rows, ${pruned.events} events, ${deliveries} deliveries, ${sessions} ended sessions`,
         );
       }
       status.runs += 1;

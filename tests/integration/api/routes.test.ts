@@ -651,6 +651,44 @@ describe('auth on every route', () => {
     expect(wrong.json?.type).toBe('https://erawatch.dev/problems/invalid_secret');
   });
 
+  it('logging out ends the session for every copy of its cookie, not only the browser that held it', async () => {
+    const login = await call(route('session', 'POST'), '/api/v1/session', {
+      method: 'POST',
+      body: { secret: ADMIN },
+      headers: { origin: BASE },
+    });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const other = await call(route('session', 'POST'), '/api/v1/session', {
+      method: 'POST',
+      body: { secret: ADMIN },
+      headers: { origin: BASE },
+    });
+    const otherCookie = (other.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const tokens = () => call(route('tokens', 'GET'), '/api/v1/tokens', { headers: { cookie } });
+    expect((await tokens()).status).toBe(200);
+    // A logout from another site is refused and ends nothing.
+    const crossSite = await call(route('session', 'DELETE'), '/api/v1/session', {
+      method: 'DELETE',
+      headers: { cookie, origin: 'http://evil.example' },
+    });
+    expect(crossSite.status).toBe(403);
+    expect((await tokens()).status).toBe(200);
+    const logout = await call(route('session', 'DELETE'), '/api/v1/session', {
+      method: 'DELETE',
+      headers: { cookie, origin: BASE },
+    });
+    expect(logout.status).toBe(200);
+    expect(logout.headers.get('set-cookie')).toMatch(/^erawatch_session=; .*Max-Age=0/);
+    // The same cookie, replayed (as a copy in another browser or another web process would be): refused.
+    const replayed = await tokens();
+    expect(replayed.status).toBe(401);
+    const state = await call(route('session', 'GET'), '/api/v1/session', { headers: { cookie } });
+    expect(state.json).toMatchObject({ authenticated: false });
+    // Another login's session is untouched.
+    const still = await call(route('tokens', 'GET'), '/api/v1/tokens', { headers: { cookie: otherCookie } });
+    expect(still.status).toBe(200);
+  });
+
   it('token listings never include the secret', async () => {
     const list = await call(route('tokens', 'GET'), '/api/v1/tokens', { token: ADMIN });
     expect(list.status).toBe(200);

@@ -13,6 +13,7 @@ import {
   updateBalancer,
 } from '@/db/queries/balancers';
 import { insertEvents, listEvents } from '@/db/queries/events';
+import { isSessionRevoked, pruneRevokedSessions, revokeSession } from '@/db/queries/sessions';
 import { getNode, getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
 import { closeRolloutWindow, getOpenWindow, openRolloutWindow } from '@/db/queries/rollouts';
 import { nodes } from '@/db/schema';
@@ -340,5 +341,19 @@ describe('node reads', () => {
     await expect(async () => await getRollups(store, { balancerId: 'bal_none', since: 0 })).rejects.toThrow(
       NotFoundError,
     );
+  });
+});
+
+describe('ended sessions', () => {
+  it('keeps a logout until its cookie would have expired, and records one twice without error', async () => {
+    await revokeSession(store, 'sid-early', 5_000);
+    await revokeSession(store, 'sid-late', 50_000);
+    await revokeSession(store, 'sid-late', 50_000);
+    expect(await isSessionRevoked(store, 'sid-early')).toBe(true);
+    expect(await isSessionRevoked(store, 'sid-never')).toBe(false);
+    expect(await pruneRevokedSessions(store, 4_999)).toBe(0);
+    expect(await pruneRevokedSessions(store, 5_000)).toBe(1);
+    expect(await isSessionRevoked(store, 'sid-early')).toBe(false);
+    expect(await isSessionRevoked(store, 'sid-late')).toBe(true);
   });
 });

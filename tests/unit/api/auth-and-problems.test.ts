@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toJsonPointer, zodIssuesToParams } from '@/lib/api/problem';
@@ -45,20 +46,28 @@ describe('bind and admin secret', () => {
 
 describe('sessions', () => {
   const secret = 'session-secret-0123456789';
-  it('verifies its own cookie until it expires', () => {
-    const { value, expiresAt } = issueSession(secret, 1_000);
-    expect(verifySession(value, secret, 2_000)).toBe(true);
-    expect(verifySession(value, secret, expiresAt)).toBe(false);
+  it('verifies its own cookie until it expires, and gives each login its own session id', () => {
+    const { value, expiresAt, sid } = issueSession(secret, 1_000);
+    expect(verifySession(value, secret, 2_000)).toEqual({ sid, expiresAt });
+    expect(verifySession(value, secret, expiresAt)).toBeNull();
+    expect(issueSession(secret, 1_000).sid).not.toBe(sid);
+    expect(sid).toMatch(/^[A-Za-z0-9_-]{22}$/);
   });
 
-  it('rejects a tampered cookie or one signed with another secret', () => {
+  it('rejects a tampered cookie, one signed with another secret, and one of the old format', () => {
     const { value } = issueSession(secret, 1_000);
     const [payload, mac] = value.split('.');
-    const forged = Buffer.from(JSON.stringify({ v: 1, iat: 0, exp: 9e15 })).toString('base64url');
-    expect(verifySession(`${forged}.${mac ?? ''}`, secret, 2_000)).toBe(false);
-    expect(verifySession(`${payload ?? ''}.AAAA`, secret, 2_000)).toBe(false);
-    expect(verifySession(value, 'another-secret-0123456789', 2_000)).toBe(false);
-    expect(verifySession('garbage', secret, 2_000)).toBe(false);
+    const forged = Buffer.from(JSON.stringify({ v: 2, sid: 'x', iat: 0, exp: 9e15 })).toString('base64url');
+    expect(verifySession(`${forged}.${mac ?? ''}`, secret, 2_000)).toBeNull();
+    expect(verifySession(`${payload ?? ''}.AAAA`, secret, 2_000)).toBeNull();
+    expect(verifySession(value, 'another-secret-0123456789', 2_000)).toBeNull();
+    expect(verifySession('garbage', secret, 2_000)).toBeNull();
+    // Signed right, but without a session id a logout could not end it.
+    const old = Buffer.from(JSON.stringify({ v: 1, iat: 0, exp: 9e15 })).toString('base64url');
+    const oldMac = createHmac('sha256', createHmac('sha256', secret).update('erawatch-session-v1').digest())
+      .update(old)
+      .digest('base64url');
+    expect(verifySession(`${old}.${oldMac}`, secret, 2_000)).toBeNull();
   });
 
   it('reads one cookie among several', () => {
