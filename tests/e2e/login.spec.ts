@@ -1,5 +1,5 @@
 // With an admin secret configured the dashboard is not in local mode: it asks for a login, refuses a wrong
-// secret at its field, and shows the fleet after a correct one.
+// secret at its field, shows the fleet after a correct one, and a logout ends the session on the server.
 import { expect, test } from '@playwright/test';
 import { screenshotPath, startApp, type RunningApp } from './support/app';
 
@@ -28,9 +28,17 @@ test('the dashboard asks for the admin secret and works after login', async ({ p
   await page.getByRole('button', { name: 'Log in' }).click();
   await expect(page.getByTestId('fleet-empty')).toBeVisible();
 
+  const session = (await page.context().cookies()).find((c) => c.name === 'erawatch_session');
+  expect(session?.value).toBeTruthy();
+
   // Logging out ends the session: the API refuses the dashboard again.
   await page.getByRole('button', { name: 'Log out' }).click();
   await expect(page).toHaveURL(/\/login$/);
   await page.goto(`${app.url}/`);
   await expect(page.getByTestId('login-needed')).toBeVisible();
+  // A copy of the cookie taken before the logout is refused too: the session ended on the server.
+  const replay = await page.request.get(`${app.url}/api/v1/tokens`, {
+    headers: { cookie: `erawatch_session=${session?.value ?? ''}` },
+  });
+  expect(replay.status()).toBe(401);
 });

@@ -139,7 +139,7 @@ describe('operations', () => {
           checks: {
             poller: {
               ok: true,
-              detail: expect.stringMatching(/region eu-west: worker-host \(pid 4242, 3 units\)/),
+              detail: expect.stringMatching(/region eu-west: worker-host \(pid 4242, 3 units in flight\)/),
             },
           },
         });
