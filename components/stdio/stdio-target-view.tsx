@@ -49,6 +49,10 @@ export function StdioTargetView({ id }: { id: string }) {
               every {t.intervalMs / 1000} s · discovery {t.timeoutMs} ms · initialize {t.legacyProbeTimeoutMs}{' '}
               ms
             </dd>
+            <dt>Regions</dt>
+            <dd data-testid="stdio-regions">
+              {t.regions ? t.regions.join(', ') : 'every region that has a worker'}
+            </dd>
           </dl>
         </div>
       </section>

@@ -44,6 +44,7 @@ function storedFields(s: StdioTargetSettings, templates: StdioEnvTemplates) {
     intervalMs: s.intervalMs,
     timeoutMs: s.timeoutMs,
     legacyProbeTimeoutMs: s.legacyProbeTimeoutMs,
+    regions: s.regions ?? [],
   };
 }
 
@@ -123,6 +124,7 @@ function toView(t: StdioTarget, row: SubjectStateRow | null): StdioTargetView {
     intervalMs: t.intervalMs,
     timeoutMs: t.timeoutMs,
     legacyProbeTimeoutMs: t.legacyProbeTimeoutMs,
+    regions: t.regions.length > 0 ? t.regions : null,
     createdAt: t.createdAt,
     updatedAt: t.updatedAt,
     state: s

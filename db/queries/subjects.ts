@@ -189,7 +189,7 @@ export async function readPreviousSnapshot(
 
 export interface ScheduledSubjects {
   balancers: Array<{ id: string; intervalMs: number; regions: string[] }>;
-  stdioTargets: Array<{ id: string; intervalMs: number }>;
+  stdioTargets: Array<{ id: string; intervalMs: number; regions: string[] }>;
 }
 
 /** Every balancer and stdio target with its interval, for the scheduler. */
@@ -197,7 +197,7 @@ export function listScheduledSubjects(store: Store): Promise<ScheduledSubjects> 
   const { balancers: b, stdioTargets: t } = store.t;
   return store.read(async (db) => ({
     balancers: await db.select({ id: b.id, intervalMs: b.intervalMs, regions: b.regions }).from(b),
-    stdioTargets: await db.select({ id: t.id, intervalMs: t.intervalMs }).from(t),
+    stdioTargets: await db.select({ id: t.id, intervalMs: t.intervalMs, regions: t.regions }).from(t),
   }));
 }
 

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, boolean, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 
 /** PostgreSQL twin of db/schema/stdio-targets.ts. */
@@ -15,6 +16,10 @@ export const stdioTargets = pgTable('stdio_targets', {
   intervalMs: integer('interval_ms').notNull(),
   timeoutMs: integer('timeout_ms').notNull(),
   legacyProbeTimeoutMs: integer('legacy_probe_timeout_ms').notNull(),
+  regions: jsonb('regions')
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'::jsonb`),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 });

@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
@@ -18,6 +19,11 @@ export const stdioTargets = sqliteTable('stdio_targets', {
   intervalMs: integer('interval_ms').notNull(),
   timeoutMs: integer('timeout_ms').notNull(),
   legacyProbeTimeoutMs: integer('legacy_probe_timeout_ms').notNull(),
+  /** The regions whose workers launch and probe it; empty: every region that has a worker. */
+  regions: text('regions', { mode: 'json' })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });

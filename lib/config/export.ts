@@ -117,6 +117,7 @@ export async function exportConfig(
       intervalMs: t.intervalMs,
       timeoutMs: t.timeoutMs,
       legacyProbeTimeoutMs: t.legacyProbeTimeoutMs,
+      ...(t.regions.length > 0 ? { regions: t.regions } : {}),
     };
   });
   const header = [

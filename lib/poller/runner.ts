@@ -273,13 +273,17 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
       for (const r of rows)
         entries.set(r.id, { id: r.id, intervalMs: r.intervalMs, phaseMs: phases.get(`${p}:${r.id}`) ?? 0 });
     };
-    // A balancer that lists regions gets units only in those: other regions' workers never claim it.
+    // A subject that lists regions gets units only in those: other regions' workers never claim it.
     fill(
       schedule,
       balancers.filter((b) => regionProbes(b.regions, region)),
       'b',
     );
-    fill(stdioSchedule, stdio, 's');
+    fill(
+      stdioSchedule,
+      stdio.filter((t) => regionProbes(t.regions, region)),
+      's',
+    );
     // A unit new to the store waits for its phase when the poll role starts; one registered later is due now.
     const dueOf = (e: Scheduled) => (startedPolling ? t : nextSlot(t, e.intervalMs, e.phaseMs));
     await syncUnits(store, region, [

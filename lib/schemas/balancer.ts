@@ -74,8 +74,8 @@ export const RegionName = z
   })
   .meta({ description: `a region name: ${REGION_RULE}` });
 
-/** The regions a balancer must be probed from, each named once; null: every region that has a worker. */
-const Regions = z
+/** The regions a subject must be probed from, each named once; null: every region that has a worker. */
+export const Regions = z
   .array(RegionName, { error: 'must be a list of region names, or null for every region that has a worker' })
   .min(1, 'must name at least one region; null (or leaving it out) means every region that has a worker')
   .max(50, 'at most 50 regions')

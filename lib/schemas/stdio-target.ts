@@ -3,6 +3,7 @@
 // Client-safe: no database imports.
 import { z } from 'zod';
 import { CLIENT_ERAS, DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
+import { Regions } from './balancer';
 import { deadlineFits, deadlineIssue } from './common';
 
 const revision = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a revision date like 2025-11-25');
@@ -49,6 +50,8 @@ const stdioTargetFields = {
   intervalMs: z.int().min(1_000).max(86_400_000).default(60_000),
   timeoutMs: z.int().min(100).max(60_000).default(5_000),
   legacyProbeTimeoutMs: z.int().min(100).max(60_000).default(3_000),
+  /** Where the command exists: workers of other regions never launch it. */
+  regions: Regions,
 };
 
 export const StdioTargetInput = z.strictObject(stdioTargetFields).refine(deadlineFits, deadlineIssue);
@@ -77,6 +80,9 @@ export const StdioTargetView = z
     intervalMs: z.int(),
     timeoutMs: z.int(),
     legacyProbeTimeoutMs: z.int(),
+    regions: z.array(z.string()).nullable().meta({
+      description: 'the regions whose workers probe it; null: every region that has a worker',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     state: z

@@ -168,6 +168,7 @@ describe('one writer, one reader, one pruning path', () => {
         legacyVersions: [],
         intervalMs: 60_000,
         timeoutMs: 5_000,
+        regions: null,
         legacyProbeTimeoutMs: 2_000,
       },
       {},

@@ -1,0 +1,1 @@
+ALTER TABLE "stdio_targets" ADD COLUMN "regions" jsonb DEFAULT '[]'::jsonb NOT NULL;

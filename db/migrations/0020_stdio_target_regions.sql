@@ -1,0 +1,1 @@
+ALTER TABLE `stdio_targets` ADD `regions` text DEFAULT '[]' NOT NULL;
