@@ -33,7 +33,7 @@ function alive(pid: number): boolean {
 test.beforeAll(async () => {
   // Each probe launches the server, so its deadline covers Node and SDK start-up: wide enough for a loaded
   // machine. The first probes are spread over one interval, which the waits for the verdicts allow for.
-  const entry = (name: string, script: string, allowLegacy: boolean) => `  - name: ${name}
+  const entry = (name: string, script: string, allowLegacy: boolean, more = '') => `  - name: ${name}
     command: ${JSON.stringify(process.execPath)}
     args: [${JSON.stringify(path.join(servers, script))}, --name, ${name}, --record, ${JSON.stringify(record(name))}]
     env:
@@ -42,11 +42,11 @@ test.beforeAll(async () => {
     intervalMs: 31000
     timeoutMs: 10000
     legacyProbeTimeoutMs: 10000
-`;
+${more}`;
   const config = path.join(dir, 'erawatch.config.yaml');
   fs.writeFileSync(
     config,
-    `version: 1\nstdio:\n${entry('current-stdio', 'v2-stdio.mjs', false)}${entry('archive-stdio', 'v1-stdio.mjs', true)}`,
+    `version: 1\nstdio:\n${entry('current-stdio', 'v2-stdio.mjs', false)}${entry('archive-stdio', 'v1-stdio.mjs', true, '    regions: [default]\n')}`,
   );
   app = await startApp({ ERAWATCH_CONFIG: config, E2E_PEER_TOKEN: 'e2e-token-never-shown' });
 });
@@ -93,6 +93,8 @@ test('stdio servers: v2 modern, allowlisted v1 legacy, evidence step by step, re
   await archive.getByRole('link', { name: 'archive-stdio' }).click();
   await expect(page).toHaveURL(/\/stdio\/sto_/);
   await expect(page.getByTestId('stdio-target-verdict')).toHaveText('Legacy 2025-11-25');
+  // Listed for this server's region (default), so its worker launches it.
+  await expect(page.getByTestId('stdio-regions')).toHaveText('default');
   const steps = page.getByTestId('evidence-step');
   await expect(steps).toHaveCount(2);
   await expect(steps.nth(0)).toHaveAttribute('data-step', 'discover');
