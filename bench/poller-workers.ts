@@ -96,7 +96,8 @@ function clusterCpu(postmaster: number, ticks: number): number {
 }
 
 /** Database size, per-table bytes and (PostgreSQL) per-table row counts, from the engine's own accounting. */
-async function weigh(store: Store, pg: postgres.Sql | null): Promise<Weight> {
+/** The store's size, bytes and rows per table (pass the PostgreSQL connection, or null for SQLite). */
+export async function weigh(store: Store, pg: postgres.Sql | null): Promise<Weight> {
   if (pg) {
     const [size] = await pg<Array<{ bytes: string }>>`SELECT pg_database_size(current_database()) AS bytes`;
     const rows = await pg<Array<{ schema: string; name: string; bytes: string }>>`

@@ -10,15 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '@/db';
-import {
-  countNodeHistory,
-  countNodeStates,
-  insertRollups,
-  readRollupsFrom,
-  storeBytes,
-  tableBytes,
-  tableRows,
-} from '@/db/stats';
+import { countNodeHistory, countNodeStates, insertRollups, readRollupsFrom, storeBytes } from '@/db/stats';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/db/queries/balancers';
@@ -26,7 +18,7 @@ import { startPollerWith } from '@/lib/poller/runner';
 import { createDefaultProbe, closeDefaultProbe } from '@/lib/poller/probe';
 import { parsePollerArgs, type PollerArgs } from './support/poller-args';
 import { startFakeFleet } from './support/fake-fleet';
-import { runWorkers } from './poller-workers';
+import { runWorkers, weigh } from './poller-workers';
 import { growthOutsideRollups, splitGrowth } from './support/worker-figures';
 
 /**
@@ -142,8 +134,7 @@ export async function run(argv: string[]): Promise<number> {
     }
     const warmupMs = performance.now() - warmStart;
     const historyBefore = await countNodeHistory(store);
-    const bytesBefore = (await storeBytes(store)) ?? 0;
-    const tablesBefore = { tables: await tableBytes(store), rows: await tableRows(store) };
+    const before = await weigh(store, null);
     const fleetBefore = await fleet.stats();
     const cpuBefore = process.cpuUsage();
     const loadBefore = Number(os.loadavg()[0]?.toFixed(2));
@@ -169,13 +160,10 @@ export async function run(argv: string[]): Promise<number> {
     await handle.stop();
     await closeDefaultProbe();
 
-    const bytesAfter = (await storeBytes(store)) ?? 0;
-    const tablesAfter = { tables: await tableBytes(store), rows: await tableRows(store) };
+    const after = await weigh(store, null);
+    const bytesAfter = after.total;
     // Tables that gained rows accumulate; the ones rewritten in place (states, snapshots) only swing by pages.
-    const { accumulating, rewritten } = splitGrowth(
-      { total: bytesBefore, ...tablesBefore },
-      { total: bytesAfter, ...tablesAfter },
-    );
+    const { accumulating, rewritten } = splitGrowth(before, after);
     const tableGrowth = { ...accumulating, ...rewritten };
     const historyAfter = await countNodeHistory(store);
     // A new hour adds one rollup row per node. Weigh a full quiet hour: each node's current row scaled to
@@ -237,7 +225,7 @@ export async function run(argv: string[]): Promise<number> {
       cyclesFailed: status.cyclesFailed,
       historyRowsAddedWhileQuiet: historyAfter - historyBefore,
       dbBytes: {
-        atStart: bytesBefore,
+        atStart: before.total,
         atEnd: bytesAfter,
         steadyGrowthPerHour: Math.round(steadyPerHour),
         fullQuietHourOfRollups: rollupHour,

@@ -5,7 +5,7 @@ import { getStore, type Store } from '@/db/index';
 import { findTokenBySecret } from '@/db/queries/tokens';
 import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
 import { currentAuthMode, hostNameOf, isLoopbackHost, type AuthMode } from '@/lib/auth/mode';
-import { SESSION_COOKIE, readCookie, sameOrigin, verifySession } from '@/lib/auth/session';
+import { SESSION_COOKIE, readCookie, sameOrigin, sessionOf } from '@/lib/auth/session';
 import { isSessionRevoked } from '@/db/queries/sessions';
 import { displayPrefix, hashToken, looksLikeToken, secretsEqual } from '@/lib/auth/tokens';
 import type { TokenScope } from '@/lib/schemas/token';
@@ -77,9 +77,7 @@ export async function authenticate(
       throw unauthorized('invalid_authorization', 'the Authorization header must be "Bearer <token>"');
     return await principalForSecret(match[1], store, mode, now);
   }
-  const cookie = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
-  const session =
-    cookie !== null && mode.adminSecret !== null ? verifySession(cookie, mode.adminSecret, now) : null;
+  const session = sessionOf(req, mode.adminSecret, now);
   // A logged-out session is refused by every web process: the logout is recorded in the store.
   if (session !== null && !(await isSessionRevoked(store, session.sid))) {
     if (UNSAFE.has(req.method) && !sameOrigin(req)) {

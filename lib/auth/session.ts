@@ -54,6 +54,12 @@ export function verifySession(value: string, adminSecret: string, now: number): 
   }
 }
 
+/** The session of the request's cookie, verified against the admin secret; null without one or when invalid. */
+export function sessionOf(req: Request, adminSecret: string | null, now: number): Session | null {
+  const cookie = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
+  return cookie !== null && adminSecret !== null ? verifySession(cookie, adminSecret, now) : null;
+}
+
 export function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
   for (const part of header.split(';')) {

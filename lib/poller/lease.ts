@@ -30,6 +30,6 @@ function isZombie(pid: number): boolean {
     return false;
   }
   // `pid (comm) state ...`: comm may hold spaces and parentheses, so the state follows the last ')'.
-  const state = stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3);
+  const state = stat.charAt(stat.lastIndexOf(')') + 2);
   return state === 'Z' || state === 'X';
 }

@@ -1,14 +1,7 @@
 import { HttpProblem } from '@/lib/api/problem';
 import { json, readJson, withApi } from '@/lib/api/with-api';
 import { revokeSession } from '@/db/queries/sessions';
-import {
-  SESSION_COOKIE,
-  issueSession,
-  readCookie,
-  sameOrigin,
-  sessionCookie,
-  verifySession,
-} from '@/lib/auth/session';
+import { SESSION_COOKIE, issueSession, sameOrigin, sessionCookie, sessionOf } from '@/lib/auth/session';
 import { secretsEqual } from '@/lib/auth/tokens';
 import { LoginInput } from '@/lib/schemas/session';
 
@@ -44,9 +37,7 @@ export const POST = withApi('public', async ({ req, mode, now }) => {
 
 /** Log out: the session is ended in the store, so its cookie is refused by every web process, and cleared. */
 export const DELETE = withApi('public', async ({ req, mode, now, store }) => {
-  const cookie = readCookie(req.headers.get('cookie'), SESSION_COOKIE);
-  const session =
-    cookie !== null && mode.adminSecret !== null ? verifySession(cookie, mode.adminSecret, now) : null;
+  const session = sessionOf(req, mode.adminSecret, now);
   if (session !== null) await revokeSession(store, session.sid, session.expiresAt);
   return json({ authenticated: false }, 200, {
     'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
