@@ -13,6 +13,7 @@ export default tseslint.config(
       'test-results/',
       'next-env.d.ts',
       'bench-results/',
+      'dist/',
     ],
   },
   js.configs.recommended,

@@ -3,7 +3,6 @@
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { sql as sqlTag } from 'drizzle-orm';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
@@ -12,6 +11,7 @@ import type * as schema from '../schema';
 import * as pgSchema from '../schema-pg';
 import type { Db, PostgresRaw, Store } from '../index';
 import { noteWriteError, StoreOpenError } from '../store-errors';
+import { folderAbove } from './folder-above';
 import { createWriteScope } from './write-scope';
 
 type PgDb = PostgresJsDatabase<typeof pgSchema>;
@@ -152,25 +152,17 @@ function clientFor(location: string, settings: PostgresSettings, max: number): S
   });
 }
 
-/** The committed PostgreSQL migrations: next to db/ in the source tree, else under the working directory. */
+/** The committed PostgreSQL migrations: db/migrations-pg above this module, else under the working directory. */
 export function postgresMigrationsFolder(env: Env = process.env): string {
   const candidates = [
     env.ERAWATCH_MIGRATIONS_PG,
-    dirBeside(import.meta.url, '../migrations-pg'),
+    folderAbove(import.meta.url, 'db/migrations-pg'),
     path.join(process.cwd(), 'db', 'migrations-pg'),
   ];
   for (const dir of candidates) {
     if (dir && fs.existsSync(path.join(dir, 'meta', '_journal.json'))) return dir;
   }
   throw new Error(`PostgreSQL migrations not found (looked in ${candidates.filter(Boolean).join(', ')})`);
-}
-
-function dirBeside(url: string, rel: string): string | undefined {
-  try {
-    return path.resolve(path.dirname(fileURLToPath(url)), rel);
-  } catch {
-    return undefined;
-  }
 }
 
 /** One line naming what went wrong, for a server that cannot be reached or refuses us (no password). */

@@ -2,34 +2,26 @@
 // write transactions (BEGIN IMMEDIATE) serialised by a per-store async mutex.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Db, Store } from '../index';
 import * as schema from '../schema';
 import { noteWriteError, StoreOpenError } from '../store-errors';
+import { folderAbove } from './folder-above';
 import { createWriteScope } from './write-scope';
 
-/** The committed migrations: next to this file's folder in the source tree, else under the working directory. */
+/** The committed migrations: db/migrations above this module (source tree, compiled CLI), else under the working directory. */
 export function migrationsFolder(): string {
   const candidates = [
     process.env.ERAWATCH_MIGRATIONS,
-    safeDirOf(import.meta.url, '../migrations'),
+    folderAbove(import.meta.url, 'db/migrations'),
     path.join(process.cwd(), 'db', 'migrations'),
   ];
   for (const dir of candidates) {
     if (dir && fs.existsSync(path.join(dir, 'meta', '_journal.json'))) return dir;
   }
   throw new Error(`database migrations not found (looked in ${candidates.filter(Boolean).join(', ')})`);
-}
-
-function safeDirOf(url: string, sub: string): string | undefined {
-  try {
-    return path.join(path.dirname(fileURLToPath(url)), sub);
-  } catch {
-    return undefined;
-  }
 }
 
 function canWrite(p: string): boolean {

@@ -1,22 +1,33 @@
 // `erawatch <command> [args]`: each command is a module in ./commands exporting `run(argv)`, loaded on demand
-// so that `erawatch probe` does not pay for the database or the web server.
-const COMMANDS: Record<string, { summary: string; file: string }> = {
-  probe: { summary: 'probe one MCP endpoint and print its era verdict', file: 'probe' },
-  demo: { summary: 'run the dashboard with an embedded demo fleet', file: 'demo' },
-  worker: { summary: 'run background roles (poll, deliver, maintain) as their own process', file: 'worker' },
-  poller: { summary: 'alias of worker (default --roles poll)', file: 'poller' },
-  'db-migrate': { summary: 'apply database migrations', file: 'db-migrate' },
-  config: { summary: 'config export: write current registrations as YAML', file: 'config' },
-  'host-check': { summary: 'check an agent host startup from host.yaml', file: 'host-check' },
-  bench: { summary: 'run a benchmark: probe | poller | api | ui | rate-limit', file: 'bench' },
+// so that `erawatch probe` does not pay for the database or the web server. The loaders name each module
+// literally, so the CLI compiled for the package holds exactly these (demo and bench run from a checkout).
+import { packageInfo } from './package-root';
+
+interface CommandModule {
+  run(argv: string[]): Promise<number>;
+}
+
+const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+  probe: { summary: 'probe one MCP endpoint and print its era verdict', load: () => import('./commands/probe') },
+  serve: { summary: 'serve the dashboard and the API (the prebuilt server)', load: () => import('./commands/serve') },
+  demo: { summary: 'run the dashboard with an embedded demo fleet', load: () => import('./commands/demo') },
+  worker: {
+    summary: 'run background roles (poll, deliver, maintain) as their own process',
+    load: () => import('./commands/worker'),
+  },
+  poller: { summary: 'alias of worker (default --roles poll)', load: () => import('./commands/poller') },
+  'db-migrate': { summary: 'apply database migrations', load: () => import('./commands/db-migrate') },
+  config: { summary: 'config export: write current registrations as YAML', load: () => import('./commands/config') },
+  'host-check': { summary: 'check an agent host startup from host.yaml', load: () => import('./commands/host-check') },
+  bench: { summary: 'run a benchmark: probe | poller | api | ui | rate-limit', load: () => import('./commands/bench') },
 };
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)} ${c.summary}`);
   return (
-    `usage: erawatch <command> [options]\n\ncommands:\n${lines.join('\n')}\n\n` +
+    `usage: erawatch <command> [options]\n       erawatch --version\n\ncommands:\n${lines.join('\n')}\n\n` +
     'erawatch <command> --help lists the flags of one command, what it does and what its exit codes mean.\n\n' +
-    'exit codes:\n  0  --help\n  2  no command, or an unknown one\n'
+    'exit codes:\n  0  --help, --version\n  2  no command, or an unknown one\n'
   );
 }
 
@@ -29,14 +40,18 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage());
     return name ? 0 : 2;
   }
+  if (name === '--version' || name === '-v') {
+    process.stdout.write(`${packageInfo().version}\n`);
+    return 0;
+  }
   const command = COMMANDS[name];
   if (!command) {
     process.stderr.write(`erawatch: unknown command '${name}'\n${usage()}`);
     return 2;
   }
-  let mod: { run(argv: string[]): Promise<number> };
+  let mod: CommandModule;
   try {
-    mod = (await import(`./commands/${command.file}.ts`)) as { run(argv: string[]): Promise<number> };
+    mod = await command.load();
   } catch (err) {
     if (err instanceof Error && /Cannot find module|ERR_MODULE_NOT_FOUND/.test(err.message)) {
       process.stderr.write(`erawatch: '${name}' is not available in this build\n`);

@@ -65,6 +65,48 @@ export function checkBuild(root: string): BuildStatus {
   return { current: true, reason: 'the build is newer than every source file' };
 }
 
+const BUILD_LOCK = '.next-build.lock';
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Builds the app unless the build is current, once across processes: the browser tests' set-up, the smoke
+ * test and the package build may start at the same moment, and two `next build` in one .next break both.
+ * A second caller waits for the lock file, then finds the build current. Resolves with whether it built.
+ */
+export async function ensureNextBuild(root: string, log: (line: string) => void = () => {}): Promise<boolean> {
+  const lock = path.join(root, BUILD_LOCK);
+  for (;;) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    const holder = Number(fs.readFileSync(lock, 'utf8').trim());
+    // A holder that died (killed mid-build) leaves its lock behind; the next caller takes it over.
+    if (Number.isInteger(holder) && holder > 0 && !pidAlive(holder)) fs.rmSync(lock, { force: true });
+    else await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  try {
+    const status = checkBuild(root);
+    if (status.current) return false;
+    log(`building the app (${status.reason})`);
+    const code = await buildNextApp(root).exited;
+    if (code !== 0) throw new Error(`next build failed (exit ${code})`);
+    return true;
+  } finally {
+    fs.rmSync(lock, { force: true });
+  }
+}
+
 function nextBin(): string {
   return require.resolve('next/dist/bin/next');
 }

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMMAND_NAMES } from '@/lib/cli/main';
+import pkg from '../../package.json';
 
 const BIN = path.resolve(__dirname, '../../bin/erawatch.mjs');
 
@@ -48,6 +49,7 @@ const cases: Array<{ command: string; flags: string[]; codes: number[] }> = [
     flags: ['--roles', '--db', '--concurrency', 'ERAWATCH_REGION', 'ERAWATCH_PROBE_SOURCE_ADDRESS'],
     codes: [0, 1, 2],
   },
+  { command: 'serve', flags: ['--host', '--port', 'PORT', 'ERAWATCH_ADMIN_SECRET'], codes: [0, 1, 2] },
   { command: 'poller', flags: ['--roles', '--db', '--concurrency'], codes: [0, 1, 2] },
   { command: 'db-migrate', flags: ['--db'], codes: [0, 1, 2] },
   {
@@ -82,6 +84,12 @@ describe('erawatch <command> --help', () => {
     },
   );
 
+  it('--version prints the package version and exits 0', () => {
+    const r = erawatch(['--version']);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toBe(`${pkg.version}\n`);
+  });
+
   it.each(['-h'])('%s works like --help', (flag) => {
     const r = erawatch(['host-check', flag]);
     expect(r.status).toBe(0);
@@ -102,6 +110,9 @@ describe('erawatch <command> --help', () => {
       stderr: /takes one FILE, got 2[\s\S]*usage: erawatch config/,
     },
     { args: ['nosuch'], stderr: /unknown command 'nosuch'[\s\S]*--help/ },
+    { args: ['serve', '--port', '70000'], stderr: /--port must be a port from 1 to 65535, got '70000'/ },
+    { args: ['serve', '--host', 'not a host'], stderr: /--host must be an IP address or a host name/ },
+    { args: ['serve', '--bogus'], stderr: /unknown argument '--bogus'[\s\S]*usage: erawatch serve/ },
   ])('bad usage $args exits 2 with the usage on stderr and touches nothing', ({ args, stderr }) => {
     const r = erawatch(args);
     expect(r.status).toBe(2);

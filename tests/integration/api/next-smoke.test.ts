@@ -5,7 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
+import { ensureNextBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const ADMIN = 'smoke-admin-secret-0123456789abcdef';
@@ -44,10 +44,7 @@ async function api(pathname: string, init: { method?: string; token?: string; bo
 }
 
 beforeAll(async () => {
-  if (!checkBuild(root).current) {
-    const build = buildNextApp(root);
-    expect(await build.exited).toBe(0);
-  }
+  await ensureNextBuild(root);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-smoke-'));
   server = await startNextServer({
     root,

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
+import { ensureNextBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { runPromtool, startPrometheus, type RunningPrometheus } from '@/tests/support/prometheus';
 import { freePort, pollUntil } from '@/tests/support/wait';
@@ -32,10 +32,7 @@ async function api(pathname: string, body?: unknown): Promise<Record<string, unk
 }
 
 beforeAll(async () => {
-  if (!checkBuild(root).current) {
-    const build = buildNextApp(root);
-    expect(await build.exited).toBe(0);
-  }
+  await ensureNextBuild(root);
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-scrape-'));
   peer = await startPeer('v2-modern', { name: 'scrape-node', version: '2.4.0' });
   server = await startNextServer({

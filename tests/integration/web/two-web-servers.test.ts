@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
+import { ensureNextBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
 import { createDatabase, describePostgres, sharedCluster, stopSharedCluster } from '../../support/postgres';
 import { freePort, pollUntil } from '../../support/wait';
 
@@ -14,7 +14,7 @@ const root = path.resolve(import.meta.dirname, '../../..');
 const ADMIN = 'two-web-admin-secret-0123456789abcdef';
 
 beforeAll(async () => {
-  if (!checkBuild(root).current) expect(await buildNextApp(root).exited).toBe(0);
+  await ensureNextBuild(root);
 }, 900_000);
 
 interface Reply {

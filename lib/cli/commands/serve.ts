@@ -1,0 +1,127 @@
+// `erawatch serve [--host H] [--port P]`: the dashboard and the API from the prebuilt standalone server that
+// ships in the package (dist/server), in this process, with the same environment as `npm start`.
+import fs from 'node:fs';
+import { isIP } from 'node:net';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { isPostgresUrl, storeLocationFromEnv } from '@/db';
+import { DEFAULT_CONFIG_FILE } from '@/lib/config/load';
+import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
+import { packageInfo, SERVER_DIR } from '../package-root';
+
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_PORT = 3000;
+
+export const HELP: CommandHelp = {
+  usage: ['erawatch serve [--host H] [--port P]'],
+  about:
+    'Serves the dashboard, the REST API, /metrics, /healthz and /readyz, and runs the worker roles the\n' +
+    'environment leaves it (all by default), from the server built into the package. A relative ERAWATCH_DB\n' +
+    'or ERAWATCH_CONFIG is taken from the directory serve starts in. SIGTERM or SIGINT stops it.',
+  flags: [
+    ['--host H', `the address to listen on (default ${DEFAULT_HOST}; any other needs ERAWATCH_ADMIN_SECRET)`],
+    ['--port P', `the port, 1 to 65535 (default $PORT or ${DEFAULT_PORT})`],
+    HELP_FLAG,
+  ],
+  env: [
+    ['ERAWATCH_DB', 'the SQLite file or a postgres:// URL (default ./data/erawatch.db)'],
+    ['ERAWATCH_ADMIN_SECRET', 'required on any non-loopback host: dashboard login and admin API'],
+    ['PORT', 'the port when --port is not given'],
+  ],
+  exitCodes: [
+    [0, 'stopped by SIGTERM or SIGINT'],
+    [1, 'the server refused to start (no admin secret off loopback, an unusable store, the port taken)'],
+    [2, 'bad usage (unknown flag, bad host or port); nothing was started'],
+  ],
+};
+
+const HOST_NAME = /^(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/i;
+
+export interface ServeArgs {
+  host: string;
+  port: number;
+}
+
+function parsePort(raw: string, name: string): number {
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65_535) {
+    throw new Error(`${name} must be a port from 1 to 65535, got '${raw}'`);
+  }
+  return port;
+}
+
+/** Reads the flags; throws one line naming the bad input. */
+export function parseServeArgs(argv: string[], env: Record<string, string | undefined>): ServeArgs | 'help' {
+  let host = DEFAULT_HOST;
+  let port: number | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = argv[i + 1];
+    if (arg === '--help' || arg === '-h') return 'help';
+    if (arg === '--host' && value !== undefined) {
+      const bare = value.startsWith('[') && value.endsWith(']') ? value.slice(1, -1) : value;
+      if (isIP(bare) === 0 && !HOST_NAME.test(bare)) {
+        throw new Error(`--host must be an IP address or a host name, got '${value}'`);
+      }
+      host = bare;
+      i++;
+    } else if (arg === '--port' && value !== undefined) {
+      port = parsePort(value, '--port');
+      i++;
+    } else {
+      throw new Error(`unknown argument '${arg ?? ''}'`);
+    }
+  }
+  const fromEnv = env.PORT?.trim();
+  return { host, port: port ?? (fromEnv ? parsePort(fromEnv, 'PORT') : DEFAULT_PORT) };
+}
+
+/**
+ * The environment the server starts with. The standalone server changes into its own folder, so the store
+ * and config paths a user gave relative to where they ran `serve` are made absolute first.
+ */
+export function serverEnv(
+  args: ServeArgs,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Record<string, string> {
+  const out: Record<string, string> = {
+    HOSTNAME: args.host,
+    PORT: String(args.port),
+    // The start-up check judges the address actually bound (it refuses a public one without a secret).
+    ERAWATCH_BIND: args.host,
+  };
+  const db = storeLocationFromEnv(env);
+  if (!isPostgresUrl(db) && db !== ':memory:') out.ERAWATCH_DB = path.resolve(cwd, db);
+  const config = env.ERAWATCH_CONFIG?.trim();
+  if (config) out.ERAWATCH_CONFIG = path.resolve(cwd, config);
+  else if (fs.existsSync(path.resolve(cwd, DEFAULT_CONFIG_FILE)))
+    out.ERAWATCH_CONFIG = path.resolve(cwd, DEFAULT_CONFIG_FILE);
+  return out;
+}
+
+export async function run(argv: string[]): Promise<number> {
+  let args: ServeArgs | 'help';
+  try {
+    args = parseServeArgs(argv, process.env);
+  } catch (err) {
+    process.stderr.write(`erawatch serve: ${err instanceof Error ? err.message : String(err)}\n${usageLines(HELP)}`);
+    return 2;
+  }
+  if (args === 'help') {
+    process.stdout.write(formatHelp(HELP));
+    return 0;
+  }
+  const entry = path.join(packageInfo().root, SERVER_DIR, 'server.js');
+  if (!fs.existsSync(entry)) {
+    process.stderr.write(
+      `erawatch serve: no built server at ${entry} (in a checkout, \`npm run build:package\` builds it; \`npm start\` needs none)\n`,
+    );
+    return 1;
+  }
+  // The server reads its settings from the environment of this process, as `next start` does; it listens,
+  // answers SIGTERM and SIGINT by closing, and exits with 1 when it cannot start.
+  Object.assign(process.env, serverEnv(args, process.env, process.cwd()));
+  await import(pathToFileURL(entry).href);
+  return 0;
+}
