@@ -49,7 +49,7 @@ const cases: Array<{ command: string; flags: string[]; codes: number[] }> = [
     flags: ['--roles', '--db', '--concurrency', 'ERAWATCH_REGION', 'ERAWATCH_PROBE_SOURCE_ADDRESS'],
     codes: [0, 1, 2],
   },
-  { command: 'serve', flags: ['--host', '--port', 'PORT', 'ERAWATCH_ADMIN_SECRET'], codes: [0, 1, 2] },
+  { command: 'serve', flags: ['--host', '--port', 'PORT', 'ERAWATCH_ADMIN_SECRET'], codes: [1, 2, 143] },
   { command: 'poller', flags: ['--roles', '--db', '--concurrency'], codes: [0, 1, 2] },
   { command: 'db-migrate', flags: ['--db'], codes: [0, 1, 2] },
   {

@@ -29,9 +29,10 @@ export const HELP: CommandHelp = {
     ['PORT', 'the port when --port is not given'],
   ],
   exitCodes: [
-    [0, 'stopped by SIGTERM or SIGINT'],
     [1, 'the server refused to start (no admin secret off loopback, an unusable store, the port taken)'],
     [2, 'bad usage (unknown flag, bad host or port); nothing was started'],
+    [130, 'stopped by SIGINT (128 + 2, as `next start`)'],
+    [143, 'stopped by SIGTERM (128 + 15)'],
   ],
 };
 
