@@ -16,19 +16,19 @@ const say = (line: string) => process.stdout.write(`build-package: ${line}\n`);
 /** The package folders under a node_modules folder, scoped ones included. */
 function packagesIn(dir: string): string[] {
   if (!fs.existsSync(dir)) return [];
-  return fs.readdirSync(dir).flatMap((name) =>
-    name.startsWith('@')
-      ? fs.readdirSync(path.join(dir, name)).map((sub) => `${name}/${sub}`)
-      : name.startsWith('.')
-        ? []
-        : [name],
-  );
+  return fs
+    .readdirSync(dir)
+    .flatMap((name) =>
+      name.startsWith('@')
+        ? fs.readdirSync(path.join(dir, name)).map((sub) => `${name}/${sub}`)
+        : name.startsWith('.')
+          ? []
+          : [name],
+    );
 }
 
 function holdsNativeCode(dir: string): boolean {
-  return fs
-    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .some((file) => file.endsWith('.node'));
+  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).some((file) => file.endsWith('.node'));
 }
 
 /**
@@ -42,7 +42,10 @@ function replaceAliasLinks(dir: string): void {
     const target = fs.readlinkSync(link).split('node_modules/').pop() ?? '';
     fs.rmSync(link);
     fs.mkdirSync(link, { recursive: true });
-    fs.writeFileSync(path.join(link, 'package.json'), `${JSON.stringify({ name: alias, main: 'index.js' })}\n`);
+    fs.writeFileSync(
+      path.join(link, 'package.json'),
+      `${JSON.stringify({ name: alias, main: 'index.js' })}\n`,
+    );
     fs.writeFileSync(path.join(link, 'index.js'), `module.exports = require(${JSON.stringify(target)});\n`);
   }
 }
@@ -79,7 +82,10 @@ function assembleServer(): void {
 const checkoutOnly: Plugin = {
   name: 'checkout-only-commands',
   setup(b) {
-    b.onResolve({ filter: /^\.\/commands\/(demo|bench)$/ }, (args) => ({ path: `${args.path}.js`, external: true }));
+    b.onResolve({ filter: /^\.\/commands\/(demo|bench)$/ }, (args) => ({
+      path: `${args.path}.js`,
+      external: true,
+    }));
   },
 };
 
@@ -117,7 +123,8 @@ async function buildCli(): Promise<void> {
     plugins: [checkoutOnly],
   });
   const missing = undeclaredImports(result.metafile);
-  if (missing.length > 0) throw new Error(`the CLI imports packages missing from dependencies: ${missing.join(', ')}`);
+  if (missing.length > 0)
+    throw new Error(`the CLI imports packages missing from dependencies: ${missing.join(', ')}`);
 }
 
 if (await ensureNextBuild(root, say)) say('built the app');

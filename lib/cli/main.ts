@@ -8,8 +8,14 @@ interface CommandModule {
 }
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
-  probe: { summary: 'probe one MCP endpoint and print its era verdict', load: () => import('./commands/probe') },
-  serve: { summary: 'serve the dashboard and the API (the prebuilt server)', load: () => import('./commands/serve') },
+  probe: {
+    summary: 'probe one MCP endpoint and print its era verdict',
+    load: () => import('./commands/probe'),
+  },
+  serve: {
+    summary: 'serve the dashboard and the API (the prebuilt server)',
+    load: () => import('./commands/serve'),
+  },
   demo: { summary: 'run the dashboard with an embedded demo fleet', load: () => import('./commands/demo') },
   worker: {
     summary: 'run background roles (poll, deliver, maintain) as their own process',
@@ -17,9 +23,18 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   },
   poller: { summary: 'alias of worker (default --roles poll)', load: () => import('./commands/poller') },
   'db-migrate': { summary: 'apply database migrations', load: () => import('./commands/db-migrate') },
-  config: { summary: 'config export: write current registrations as YAML', load: () => import('./commands/config') },
-  'host-check': { summary: 'check an agent host startup from host.yaml', load: () => import('./commands/host-check') },
-  bench: { summary: 'run a benchmark: probe | poller | api | ui | rate-limit', load: () => import('./commands/bench') },
+  config: {
+    summary: 'config export: write current registrations as YAML',
+    load: () => import('./commands/config'),
+  },
+  'host-check': {
+    summary: 'check an agent host startup from host.yaml',
+    load: () => import('./commands/host-check'),
+  },
+  bench: {
+    summary: 'run a benchmark: probe | poller | api | ui | rate-limit',
+    load: () => import('./commands/bench'),
+  },
 };
 
 function usage(): string {

@@ -81,7 +81,10 @@ function pidAlive(pid: number): boolean {
  * test and the package build may start at the same moment, and two `next build` in one .next break both.
  * A second caller waits for the lock file, then finds the build current. Resolves with whether it built.
  */
-export async function ensureNextBuild(root: string, log: (line: string) => void = () => {}): Promise<boolean> {
+export async function ensureNextBuild(
+  root: string,
+  log: (line: string) => void = () => {},
+): Promise<boolean> {
   const lock = path.join(root, BUILD_LOCK);
   for (;;) {
     try {

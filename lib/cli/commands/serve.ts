@@ -81,11 +81,7 @@ export function parseServeArgs(argv: string[], env: Record<string, string | unde
  * The environment the server starts with. The standalone server changes into its own folder, so the store
  * and config paths a user gave relative to where they ran `serve` are made absolute first.
  */
-export function serverEnv(
-  args: ServeArgs,
-  env: NodeJS.ProcessEnv,
-  cwd: string,
-): Record<string, string> {
+export function serverEnv(args: ServeArgs, env: NodeJS.ProcessEnv, cwd: string): Record<string, string> {
   const out: Record<string, string> = {
     HOSTNAME: args.host,
     PORT: String(args.port),
@@ -106,7 +102,9 @@ export async function run(argv: string[]): Promise<number> {
   try {
     args = parseServeArgs(argv, process.env);
   } catch (err) {
-    process.stderr.write(`erawatch serve: ${err instanceof Error ? err.message : String(err)}\n${usageLines(HELP)}`);
+    process.stderr.write(
+      `erawatch serve: ${err instanceof Error ? err.message : String(err)}\n${usageLines(HELP)}`,
+    );
     return 2;
   }
   if (args === 'help') {

@@ -4,7 +4,10 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { PrometheusRule, ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
+import {
+  PrometheusRule,
+  ServiceMonitor,
+} from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
@@ -44,17 +47,27 @@ const MODELS: Record<string, { validate(o: unknown): void }> = {
   'apps/v1 StatefulSet': { validate: (o) => new StatefulSet(o as StatefulSet).validate() },
   'v1 ConfigMap': { validate: (o) => new ConfigMap(o as ConfigMap).validate() },
   'v1 Service': { validate: (o) => new Service(o as Service).validate() },
-  'policy/v1 PodDisruptionBudget': { validate: (o) => new PodDisruptionBudget(o as PodDisruptionBudget).validate() },
-  'monitoring.coreos.com/v1 ServiceMonitor': { validate: (o) => new ServiceMonitor(o as ServiceMonitor).validate() },
-  'monitoring.coreos.com/v1 PrometheusRule': { validate: (o) => new PrometheusRule(o as PrometheusRule).validate() },
+  'policy/v1 PodDisruptionBudget': {
+    validate: (o) => new PodDisruptionBudget(o as PodDisruptionBudget).validate(),
+  },
+  'monitoring.coreos.com/v1 ServiceMonitor': {
+    validate: (o) => new ServiceMonitor(o as ServiceMonitor).validate(),
+  },
+  'monitoring.coreos.com/v1 PrometheusRule': {
+    validate: (o) => new PrometheusRule(o as PrometheusRule).validate(),
+  },
 };
 
 function render(overlay: string): K8sObject[] {
-  const out = execFileSync('kubectl', ['kustomize', path.join(kube, 'overlays', overlay)], { encoding: 'utf8' });
+  const out = execFileSync('kubectl', ['kustomize', path.join(kube, 'overlays', overlay)], {
+    encoding: 'utf8',
+  });
   return parseAllDocuments(out).map((d) => d.toJSON() as K8sObject);
 }
 
-function workloads(objects: K8sObject[]): Array<{ name: string; kind: string; replicas: number; pod: PodSpec }> {
+function workloads(
+  objects: K8sObject[],
+): Array<{ name: string; kind: string; replicas: number; pod: PodSpec }> {
   return objects
     .filter((o) => o.kind === 'Deployment' || o.kind === 'StatefulSet')
     .map((o) => {
@@ -83,12 +96,11 @@ describe('Kubernetes manifests', () => {
   });
 
   it('the validation refuses what a cluster would refuse', () => {
-    const [deployment] = render('ha').filter((o) => o.kind === 'Deployment');
-    const broken = structuredClone(deployment) as unknown as {
-      spec: { template: { spec: { containers: Array<{ resources: { limits: Record<string, unknown> } }> } } };
-    };
-    const container = broken.spec.template.spec.containers[0];
-    if (container) container.resources.limits.memory = 'half a gig';
+    const broken = structuredClone(render('ha').find((o) => o.kind === 'Deployment'));
+    const pod = (broken?.spec as { template: { spec: PodSpec } } | undefined)?.template.spec;
+    const limits = pod?.containers[0]?.resources?.limits;
+    expect(limits).toBeDefined();
+    if (limits) limits.memory = 'half a gig';
     expect(() => MODELS['apps/v1 Deployment']?.validate(broken)).toThrow(/memory/);
   });
 
@@ -106,7 +118,10 @@ describe('Kubernetes manifests', () => {
       template: { spec: { containers: Array<{ volumeMounts: Array<{ name: string; mountPath: string }> }> } };
     };
     expect(set.volumeClaimTemplates.map((v) => v.metadata.name)).toEqual(['data']);
-    expect(set.template.spec.containers[0]?.volumeMounts).toContainEqual({ name: 'data', mountPath: '/var/lib/erawatch' });
+    expect(set.template.spec.containers[0]?.volumeMounts).toContainEqual({
+      name: 'data',
+      mountPath: '/var/lib/erawatch',
+    });
   });
 
   it('ha: two web processes and two workers on PostgreSQL from a Secret, a disruption budget each', () => {
@@ -121,10 +136,21 @@ describe('Kubernetes manifests', () => {
       });
     }
     expect(byName['erawatch-web']?.pod.containers[0]?.args[0]).toBe('serve');
-    expect(envOf(byName['erawatch-web']?.pod.containers[0] as Container, 'ERAWATCH_ROLES')?.value).toBe('none');
+    expect(envOf(byName['erawatch-web']?.pod.containers[0] as Container, 'ERAWATCH_ROLES')?.value).toBe(
+      'none',
+    );
     expect(byName['erawatch-worker']?.pod.containers[0]?.args).toEqual(['worker']);
     const budgets = objects.filter((o) => o.kind === 'PodDisruptionBudget');
-    expect(budgets.map((b) => (b.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels['app.kubernetes.io/component']).sort()).toEqual(['web', 'worker']);
+    expect(
+      budgets
+        .map(
+          (b) =>
+            (b.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels[
+              'app.kubernetes.io/component'
+            ],
+        )
+        .sort(),
+    ).toEqual(['web', 'worker']);
     expect(objects.map((o) => o.kind)).toEqual(expect.arrayContaining(['ServiceMonitor', 'PrometheusRule']));
   });
 
@@ -163,7 +189,9 @@ describe('Kubernetes manifests', () => {
   });
 
   it('the PrometheusRule carries the shipped rules unchanged', () => {
-    const shipped = parse(fs.readFileSync(path.join(root, 'docs', 'prometheus', 'erawatch.rules.yaml'), 'utf8')) as {
+    const shipped = parse(
+      fs.readFileSync(path.join(root, 'docs', 'prometheus', 'erawatch.rules.yaml'), 'utf8'),
+    ) as {
       groups: unknown[];
     };
     const rule = render('ha').find((o) => o.kind === 'PrometheusRule');

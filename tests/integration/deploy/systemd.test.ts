@@ -34,16 +34,19 @@ describe('systemd units', () => {
     expect(r.status).toBe(0);
   });
 
-  it.each(UNITS)('$file runs erawatch $command, restarts on failure and stops with SIGTERM', ({ file, command }) => {
-    const d = directives(file);
-    expect(d.get('ExecStart')?.[0]).toMatch(new RegExp(`\\berawatch ${command}\\b`));
-    expect(d.get('Restart')).toEqual(['on-failure']);
-    expect(d.get('KillMode')).toEqual(['mixed']);
-    expect(d.get('KillSignal')).toEqual(['SIGTERM']);
-    // Longer than the worker's own shutdown: 10 s for cycles, 5 s for abandoned probes.
-    expect(Number(d.get('TimeoutStopSec')?.[0])).toBeGreaterThan(15);
-    expect(d.get('EnvironmentFile')).toEqual(['/etc/erawatch/erawatch.env']);
-  });
+  it.each(UNITS)(
+    '$file runs erawatch $command, restarts on failure and stops with SIGTERM',
+    ({ file, command }) => {
+      const d = directives(file);
+      expect(d.get('ExecStart')?.[0]).toMatch(new RegExp(`\\berawatch ${command}\\b`));
+      expect(d.get('Restart')).toEqual(['on-failure']);
+      expect(d.get('KillMode')).toEqual(['mixed']);
+      expect(d.get('KillSignal')).toEqual(['SIGTERM']);
+      // Longer than the worker's own shutdown: 10 s for cycles, 5 s for abandoned probes.
+      expect(Number(d.get('TimeoutStopSec')?.[0])).toBeGreaterThan(15);
+      expect(d.get('EnvironmentFile')).toEqual(['/etc/erawatch/erawatch.env']);
+    },
+  );
 
   it.each(UNITS)('$file is hardened, with the database directory writable', ({ file }) => {
     const d = directives(file);

@@ -70,7 +70,13 @@ async function startBinaryMirror(): Promise<{ url: string; close(): Promise<void
   const version = pkg.dependencies['better-sqlite3'];
   const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
   const file = path.join(dir, name);
-  const tar = spawnSync('tar', ['czf', file, '-C', path.join(root, 'node_modules', 'better-sqlite3'), 'build/Release/better_sqlite3.node']);
+  const tar = spawnSync('tar', [
+    'czf',
+    file,
+    '-C',
+    path.join(root, 'node_modules', 'better-sqlite3'),
+    'build/Release/better_sqlite3.node',
+  ]);
   expect(tar.status, tar.stderr.toString()).toBe(0);
   const server = http.createServer((req, res) => {
     if (req.url === `/v${version}/${name}`) fs.createReadStream(file).pipe(res);
@@ -87,7 +93,9 @@ async function startBinaryMirror(): Promise<{ url: string; close(): Promise<void
       const cache = spawnSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).stdout.trim();
       const fetched = `${url}/v${version}/${name}`;
       const digest = crypto.createHash('sha512').update(fetched).digest('hex').slice(0, 6);
-      fs.rmSync(path.join(cache, '_prebuilds', `${digest}-${name.replace(/[^a-zA-Z0-9.]+/g, '-')}`), { force: true });
+      fs.rmSync(path.join(cache, '_prebuilds', `${digest}-${name.replace(/[^a-zA-Z0-9.]+/g, '-')}`), {
+        force: true,
+      });
     },
   };
 }
@@ -189,7 +197,9 @@ describe('the npm package', () => {
 
     // The image's HEALTHCHECK, run as Docker runs it.
     const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
-    const healthcheck = JSON.parse(/HEALTHCHECK[^\n]*\\\n\s*CMD (\[.*\])/.exec(dockerfile)?.[1] ?? '[]') as string[];
+    const healthcheck = JSON.parse(
+      /HEALTHCHECK[^\n]*\\\n\s*CMD (\[.*\])/.exec(dockerfile)?.[1] ?? '[]',
+    ) as string[];
     const check = () =>
       spawnSync(healthcheck[0] ?? 'false', healthcheck.slice(1), {
         env: imageEnv({ PORT: String(port) }),
