@@ -2,6 +2,131 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import nextVitals from 'eslint-config-next/core-web-vitals';
 
+/** `@/x` and its files, and relative paths into it. */
+const under = (dir) => [`@/${dir}`, `@/${dir}/*`, `**/${dir}`, `**/${dir}/*`];
+
+// The store has one door: only db/ sees the driver, drizzle and the tables.
+const STORE_DOOR = {
+  group: ['better-sqlite3', 'drizzle-orm', 'drizzle-orm/*', '@/db/schema', '@/db/schema/*'],
+  message: 'The store has one door: call a named operation from db/ instead.',
+};
+
+const refuse = (dirs, message) => ({ group: dirs.flatMap(under), message });
+
+/** Layer by layer, the imports refused; the files of a later, narrower layer get its rules and the door. */
+function layers() {
+  const outsideDb = ['app/**', 'components/**', 'lib/**', 'bench/**', 'instrumentation.ts'];
+  const foundation = [
+    'lib/probe/**',
+    'lib/rollout/**',
+    'lib/net/**',
+    'lib/schemas/**',
+    'lib/settings.ts',
+    'lib/errors.ts',
+  ];
+  const block = (files, patterns, ignores = []) => ({
+    files,
+    ...(ignores.length > 0 ? { ignores } : {}),
+    rules: { 'no-restricted-imports': ['error', { patterns }] },
+  });
+  const roles = ['lib/poller', 'lib/webhooks', 'lib/alertmanager', 'lib/worker', 'lib/config', 'lib/metrics'];
+  const web = ['lib/api', 'lib/auth', 'lib/query', 'lib/ui', 'components', 'app'];
+  return [
+    block(outsideDb, [STORE_DOOR]),
+    // Foundation: the probe, the analysis, the egress guard, the contracts and the settings stand alone.
+    block(foundation, [
+      STORE_DOOR,
+      refuse(['db'], 'The foundation does no storage: take data as parameters, and let a role store it.'),
+      refuse(
+        [...roles, ...web, 'lib/cli', 'lib/demo', 'lib/host-check'],
+        'The foundation imports only the foundation.',
+      ),
+    ]),
+    // The poll role reports through its events; observers (metrics, benchmarks) subscribe, never the reverse.
+    block(
+      ['lib/poller/**'],
+      [
+        STORE_DOOR,
+        refuse(['lib/metrics'], 'lib/poller emits events (lib/poller/events.ts); lib/metrics observes them.'),
+        refuse(
+          ['lib/worker', 'lib/webhooks', 'lib/alertmanager', 'lib/config', 'lib/cli', 'lib/demo'],
+          'A role does not import another role; lib/worker composes them.',
+        ),
+        refuse(web, 'The poll role serves the web layer through the store, never by importing it.'),
+      ],
+    ),
+    // The other roles: no web layer, no entry points.
+    block(
+      ['lib/webhooks/**', 'lib/alertmanager/**', 'lib/worker/**', 'lib/config/**', 'lib/metrics/**'],
+      [
+        STORE_DOOR,
+        refuse(
+          ['lib/api', 'lib/query', 'components', 'app', 'lib/cli', 'lib/demo'],
+          'Roles do not import the web layer or the entry points.',
+        ),
+      ],
+    ),
+    // The screens read through the API: no store, no roles.
+    block(
+      ['components/**', 'lib/ui/**', 'lib/query/**'],
+      [
+        STORE_DOOR,
+        refuse(
+          ['db', ...roles, 'lib/api'],
+          'The screens read through the API (lib/query); they import no store or role.',
+        ),
+      ],
+    ),
+    // The store returns data: presentation, client queries, the web layer and the roles live outside db/
+    // and build on it. Three policies still live in db/ (token, alert and envelope shapes): only those.
+    block(
+      ['db/**'],
+      [
+        refuse(['lib/ui'], 'db/ returns data; shape it for the screens in lib/ui or lib/api/read-model.ts.'),
+        refuse(['lib/query'], 'db/ must not depend on the client; take result types from lib/schemas.'),
+        {
+          group: [
+            '@/components',
+            '@/components/*',
+            '**/components',
+            '**/components/*',
+            '@/app',
+            '@/app/*',
+            '**/app/*',
+          ],
+          message: 'db/ must not depend on components or routes.',
+        },
+        refuse(
+          [
+            'lib/poller',
+            'lib/worker',
+            'lib/api',
+            'lib/metrics',
+            'lib/config',
+            'lib/cli',
+            'lib/demo',
+            'lib/host-check',
+          ],
+          'db/ is repositories: it never imports a role, the web layer or an entry point.',
+        ),
+        {
+          // Files only: a refused parent directory would not let the named files back in (gitignore rules).
+          group: [
+            '@/lib/webhooks/*',
+            '!@/lib/webhooks/envelope',
+            '!@/lib/webhooks/signing',
+            '@/lib/alertmanager/*',
+            '!@/lib/alertmanager/alerts',
+            '@/lib/auth/*',
+            '!@/lib/auth/tokens',
+          ],
+          message: 'db/ is repositories: policy lives with the module that owns it.',
+        },
+      ],
+    ),
+  ];
+}
+
 export default tseslint.config(
   {
     ignores: [
@@ -26,52 +151,22 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  // The layers and what each may import (docs/architecture.md). A block per layer carries the store door
+  // too: flat config replaces, not merges, a rule's options for the files two blocks share.
+  ...layers(),
   {
-    // The store has one door: only db/ sees the driver, drizzle and the tables.
-    files: ['app/**', 'components/**', 'lib/**', 'bench/**', 'instrumentation.ts'],
+    // Settings are read once, by lib/settings.ts, and handed down; nothing else reads the environment.
+    files: ['app/**', 'components/**', 'lib/**', 'db/**', 'bench/**', 'bin/**', 'scripts/**', '*.ts'],
+    // next.config.ts and the tools' own configs are read by Next.js, drizzle-kit, vitest and Playwright.
+    ignores: ['lib/settings.ts', 'lib/peers/servers/**', 'next.config.ts', '*.config.ts'],
     rules: {
-      'no-restricted-imports': [
+      'no-restricted-properties': [
         'error',
         {
-          patterns: [
-            {
-              group: ['better-sqlite3', 'drizzle-orm', 'drizzle-orm/*', '@/db/schema', '@/db/schema/*'],
-              message: 'The store has one door: call a named operation from db/ instead.',
-            },
-          ],
-        },
-      ],
-    },
-  },
-  {
-    // The store returns data: presentation, client queries and the web layer live outside db/ and build on it.
-    files: ['db/**'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['@/lib/ui', '@/lib/ui/*', '**/lib/ui', '**/lib/ui/*'],
-              message: 'db/ returns data; shape it for the screens in lib/ui or lib/api/read-model.ts.',
-            },
-            {
-              group: ['@/lib/query', '@/lib/query/*', '**/lib/query', '**/lib/query/*'],
-              message: 'db/ must not depend on the client; take result types from lib/schemas.',
-            },
-            {
-              group: [
-                '@/components',
-                '@/components/*',
-                '**/components',
-                '**/components/*',
-                '@/app',
-                '@/app/*',
-                '**/app/*',
-              ],
-              message: 'db/ must not depend on components or routes.',
-            },
-          ],
+          object: 'process',
+          property: 'env',
+          message:
+            'Read settings from the Settings object you are handed (lib/settings.ts); child processes take childEnvironment().',
         },
       ],
     },

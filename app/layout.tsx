@@ -4,10 +4,10 @@ import type { ReactNode } from 'react';
 import { Nav } from '@/components/nav';
 import { Providers } from '@/components/providers';
 import { SessionStatus } from '@/components/session/session-status';
-import { readRefreshMs } from '@/lib/query/refresh';
+import { processSettings } from '@/lib/settings';
 import './globals.css';
 
-// Every screen shows live fleet data, and the refresh interval is read from the environment at run time.
+// Every screen shows live fleet data, and the refresh interval comes from the settings at run time.
 export const dynamic = 'force-dynamic';
 
 export const metadata: Metadata = {
@@ -30,7 +30,7 @@ export default function RootLayout({ children }: { children: ReactNode }) {
         <a className="skip-link" href="#main">
           Skip to content
         </a>
-        <Providers refreshMs={readRefreshMs(process.env)}>
+        <Providers refreshMs={processSettings().uiRefreshMs}>
           <header className="topbar">
             <Link href="/" className="brand">
               <svg className="brand-mark" viewBox="0 0 16 16" width="18" height="18" aria-hidden="true">

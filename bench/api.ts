@@ -25,6 +25,7 @@ import {
 } from '@/tests/support/pg-cluster';
 import { parseDuration } from './support/args';
 import { startFakeFleet } from './support/fake-fleet';
+import { childEnvironment } from '@/lib/settings';
 
 interface Args {
   durationMs: number;
@@ -325,7 +326,7 @@ async function measure(
     running.server = server;
     if (args.poller === 'process') {
       running.poller = spawn(process.execPath, [path.join(root, 'bin', 'erawatch.mjs'), 'poller'], {
-        env: { ...process.env, ERAWATCH_DB: location, ERAWATCH_ALLOW_LOOPBACK: '1' },
+        env: childEnvironment({ ERAWATCH_DB: location, ERAWATCH_ALLOW_LOOPBACK: '1' }),
         stdio: ['ignore', 'ignore', 'inherit'],
       });
     }

@@ -23,7 +23,7 @@ import {
   tableBytes,
   tableRows,
 } from '@/db/stats';
-import { assignPhases } from '@/lib/poller/runner';
+import { assignPhases } from '@/lib/poller/schedule';
 import {
   createPgDatabase,
   killPgClusterNow,
@@ -33,6 +33,7 @@ import {
   type PgCluster,
 } from '@/tests/support/pg-cluster';
 import { startFakeFleet, type FakeFleet } from './support/fake-fleet';
+import { childEnvironment } from '@/lib/settings';
 import type { PollerArgs } from './support/poller-args';
 import {
   findDoubleProbes,
@@ -249,12 +250,11 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
         ],
         {
           cwd: root,
-          env: {
-            ...process.env,
+          env: childEnvironment({
             ERAWATCH_DB: location,
             ERAWATCH_ALLOW_LOOPBACK: '1',
             ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
-          },
+          }),
           stdio: ['ignore', 'pipe', 'pipe'],
         },
       );

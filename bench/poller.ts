@@ -14,12 +14,13 @@ import { countNodeHistory, countNodeStates, insertRollups, readRollupsFrom, stor
 import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/db/queries/balancers';
-import { startPollerWith } from '@/lib/poller/runner';
-import { createDefaultProbe, closeDefaultProbe } from '@/lib/poller/probe';
+import { startPollerWith } from '@/lib/poller/poll-role';
+import { closeDefaultProbe } from '@/lib/poller/default-probe';
 import { parsePollerArgs, type PollerArgs } from './support/poller-args';
 import { startFakeFleet } from './support/fake-fleet';
 import { runWorkers, weigh } from './poller-workers';
 import { growthOutsideRollups, splitGrowth } from './support/worker-figures';
+import type { Settings } from '@/lib/settings';
 
 /**
  * The targets: 333 probes/s at ≤0.5 core and <1 MB per quiet hour for 10,000 nodes; 2,000 probes/s at ≤0.6
@@ -40,7 +41,7 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], settings: Settings): Promise<number> {
   let args: PollerArgs;
   try {
     args = parsePollerArgs(argv);
@@ -86,16 +87,14 @@ export async function run(argv: string[]): Promise<number> {
     let probesStarted = 0;
     const handle = startPollerWith({
       store,
-      probe: createDefaultProbe({ ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' }),
-      concurrency: args.concurrency,
-      env: {},
+      settings: { ...settings, allowLoopback: true, pollerConcurrency: args.concurrency },
       log: (l) => process.stdout.write(`  [poller] ${l}\n`),
-      onProbeStart: (lag) => {
-        probesStarted += 1;
-        if (!measuring) return;
-        lags.push(lag);
-        probesMeasured += 1;
-      },
+    });
+    handle.events.on('probeStart', (lag) => {
+      probesStarted += 1;
+      if (!measuring) return;
+      lags.push(lag);
+      probesMeasured += 1;
     });
 
     const warmStart = performance.now();

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { parseSettings, setProcessSettings } from '@/lib/settings';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -21,13 +22,16 @@ export async function run(argv: string[]): Promise<number> {
     return 2;
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-limit-'));
-  Object.assign(process.env, {
-    ERAWATCH_DB: path.join(dir, 'bench.db'),
-    ERAWATCH_ADMIN_SECRET: 'bench-admin-secret-0123456789abcdef',
-    ERAWATCH_BIND: '127.0.0.1',
-    ERAWATCH_RATE_LIMIT: String(perMinute),
-    ERAWATCH_AUTH_FAILURE_LIMIT: '0',
-  });
+  // The routes run in this process: they take these settings as the process's own.
+  setProcessSettings(
+    parseSettings({
+      ERAWATCH_DB: path.join(dir, 'bench.db'),
+      ERAWATCH_ADMIN_SECRET: 'bench-admin-secret-0123456789abcdef',
+      ERAWATCH_BIND: '127.0.0.1',
+      ERAWATCH_RATE_LIMIT: String(perMinute),
+      ERAWATCH_AUTH_FAILURE_LIMIT: '0',
+    }),
+  );
   const { getStore } = await import('@/db/index');
   const { createApiToken } = await import('@/db/queries/tokens');
   const { GET } = await import('@/app/api/v1/balancers/route');

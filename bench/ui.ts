@@ -15,6 +15,7 @@ import { stopChild } from '@/lib/peers/spawn';
 import { writeProbes } from '@/db/queries/subjects';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
+import { childEnvironment, processVariables } from '@/lib/settings';
 
 const require = createRequire(import.meta.url);
 const TARGET_MS = 1_500;
@@ -236,7 +237,7 @@ export async function run(argv: string[]): Promise<number> {
       const res = spawnSync(process.execPath, [require.resolve('next/dist/bin/next'), 'build'], {
         cwd: root,
         stdio: 'inherit',
-        env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' },
+        env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1' }),
       });
       if (res.status !== 0) return 1;
     }
@@ -254,12 +255,12 @@ export async function run(argv: string[]): Promise<number> {
     [require.resolve('next/dist/bin/next'), 'start', '-H', '127.0.0.1', '-p', String(port)],
     {
       cwd: root,
-      env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ERAWATCH_DB: dbFile, ERAWATCH_POLLER: 'off' },
+      env: childEnvironment({ NEXT_TELEMETRY_DISABLED: '1', ERAWATCH_DB: dbFile, ERAWATCH_POLLER: 'off' }),
       stdio: 'ignore',
     },
   );
   const browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    executablePath: processVariables().CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: CHROMIUM_ARGS,
   });
   try {

@@ -9,6 +9,7 @@ import * as schema from './schema';
 import type * as pgSchema from './schema-pg';
 import { openPostgres } from './engines/postgres';
 import { openSqliteStore } from './engines/sqlite';
+import { processSettings, type Settings } from '@/lib/settings';
 
 export { StoreOpenError, noteWriteError, storeWriteErrorCount } from './store-errors';
 
@@ -53,13 +54,6 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export const DEFAULT_DB_FILE = './data/erawatch.db';
-
-/** ERAWATCH_DB (a file path or a postgres:// URL), else ./data/erawatch.db. */
-export function storeLocationFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  return env.ERAWATCH_DB && env.ERAWATCH_DB.trim() !== '' ? env.ERAWATCH_DB : DEFAULT_DB_FILE;
-}
-
 export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
 }
@@ -79,6 +73,8 @@ export interface OpenStoreOptions {
   /** What this process is, named in PostgreSQL's `application_name` as `erawatch-<name>` unless the URL names
    *  one: `web`, `worker:poll,deliver`, `db-migrate` (see `processName`). Default `web`. */
   name?: string;
+  /** The pool size, statement timeout and migrations folders (default: this process's settings). */
+  settings?: Settings;
 }
 
 /** A process's name for `application_name`: the command, then the roles it runs (`worker:poll,deliver`). */
@@ -87,12 +83,11 @@ export function processName(command: string, roles: readonly string[] = []): str
 }
 
 /** Opens the store at a file path or postgres:// URL: creates, migrates and proves a write works. */
-export async function openStore(
-  location: string = storeLocationFromEnv(),
-  options: OpenStoreOptions = {},
-): Promise<Store> {
-  if (isPostgresUrl(location)) return openPostgres(location, options.name ? { role: options.name } : {});
-  return openSqliteStore(location);
+export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
+  const settings = options.settings ?? processSettings();
+  if (isPostgresUrl(location))
+    return openPostgres(location, { settings, ...(options.name ? { role: options.name } : {}) });
+  return openSqliteStore(location, settings.migrationsFolder);
 }
 
 /** Rows of a raw statement (a portable `sql` template) on either engine; db/ only. */
@@ -132,11 +127,11 @@ export function sqliteOf(store: Store): Database.Database {
 const GLOBAL_KEY = Symbol.for('erawatch.store');
 type GlobalWithStore = typeof globalThis & { [GLOBAL_KEY]?: { location: string; store: Promise<Store> } };
 
-/** The process-wide store (one per process, survives dev-server module reloads), at ERAWATCH_DB. The first
- *  caller's options name the process; later callers share what it opened. */
+/** The process-wide store (one per process, survives dev-server module reloads), at the settings' database.
+ *  The first caller's options name the process; later callers share what it opened. */
 export function getStore(options: OpenStoreOptions = {}): Promise<Store> {
   const g = globalThis as GlobalWithStore;
-  const location = storeLocationFromEnv();
+  const location = (options.settings ?? processSettings()).db;
   const existing = g[GLOBAL_KEY];
   if (existing && existing.location === location) return existing.store;
   const store = openStore(location, options).then((s) => {

@@ -2,17 +2,12 @@
 // the rules that decide when a history span opens.
 import { hash } from 'node:crypto';
 import type { Verdict } from '@/lib/probe/types';
-import { regionFromEnv } from '@/lib/worker/region';
-import type { BalancerAnalysis, BalancerSnapshot } from '@/lib/rollout/types';
+import type { BalancerAnalysis } from '@/lib/rollout/types';
 import type { EventDraft } from './queries/events';
 import type { NodeOrigin, SubjectKind } from './schema';
 
 export const UNAVAILABLE_KEY = 'unavailable';
 
-/** The region this process probes from and reads states of: ERAWATCH_REGION, `default` when unset. */
-export function probeRegion(env: Record<string, string | undefined> = process.env): string {
-  return regionFromEnv(env);
-}
 /** nodes.last_seen_at is refreshed at most this often, to keep a quiet fleet's writes small. */
 export const LAST_SEEN_RESOLUTION_MS = 5 * 60_000;
 
@@ -53,16 +48,9 @@ export interface CycleWrite {
   at: number;
   newNodes: NewNode[];
   results: NodeResult[];
+  /** The balancer's analysis to store: this region's combined with the others' (see storeRegionAnalysis). */
   analysis: BalancerAnalysis;
   events: EventDraft[];
-  /**
-   * Combines, inside the write transaction, this region's analysis with the other regions' stored ones and
-   * the last combined snapshot: what it returns is stored as the balancer's analysis and events.
-   */
-  combine?: (
-    stored: StoredRegionState[],
-    previousCombined: BalancerSnapshot | null,
-  ) => { analysis: BalancerAnalysis; events: EventDraft[] };
 }
 
 /** A region's latest own analysis of a balancer, as stored beside the other regions'. */

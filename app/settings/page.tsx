@@ -3,8 +3,8 @@ import type { Metadata } from 'next';
 import { TokensView } from '@/components/settings/tokens-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
 import { tokensQuery } from '@/lib/query/options';
-import { readRefreshMs } from '@/lib/query/refresh';
 import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { processSettings } from '@/lib/settings';
 
 export const metadata: Metadata = { title: 'Settings' };
 
@@ -27,7 +27,7 @@ export default async function SettingsPage() {
           <dl className="kv">
             <dt>Live refresh</dt>
             <dd>
-              every {readRefreshMs(process.env)} ms (set <code>ERAWATCH_UI_REFRESH_MS</code>, 500 to 60000)
+              every {processSettings().uiRefreshMs} ms (set <code>ERAWATCH_UI_REFRESH_MS</code>, 500 to 60000)
             </dd>
             <dt>Balancers as code</dt>
             <dd>

@@ -13,13 +13,14 @@ import type { Db, PostgresRaw, Store } from '../index';
 import { noteWriteError, StoreOpenError } from '../store-errors';
 import { folderAbove } from './folder-above';
 import { createWriteScope } from './write-scope';
+import { defaultSettings, type Settings } from '@/lib/settings';
 
 type PgDb = PostgresJsDatabase<typeof pgSchema>;
-type Env = Record<string, string | undefined>;
+type StoreSettings = Pick<Settings, 'pgPool' | 'pgStatementTimeoutMs' | 'migrationsFolderPg'>;
 
 export interface PostgresOpenOptions {
-  /** Where the settings are read from (default `process.env`). */
-  env?: Env;
+  /** The pool size, statement timeout and migrations folder (default: the settings' defaults). */
+  settings?: StoreSettings;
   /** What the process is (`web`, `worker:poll,deliver`), named in `application_name` as `erawatch-<role>`
    *  unless the URL names one (default `web`). */
   role?: string;
@@ -35,8 +36,6 @@ export interface PostgresSettings {
   ssl: Options<Record<string, PostgresType>>['ssl'];
 }
 
-export const DEFAULT_PG_POOL = 10;
-export const DEFAULT_PG_STATEMENT_TIMEOUT_MS = 30_000;
 /** How long the server lets a session sit idle inside a transaction before it ends it. */
 export const IDLE_IN_TRANSACTION_TIMEOUT_MS = 10_000;
 const DEFAULT_CONNECT_TIMEOUT_S = 10;
@@ -55,15 +54,6 @@ export function redactPostgresUrl(location: string): string {
   } catch {
     return 'postgres://(unparsable URL)';
   }
-}
-
-function wholeNumber(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw.trim());
-  if (!Number.isInteger(value) || value < min || value > max)
-    throw new Error(`${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-  return value;
 }
 
 function readPemFile(param: string, file: string): string {
@@ -102,23 +92,17 @@ function sslFromUrl(url: URL): PostgresSettings['ssl'] {
   };
 }
 
-/** The pool size, statement timeout, TLS and application name for `location`, from the URL and `env`. */
+/** The pool size, statement timeout, TLS and application name for `location`, from the URL and the settings. */
 export function postgresSettings(location: string, options: PostgresOpenOptions = {}): PostgresSettings {
-  const env = options.env ?? process.env;
+  const settings = options.settings ?? defaultSettings();
   const url = new URL(location);
   const connectTimeout = url.searchParams.get('connect_timeout');
   const connectTimeoutS = connectTimeout === null ? DEFAULT_CONNECT_TIMEOUT_S : Number(connectTimeout);
   if (!Number.isInteger(connectTimeoutS) || connectTimeoutS < 1)
     throw new Error(`connect_timeout must be a whole number of seconds (got "${connectTimeout}")`);
   return {
-    poolSize: wholeNumber(env, 'ERAWATCH_PG_POOL', DEFAULT_PG_POOL, 1, 1000),
-    statementTimeoutMs: wholeNumber(
-      env,
-      'ERAWATCH_PG_STATEMENT_TIMEOUT_MS',
-      DEFAULT_PG_STATEMENT_TIMEOUT_MS,
-      0,
-      2_147_483_647,
-    ),
+    poolSize: settings.pgPool,
+    statementTimeoutMs: settings.pgStatementTimeoutMs,
     applicationName: url.searchParams.get('application_name') ?? `erawatch-${options.role ?? 'web'}`,
     connectTimeoutS,
     ssl: sslFromUrl(url),
@@ -153,9 +137,9 @@ function clientFor(location: string, settings: PostgresSettings, max: number): S
 }
 
 /** The committed PostgreSQL migrations: db/migrations-pg above this module, else under the working directory. */
-export function postgresMigrationsFolder(env: Env = process.env): string {
+export function postgresMigrationsFolder(given: string | null = null): string {
   const candidates = [
-    env.ERAWATCH_MIGRATIONS_PG,
+    given,
     folderAbove(import.meta.url, 'db/migrations-pg'),
     path.join(process.cwd(), 'db', 'migrations-pg'),
   ];
@@ -252,7 +236,11 @@ export async function openPostgres(location: string, options: PostgresOpenOption
   let migrationsApplied = 0;
   try {
     if (options.migrate !== false) {
-      migrationsApplied = await applyMigrations(location, settings, postgresMigrationsFolder(options.env));
+      migrationsApplied = await applyMigrations(
+        location,
+        settings,
+        postgresMigrationsFolder(options.settings?.migrationsFolderPg ?? null),
+      );
     }
   } catch (err) {
     if (err instanceof StoreOpenError) throw err;

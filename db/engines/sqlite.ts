@@ -12,9 +12,9 @@ import { folderAbove } from './folder-above';
 import { createWriteScope } from './write-scope';
 
 /** The committed migrations: db/migrations above this module (source tree, compiled CLI), else under the working directory. */
-export function migrationsFolder(): string {
+export function migrationsFolder(given: string | null = null): string {
   const candidates = [
-    process.env.ERAWATCH_MIGRATIONS,
+    given,
     folderAbove(import.meta.url, 'db/migrations'),
     path.join(process.cwd(), 'db', 'migrations'),
   ];
@@ -63,8 +63,12 @@ function recordedMigrations(sqlite: Database.Database): number {
 
 // Two processes opening a fresh file at once may race on the same migration; the loser sees the winner's
 // tables, so one retry (which then finds the migration recorded) settles it. Returns how many it applied.
-function applyMigrations(db: BetterSQLite3Database<typeof schema>, sqlite: Database.Database): number {
-  const folder = migrationsFolder();
+function applyMigrations(
+  db: BetterSQLite3Database<typeof schema>,
+  sqlite: Database.Database,
+  given: string | null,
+): number {
+  const folder = migrationsFolder(given);
   const before = recordedMigrations(sqlite);
   try {
     migrate(db, { migrationsFolder: folder });
@@ -135,7 +139,7 @@ function withStatementCache(sqlite: Database.Database): Database.Database {
 }
 
 /** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, migrates and proves a write works. */
-export function openSqliteStore(file: string): Store {
+export function openSqliteStore(file: string, migrations: string | null = null): Store {
   const shown = file === ':memory:' ? file : path.resolve(file);
   let sqlite: Database.Database;
   try {
@@ -154,7 +158,7 @@ export function openSqliteStore(file: string): Store {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('journal_size_limit = 67108864');
     drizzleDb = drizzle(withStatementCache(sqlite), { schema });
-    migrationsApplied = applyMigrations(drizzleDb, sqlite);
+    migrationsApplied = applyMigrations(drizzleDb, sqlite, migrations);
     // A read-only file opens without complaint and only fails on the first write: fail here instead.
     sqlite
       .transaction(() => {

@@ -1,4 +1,4 @@
-import { and, desc, eq, gte, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, gte, lt, max } from 'drizzle-orm';
 import { ValidationError, type FieldIssue } from '@/lib/errors';
 import type { Event } from '@/lib/schemas/event';
 import { firstRow, type Store } from '../index';
@@ -119,4 +119,35 @@ export async function listEvents(
   const page = rows.slice(0, limit).map(toEvent);
   const last = page[page.length - 1];
   return { items: page, nextCursor: rows.length > limit && last ? encodeCursor(String(last.seq)) : null };
+}
+
+/** The newest event seq of a balancer (0 before its first): a mark to list what came after it. */
+export async function latestEventSeq(store: Store, balancerId: string): Promise<number> {
+  const { events } = store.t;
+  const [row] = await store.read((db) =>
+    db
+      .select({ seq: max(events.seq) })
+      .from(events)
+      .where(eq(events.balancerId, balancerId)),
+  );
+  return Number(row?.seq ?? 0);
+}
+
+/** A balancer's events stored after `afterSeq`, oldest first (at most `limit`). */
+export async function listEventsAfter(
+  store: Store,
+  balancerId: string,
+  afterSeq: number,
+  limit = 1000,
+): Promise<StoredEvent[]> {
+  const { events } = store.t;
+  const rows = await store.read((db) =>
+    db
+      .select()
+      .from(events)
+      .where(and(eq(events.balancerId, balancerId), gt(events.seq, afterSeq)))
+      .orderBy(asc(events.seq))
+      .limit(limit),
+  );
+  return rows.map(toEvent);
 }

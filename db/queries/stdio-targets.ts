@@ -4,7 +4,7 @@ import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Db, Store } from '../index';
 import { newId } from '../ids';
 import type { StdioTargetRow, SubjectStateRow } from '../schema';
-import { probeRegion, readSubjectHistory, stateJoin, subjectStateOf } from './subjects';
+import { readSubjectHistory, stateJoin, subjectStateOf } from './subjects';
 import { NotFoundError } from '@/lib/errors';
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { canonicalJson } from '@/lib/probe/catalog';
@@ -143,24 +143,25 @@ function toView(t: StdioTarget, row: SubjectStateRow | null): StdioTargetView {
   };
 }
 
-/** All stdio targets with their latest verdict summary, by name. */
-export async function listStdioTargets(store: Store): Promise<StdioTargetView[]> {
+/** All stdio targets with their latest verdict summary in `region` (the reader's), by name. */
+export async function listStdioTargets(store: Store, region: string): Promise<StdioTargetView[]> {
   const { subjectStates, stdioTargets } = store.t;
   return (
     await store.read((db) =>
       db
         .select({ t: stdioTargets, s: subjectStates })
         .from(stdioTargets)
-        .leftJoin(subjectStates, stateJoin(store, stdioTargets.id))
+        .leftJoin(subjectStates, stateJoin(store, stdioTargets.id, region))
         .orderBy(asc(stdioTargets.name)),
     )
   ).map(({ t, s }) => toView(t, s));
 }
 
-/** One stdio target: its latest verdict with the evidence, and its fingerprint spans, newest first. */
+/** One stdio target: its latest verdict in `region` with the evidence, and its fingerprint spans, newest first. */
 export async function getStdioTarget(
   store: Store,
   id: string,
+  region: string,
   historyLimit = 100,
 ): Promise<StdioTargetDetail> {
   const { subjectStates, stdioTargets } = store.t;
@@ -168,12 +169,10 @@ export async function getStdioTarget(
     db
       .select({ t: stdioTargets, s: subjectStates })
       .from(stdioTargets)
-      .leftJoin(subjectStates, stateJoin(store, stdioTargets.id))
+      .leftJoin(subjectStates, stateJoin(store, stdioTargets.id, region))
       .where(eq(stdioTargets.id, id)),
   );
   if (!row) throw new NotFoundError('stdio target', id);
-  const history = (await readSubjectHistory(store, id, historyLimit, probeRegion())).map(
-    ({ id: _id, ...h }) => h,
-  );
+  const history = (await readSubjectHistory(store, id, historyLimit, region)).map(({ id: _id, ...h }) => h);
   return { ...toView(row.t, row.s), verdict: row.s?.verdict ?? null, history };
 }

@@ -8,14 +8,13 @@ import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
 import { sqliteKnownNodeRows, sqliteRecentChangeRows, type KnownNodeRow } from '../engines/sqlite-reads';
 import { sqliteWriteProbes } from '../engines/sqlite-subjects';
-import { probeRegion, type CycleWrite, type ProbeWrite, type StoredRegionState } from '../subject-state';
+import { type CycleWrite, type ProbeWrite, type StoredRegionState } from '../subject-state';
 import type { SubjectHistoryRow, SubjectStateRow } from '../schema';
 import { insertEvents, type StoredEvent } from './events';
 import { regionIdIn } from './regions';
 
 export {
   classifyTransition,
-  probeRegion,
   UNAVAILABLE_KEY,
   verdictDigest,
   type CycleWrite,
@@ -32,9 +31,8 @@ export {
  * The one writer of probed subjects: a balancer's cycle (nodes, states, history, rollups, analysis, events)
  * or one stdio target's probe (state, history), each in one transaction; returns the events stored.
  */
-export async function writeProbes(store: Store, w: ProbeWrite): Promise<StoredEvent[]> {
+export async function writeProbes(store: Store, write: ProbeWrite): Promise<StoredEvent[]> {
   return store.write(async (tx) => {
-    const write = w.kind === 'node' && w.combine ? { ...w, ...(await combineRegionStates(store, tx, w)) } : w;
     const regionId = write.kind === 'node' ? await regionIdIn(store, tx, write.region) : 0;
     // The hot path has each engine's own statements (prepared and synchronous, or pipelined).
     if (store.engine === 'sqlite') sqliteWriteProbes(sqliteOf(store), write, regionId);
@@ -45,41 +43,41 @@ export async function writeProbes(store: Store, w: ProbeWrite): Promise<StoredEv
 }
 
 /**
- * Stores the region's own analysis beside the other regions' and combines them with the last combined
- * snapshot; inside the cycle's transaction, so two regions finishing at once each see the other's row.
+ * Stores the region's own analysis beside the other regions' and answers theirs and the last combined
+ * snapshot, for the cycle to combine; call it inside the cycle's write, so two regions finishing at once each
+ * see the other's row, and store the combination with writeProbes in the same transaction.
  */
-async function combineRegionStates(
+export async function storeRegionAnalysis(
   store: Store,
-  tx: Db,
-  w: CycleWrite,
-): Promise<Pick<CycleWrite, 'analysis' | 'events'>> {
+  w: Pick<CycleWrite, 'balancerId' | 'region' | 'at' | 'analysis'>,
+): Promise<{ others: StoredRegionState[]; previousCombined: BalancerSnapshot | null }> {
   const { balancerRegionStates: rs, balancerStates: bs } = store.t;
   const { snapshot, ...own } = w.analysis;
-  await tx
-    .insert(rs)
-    .values({ balancerId: w.balancerId, region: w.region, analysis: own, snapshot, analyzedAt: w.at })
-    .onConflictDoUpdate({
-      target: [rs.balancerId, rs.region],
-      set: { analysis: own, snapshot, analyzedAt: w.at },
-    });
-  // The cross-region step takes this region's analysis from the write itself: reading its row back would only
-  // parse the snapshot just written.
-  const rows = await tx
-    .select()
-    .from(rs)
-    .where(and(eq(rs.balancerId, w.balancerId), ne(rs.region, w.region)));
-  const stored: StoredRegionState[] = rows.map((r) => ({
-    region: r.region,
-    analysis: {
-      ...(r.analysis as Omit<BalancerAnalysis, 'snapshot'>),
-      snapshot: r.snapshot as BalancerSnapshot,
-    },
-    analyzedAt: r.analyzedAt,
-  }));
-  const [prev] = await tx.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, w.balancerId));
-  const combine = w.combine;
-  if (!combine) return { analysis: w.analysis, events: w.events };
-  return combine(stored, prev ? (prev.snapshot as BalancerSnapshot) : null);
+  return store.write(async (tx) => {
+    await tx
+      .insert(rs)
+      .values({ balancerId: w.balancerId, region: w.region, analysis: own, snapshot, analyzedAt: w.at })
+      .onConflictDoUpdate({
+        target: [rs.balancerId, rs.region],
+        set: { analysis: own, snapshot, analyzedAt: w.at },
+      });
+    // The cross-region step takes this region's analysis from the write itself: reading its row back would only
+    // parse the snapshot just written.
+    const rows = await tx
+      .select()
+      .from(rs)
+      .where(and(eq(rs.balancerId, w.balancerId), ne(rs.region, w.region)));
+    const stored: StoredRegionState[] = rows.map((r) => ({
+      region: r.region,
+      analysis: {
+        ...(r.analysis as Omit<BalancerAnalysis, 'snapshot'>),
+        snapshot: r.snapshot as BalancerSnapshot,
+      },
+      analyzedAt: r.analyzedAt,
+    }));
+    const [prev] = await tx.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, w.balancerId));
+    return { others: stored, previousCombined: prev ? (prev.snapshot as BalancerSnapshot) : null };
+  });
 }
 
 /** A balancer's node with its prior state in the region. */
@@ -89,7 +87,7 @@ export type KnownNode = KnownNodeRow;
 export function readKnownNodes(
   store: Store,
   balancerId: string,
-  region = probeRegion(),
+  region: string,
 ): Promise<Map<string, KnownNode>> {
   // Every cycle reads this; SQLite takes a prepared statement, PostgreSQL the portable query.
   if (store.engine === 'sqlite') {
@@ -126,7 +124,7 @@ export function readRecentChanges(
   store: Store,
   balancerId: string,
   since: number,
-  region = probeRegion(),
+  region: string,
 ): Promise<Map<string, number[]>> {
   if (store.engine === 'sqlite') {
     return Promise.resolve(changesByNode(sqliteRecentChangeRows(sqliteOf(store), balancerId, region, since)));
@@ -170,7 +168,7 @@ function changesByNode(rows: ReadonlyArray<{ nodeId: string; at: number }>): Map
 export async function readPreviousSnapshot(
   store: Store,
   balancerId: string,
-  region = probeRegion(),
+  region: string,
 ): Promise<BalancerSnapshot | null> {
   const { balancerStates: bs, balancerRegionStates: rs } = store.t;
   const [own] = await store.read((db) =>
@@ -252,7 +250,7 @@ export function subjectStateOf(row: SubjectStateRow | null): SubjectState | null
 }
 
 /** The join condition of a subject's state in the region, for readers that list subjects with their state. */
-export function stateJoin(store: Store, subjectId: AnySQLiteColumn, region = probeRegion()): SQL | undefined {
+export function stateJoin(store: Store, subjectId: AnySQLiteColumn, region: string): SQL | undefined {
   const { subjectStates: s } = store.t;
   return and(eq(s.subjectId, subjectId), eq(s.region, region));
 }
@@ -265,7 +263,7 @@ export async function readSubjectHistory(
   store: Store,
   subjectId: string,
   limit: number,
-  region: string | null = probeRegion(),
+  region: string | null,
 ): Promise<SubjectSpan[]> {
   const { subjectHistory: h } = store.t;
   const rows = await store.read((db) =>

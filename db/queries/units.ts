@@ -2,7 +2,7 @@
 // lease with a fencing token bumped on every take-over, and every write of a unit's cycle checks that token in
 // its own transaction. On PostgreSQL claims skip rows another transaction holds (FOR UPDATE SKIP LOCKED) and
 // compare against the database clock; on SQLite the same statement runs inside one BEGIN IMMEDIATE.
-import { and, eq, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { selectRows, sqliteOf, type Db, type Store } from '@/db/index';
 import { storeClockSql, storeNow } from '@/db/clock';
 import { sqliteReleaseUnitsNow } from '@/db/engines/sqlite-exit';
@@ -17,6 +17,8 @@ export interface UnitRef {
 export interface ClaimedUnit extends UnitRef {
   token: number;
   dueAt: number;
+  /** The asks for a cycle made before this claim: its cycle answers them (see requestUnitCycles). */
+  requestedSeq: number;
 }
 
 export interface UnitClaimant {
@@ -117,6 +119,7 @@ export async function claimDueUnits(
       unit_id: string;
       token: unknown;
       due_at: unknown;
+      requested_seq: unknown;
       at: unknown;
     }>(
       store,
@@ -128,7 +131,7 @@ export async function claimDueUnits(
             SELECT kind, unit_id FROM poll_units
             WHERE region = ${me.region} AND due_at <= ${t} AND ${free}
             ORDER BY due_at LIMIT ${opts.limit}${lock})
-          RETURNING kind, unit_id, token, due_at, ${t} AS at`,
+          RETURNING kind, unit_id, token, due_at, requested_seq, ${t} AS at`,
     );
     const at = rows[0] ? Number(rows[0].at) : await storeNow(store, opts.now);
     return {
@@ -138,22 +141,69 @@ export async function claimDueUnits(
         unitId: r.unit_id,
         token: Number(r.token),
         dueAt: Number(r.due_at),
+        requestedSeq: Number(r.requested_seq),
       })),
     };
   });
 }
 
-/** The earliest due time among the region's units that nobody holds (null when none). */
-export async function nextDueAt(store: Store, region: string, now: number): Promise<number | null> {
+/**
+ * Claims one unit now, due or not, when its lease is free (or its holder is in `goneHolders`): a new token and a
+ * lease of `ttlMs`, the row created when missing. Null while another holder has it.
+ */
+export async function claimUnit(
+  store: Store,
+  me: UnitClaimant,
+  ref: UnitRef,
+  opts: { ttlMs: number; now: number; goneHolders?: readonly string[] },
+): Promise<ClaimedUnit | null> {
+  const { pollUnits: u } = store.t;
+  const t = clock(store, opts.now);
+  const gone = opts.goneHolders ?? [];
+  return store.write(async (tx) => {
+    const at = await storeNow(store, opts.now);
+    await tx
+      .insert(u)
+      .values({ kind: ref.kind, unitId: ref.unitId, region: me.region, dueAt: at })
+      .onConflictDoNothing();
+    const free =
+      gone.length > 0
+        ? or(sql`${u.expiresAt} <= ${t}`, inArray(u.holder, [...gone]))
+        : sql`${u.expiresAt} <= ${t}`;
+    const rows = await tx
+      .update(u)
+      .set({
+        holder: me.holder,
+        pid: me.pid,
+        hostname: me.hostname,
+        token: sql`${u.token} + 1`,
+        expiresAt: sql`${t} + ${opts.ttlMs}`,
+      })
+      .where(and(eq(u.kind, ref.kind), eq(u.unitId, ref.unitId), eq(u.region, me.region), free))
+      .returning({ token: u.token, dueAt: u.dueAt, requestedSeq: u.requestedSeq });
+    const row = rows[0];
+    return row
+      ? { ...ref, token: Number(row.token), dueAt: Number(row.dueAt), requestedSeq: Number(row.requestedSeq) }
+      : null;
+  });
+}
+
+/**
+ * The earliest time, in the store's clock, at which a unit of the region can be claimed by `holder`: a unit is
+ * claimable once it is due and its lease has ended, so one that another worker holds counts at its lease's
+ * end (a stopped or cut-off holder's units are taken over the moment their leases run out). Null when none.
+ */
+export async function nextClaimableAt(store: Store, region: string, holder: string): Promise<number | null> {
   const rows = await store.read((db) =>
-    selectRows<{ due: unknown }>(
+    selectRows<{ at: unknown }>(
       store,
       db,
-      sql`SELECT min(due_at) AS due FROM poll_units WHERE region = ${region} AND expires_at <= ${clock(store, now)}`,
+      sql`SELECT min(CASE WHEN expires_at > due_at THEN expires_at ELSE due_at END) AS at FROM poll_units
+          WHERE region = ${region} AND (holder IS NULL OR holder <> ${holder} OR expires_at = 0)`,
     ),
   );
-  const due = rows[0]?.due;
-  return due === null || due === undefined ? null : Number(due);
+  const at = rows[0]?.at;
+  return at === null || at === undefined ? null : Number(at);
 }
 
 function unitMatch(store: Store, ref: UnitRef & { token: number }, region: string, holder: string) {
@@ -235,30 +285,125 @@ async function renewUnitsSkippingLocked(
   });
 }
 
+/** How a claimed unit's turn ended, for its hand-back. */
+export interface UnitTurn {
+  /** The cycle ran (stored or failed): the asks seen at its claim are answered. False when it never started. */
+  attempted: boolean;
+  /** When its results were stored, and how many probes it made; null when it stored nothing. */
+  stored: { at: number; probes: number } | null;
+}
+
 /**
- * Hands a unit back, due again at `nextDueAt`; nothing when its token moved. The row keeps its last holder.
- * `lastCycleAt` null leaves the stored one (a cycle that wrote nothing).
+ * Hands a unit back, due again at `nextDueAt`, or at once when an ask came after its claim; nothing when its
+ * token moved. The row keeps its last holder.
  */
 export async function releaseUnit(
   store: Store,
   me: UnitClaimant,
   unit: ClaimedUnit,
   nextDueAt: number,
-  lastCycleAt: number | null,
+  turn: UnitTurn,
+  now: number,
 ): Promise<boolean> {
   const { pollUnits: u } = store.t;
+  const t = clock(store, now);
+  const answered = turn.attempted
+    ? sql`CASE WHEN ${u.answeredSeq} > ${unit.requestedSeq} THEN ${u.answeredSeq} ELSE ${unit.requestedSeq} END`
+    : u.answeredSeq;
   return store.write(async (tx) => {
     const rows = await tx
       .update(u)
       .set({
         expiresAt: 0,
-        dueAt: nextDueAt,
-        ...(lastCycleAt !== null ? { lastCycleAt } : {}),
+        dueAt: sql`CASE WHEN ${u.requestedSeq} > ${answered} THEN ${t} ELSE ${nextDueAt} END`,
+        answeredSeq: answered,
+        ...(turn.stored ? { lastCycleAt: turn.stored.at, lastCycleProbes: turn.stored.probes } : {}),
       })
       .where(unitMatch(store, unit, me.region, me.holder))
       .returning({ token: u.token });
     return rows.length === 1;
   });
+}
+
+/**
+ * Asks for a cycle of the subject in each of `regions` now: each region's unit (created when its worker has
+ * not listed it yet) counts one more ask and is due at once. Answers the ask number each region must reach.
+ */
+export async function requestUnitCycles(
+  store: Store,
+  kind: UnitKind,
+  unitId: string,
+  regions: readonly string[],
+  now: number,
+): Promise<Map<string, number>> {
+  const { pollUnits: u } = store.t;
+  const t = clock(store, now);
+  return store.write(async (tx) => {
+    const at = await storeNow(store, now);
+    await tx
+      .insert(u)
+      .values(regions.map((region) => ({ kind, unitId, region, dueAt: at })))
+      .onConflictDoNothing();
+    const rows = await tx
+      .update(u)
+      .set({
+        requestedSeq: sql`${u.requestedSeq} + 1`,
+        dueAt: sql`CASE WHEN ${u.dueAt} > ${t} THEN ${t} ELSE ${u.dueAt} END`,
+      })
+      .where(and(eq(u.kind, kind), eq(u.unitId, unitId), inArray(u.region, [...regions])))
+      .returning({ region: u.region, seq: u.requestedSeq });
+    return new Map(rows.map((r) => [r.region, Number(r.seq)]));
+  });
+}
+
+export interface UnitAnswer {
+  region: string;
+  answeredSeq: number;
+  storedSeq: number;
+  lastCycleAt: number | null;
+  lastCycleProbes: number;
+}
+
+/** Where the subject's units in `regions` stand with the asks made of them. */
+export async function readUnitAnswers(
+  store: Store,
+  kind: UnitKind,
+  unitId: string,
+  regions: readonly string[],
+): Promise<UnitAnswer[]> {
+  const { pollUnits: u } = store.t;
+  const rows = await store.read((db) =>
+    db
+      .select({
+        region: u.region,
+        answeredSeq: u.answeredSeq,
+        storedSeq: u.storedSeq,
+        lastCycleAt: u.lastCycleAt,
+        lastCycleProbes: u.lastCycleProbes,
+      })
+      .from(u)
+      .where(and(eq(u.kind, kind), eq(u.unitId, unitId), inArray(u.region, [...regions]))),
+  );
+  return rows.map((r) => ({
+    ...r,
+    answeredSeq: Number(r.answeredSeq),
+    storedSeq: Number(r.storedSeq),
+    lastCycleProbes: Number(r.lastCycleProbes),
+  }));
+}
+
+/** Whether an ask waits on a unit of the region that nobody holds: the claim loop then looks at once. */
+export async function hasAskedUnits(store: Store, region: string, now: number): Promise<boolean> {
+  const rows = await store.read((db) =>
+    selectRows<{ one: unknown }>(
+      store,
+      db,
+      sql`SELECT 1 AS one FROM poll_units
+          WHERE region = ${region} AND requested_seq > answered_seq AND expires_at <= ${clock(store, now)}
+          LIMIT 1`,
+    ),
+  );
+  return rows.length > 0;
 }
 
 /** Hands back every unit `holder` still holds, keeping their due times (another worker takes them at once). */
@@ -280,13 +425,16 @@ export async function releaseAllUnits(store: Store, holder: string): Promise<num
 export async function unitFenceHolds(
   store: Store,
   tx: Db,
-  unit: UnitRef & { token: number },
+  unit: UnitRef & { token: number; requestedSeq?: number },
   region: string,
   holder: string,
   ttlMs?: number,
 ): Promise<boolean> {
   const match = sql`kind = ${unit.kind} AND unit_id = ${unit.unitId} AND region = ${region}
           AND holder = ${holder} AND token = ${unit.token}`;
+  // Just before commit the asks seen at the claim are marked stored, in the same transaction as the results.
+  const seq = unit.requestedSeq ?? 0;
+  const stored = sql`stored_seq = CASE WHEN stored_seq > ${seq} THEN stored_seq ELSE ${seq} END`;
   let query = sql`SELECT token FROM poll_units WHERE ${match}`;
   if (store.engine === 'postgres')
     query =
@@ -294,8 +442,10 @@ export async function unitFenceHolds(
         ? sql`${query} FOR UPDATE`
         : // clock_timestamp(), not now(): the transaction may have started long before this statement.
           sql`UPDATE poll_units
-            SET expires_at = GREATEST(expires_at, CAST(floor(extract(epoch from clock_timestamp()) * 1000) AS bigint) + ${ttlMs})
+            SET expires_at = GREATEST(expires_at, CAST(floor(extract(epoch from clock_timestamp()) * 1000) AS bigint) + ${ttlMs}),
+                ${stored}
             WHERE ${match} RETURNING token`;
+  else if (ttlMs !== undefined) query = sql`UPDATE poll_units SET ${stored} WHERE ${match} RETURNING token`;
   const rows = await selectRows<{ token: unknown }>(store, tx, query);
   return rows.length === 1;
 }

@@ -14,6 +14,10 @@ export const pollUnits = pgTable(
     expiresAt: bigint('expires_at', { mode: 'number' }).notNull().default(0),
     dueAt: bigint('due_at', { mode: 'number' }).notNull(),
     lastCycleAt: bigint('last_cycle_at', { mode: 'number' }),
+    requestedSeq: bigint('requested_seq', { mode: 'number' }).notNull().default(0),
+    answeredSeq: bigint('answered_seq', { mode: 'number' }).notNull().default(0),
+    storedSeq: bigint('stored_seq', { mode: 'number' }).notNull().default(0),
+    lastCycleProbes: integer('last_cycle_probes').notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.kind, t.unitId, t.region] }),

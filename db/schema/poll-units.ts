@@ -19,6 +19,14 @@ export const pollUnits = sqliteTable(
     expiresAt: integer('expires_at').notNull().default(0),
     dueAt: integer('due_at').notNull(),
     lastCycleAt: integer('last_cycle_at'),
+    /** Cycles asked for (probe-now, the fresh gate): each ask bumps it and makes the unit due now. */
+    requestedSeq: integer('requested_seq').notNull().default(0),
+    /** The asks a finished cycle attempted: those seen when its holder claimed the unit. */
+    answeredSeq: integer('answered_seq').notNull().default(0),
+    /** The asks whose cycle stored its results, set in that cycle's fenced write. */
+    storedSeq: integer('stored_seq').notNull().default(0),
+    /** Probes the last cycle that stored made (what a probe-now answers with). */
+    lastCycleProbes: integer('last_cycle_probes').notNull().default(0),
   },
   (t) => [
     primaryKey({ columns: [t.kind, t.unitId, t.region] }),

@@ -14,14 +14,7 @@ import type { AlertSinkAuthInput } from '@/lib/schemas/alert-sink';
 import type { AttemptResult, SendFn } from '@/lib/webhooks/send';
 import { alertsFor, postableAlerts, sinkWants } from './alerts';
 import { nodeLabels } from '@/lib/ui/node-label';
-
-export const DEFAULT_PUBLIC_URL = 'http://127.0.0.1:3000';
-
-/** The dashboard's address as operators reach it, for the links in alerts (`ERAWATCH_PUBLIC_URL`). */
-export function publicUrlFromEnv(env: Record<string, string | undefined> = process.env): string {
-  const given = env.ERAWATCH_PUBLIC_URL?.trim();
-  return given ? given.replace(/\/+$/, '') : DEFAULT_PUBLIC_URL;
-}
+import type { Env } from '@/lib/settings';
 
 export function alertsEndpoint(base: string): string {
   return `${base.replace(/\/+$/, '')}/api/v2/alerts`;
@@ -45,17 +38,14 @@ export async function reconcileAlertSinks(store: Store, now: number, publicUrl: 
 
 type Resolved = { ok: true; header: string | null } | { ok: false; error: string };
 
-function resolveCredential(value: string, env: Record<string, string | undefined>): string | null {
+function resolveCredential(value: string, env: Env): string | null {
   if (!value.startsWith('env:')) return value;
   const v = env[value.slice(4)];
   return v === undefined || v === '' ? null : v;
 }
 
 /** The Authorization header for a sink; an `env:NAME` that is not set is a configuration error, not a send. */
-export function authorizationHeader(
-  auth: AlertSinkAuthInput,
-  env: Record<string, string | undefined> = process.env,
-): Resolved {
+export function authorizationHeader(auth: AlertSinkAuthInput, env: Env): Resolved {
   if (auth.type === 'none') return { ok: true, header: null };
   const raw = auth.type === 'basic' ? auth.password : auth.token;
   const secret = resolveCredential(raw, env);
@@ -73,7 +63,8 @@ export interface PushDeps {
   send: SendFn;
   timeoutMs: number;
   now: () => number;
-  env?: Record<string, string | undefined>;
+  /** Where an `env:NAME` credential is read from. */
+  variables: Env;
 }
 
 /**
@@ -90,7 +81,7 @@ export async function pushSinkAlerts(
   const alerts = await readSinkAlerts(store, sink.id);
   const body = JSON.stringify(postableAlerts(alerts, started, sink.alertmanager.resendIntervalMs));
   await recordPushPayload(store, deliveryId, body);
-  const auth = authorizationHeader(sink.alertmanager.auth, deps.env ?? process.env);
+  const auth = authorizationHeader(sink.alertmanager.auth, deps.variables);
   if (!auth.ok) return { outcome: 'config_error', httpStatus: null, error: auth.error, durationMs: 0 };
   const headers: Record<string, string> = auth.header ? { authorization: auth.header } : {};
   const results = await Promise.all(

@@ -4,9 +4,10 @@
 import type { Store } from '@/db/index';
 import type { AuthMode } from '@/lib/auth/mode';
 import { FlaggerHookInput, type FlaggerHookAnswer } from '@/lib/schemas/rollout';
-import { answerGate, freshWaitMs } from './gate';
+import { answerGate } from './gate';
+import type { Settings } from '@/lib/settings';
 import { HttpProblem, buildProblem, problemResponse } from './problem';
-import { probeBalancerNow } from './probe-now';
+import { askForCycles } from './probe-now';
 import { enforceRateLimit, json, parseBody, principalForSecret, readJsonBody } from './with-api';
 
 export type FlaggerHookKind = 'gate' | 'rollback';
@@ -14,7 +15,7 @@ export type FlaggerHookKind = 'gate' | 'rollback';
 export async function answerFlaggerHook(
   kind: FlaggerHookKind,
   req: Request,
-  ctx: { store: Store; mode: AuthMode; now: number },
+  ctx: { store: Store; mode: AuthMode; now: number; settings: Settings },
 ): Promise<Response> {
   const body = parseBody(FlaggerHookInput, await readJsonBody(req));
   const token = body.metadata.token?.trim() ?? '';
@@ -31,8 +32,7 @@ export async function answerFlaggerHook(
 
   const gate = await answerGate(ctx.store, body.metadata.balancer, body.metadata.revision, {
     fresh: body.metadata.fresh,
-    probeNow: (id) => probeBalancerNow(ctx.store, id),
-    waitMs: freshWaitMs(),
+    ask: (id) => askForCycles(ctx.store, id, ctx.settings, ctx.settings.gateFreshWaitMs),
   });
   const canary = {
     name: body.name,

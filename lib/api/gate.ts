@@ -1,5 +1,5 @@
-// The deploy gate for one balancer (by id or name), from its nodes' current verdicts; with `fresh`, after
-// probing the balancer within a bounded wait, so the answer is not one interval old.
+// The deploy gate for one balancer (by id or name), from its nodes' current verdicts; with `fresh`, after a
+// cycle asked of every region that probes it, within a bounded wait, so the answer is not one interval old.
 import type { Store } from '@/db/index';
 import { getBalancer, getBalancerByName, readBalancerAnalysis, type Balancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
@@ -9,14 +9,7 @@ import { describeRegionSplit } from '@/lib/rollout/regions';
 import type { StoredAnalysis } from '@/lib/schemas/dashboard';
 import type { NodeObservation } from '@/lib/rollout/types';
 import type { GateAnswer } from '@/lib/schemas/rollout';
-
-export const DEFAULT_FRESH_WAIT_MS = 8_000;
-
-/** How long `fresh=true` waits for its probe: under the 10 s that Argo Rollouts and Flagger wait by default. */
-export function freshWaitMs(env: Record<string, string | undefined> = process.env): number {
-  const raw = Number(env.ERAWATCH_GATE_FRESH_WAIT_MS);
-  return Number.isInteger(raw) && raw >= 100 && raw <= 60_000 ? raw : DEFAULT_FRESH_WAIT_MS;
-}
+import { describeOutcome, type CycleRequestOutcome } from '@/lib/poller/requests';
 
 /**
  * A balancer by id, else by name (a pipeline knows the name); an id wins over an equal name. A path segment
@@ -84,16 +77,15 @@ export async function gateForBalancer(
 
 export interface AnswerGateOptions {
   fresh: boolean;
-  /** Probes the balancer now and resolves when its cycle is stored. */
-  probeNow: (balancerId: string) => Promise<unknown>;
-  waitMs: number;
+  /** Asks the balancer's regions for a cycle now and resolves with their answer (within its own wait). */
+  ask: (balancerId: string) => Promise<CycleRequestOutcome>;
   clock?: () => number;
 }
 
 /**
- * The gate answer for `ref` (id or name). With `fresh`, the balancer is probed first; a probe that fails or
- * does not finish within `waitMs` makes the answer `cannot_judge` (the stored verdicts may be out of date),
- * while the probe itself runs on and stores its result.
+ * The gate answer for `ref` (id or name). With `fresh`, every region that must probe the balancer is asked for
+ * a cycle first; a region with no live poll worker, a cycle that stored nothing or one that did not finish in
+ * time makes the answer `cannot_judge` (the stored verdicts may be out of date), naming the region.
  */
 export async function answerGate(
   store: Store,
@@ -105,31 +97,13 @@ export async function answerGate(
   const balancer = await resolveBalancer(store, ref);
   if (!options.fresh) return await gateForBalancer(store, balancer, revision, clock());
 
-  const outcome = await probeWithin(options.probeNow(balancer.id), options.waitMs);
-  if (outcome.kind === 'done') return await gateForBalancer(store, balancer, revision, clock(), true);
+  const outcome = await options.ask(balancer.id);
+  if (outcome.kind === 'answered' && outcome.failed.length === 0)
+    return await gateForBalancer(store, balancer, revision, clock(), true);
   const stale = await gateForBalancer(store, balancer, revision, clock());
   const why =
-    outcome.kind === 'timeout'
-      ? `the fresh probe did not finish within ${options.waitMs} ms`
-      : 'the fresh probe failed (the server log has the details)';
+    outcome.kind === 'answered'
+      ? `the fresh probe of region ${outcome.failed.join(', ')} stored nothing (its worker's log has the details)`
+      : describeOutcome(outcome);
   return { ...stale, ready: false, state: 'cannot_judge', reasons: [why, ...stale.reasons] };
-}
-
-type ProbeOutcome = { kind: 'done' } | { kind: 'timeout' } | { kind: 'failed' };
-
-function probeWithin(probe: Promise<unknown>, waitMs: number): Promise<ProbeOutcome> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve({ kind: 'timeout' }), waitMs);
-    probe.then(
-      () => {
-        clearTimeout(timer);
-        resolve({ kind: 'done' });
-      },
-      (err: unknown) => {
-        clearTimeout(timer);
-        console.error('erawatch gate: fresh probe failed', err instanceof Error ? err.stack : err);
-        resolve({ kind: 'failed' });
-      },
-    );
-  });
 }

@@ -170,7 +170,7 @@ export const OPERATIONS: Operation[] = [
     tag: 'balancers',
     access: 'write',
     response: ProbeResult,
-    errors: [401, 403, 404, 409, 429],
+    errors: [401, 403, 404, 409, 429, 502, 503, 504],
   },
   {
     method: 'get',

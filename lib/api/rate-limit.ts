@@ -1,4 +1,5 @@
 // Token buckets per caller, in memory: one process serves the API, so no shared store is needed.
+import type { Settings } from '@/lib/settings';
 
 export interface RateLimitResult {
   allowed: boolean;
@@ -50,11 +51,6 @@ export class RateLimiter {
   }
 }
 
-function intFromEnv(value: string | undefined, fallback: number): number {
-  const n = value === undefined ? NaN : Number(value);
-  return Number.isInteger(n) && n >= 0 ? n : fallback;
-}
-
 const GLOBAL_KEY = Symbol.for('erawatch.rate-limiters');
 type Limiters = { requests: RateLimiter; failedAuth: RateLimiter; failedAuthPerPrefix: RateLimiter };
 type GlobalWithLimiters = typeof globalThis & { [GLOBAL_KEY]?: Limiters };
@@ -67,11 +63,11 @@ export const PREFIX_FAILURE_FACTOR = 10;
  * (ERAWATCH_AUTH_FAILURE_LIMIT per minute) and per token prefix. Each bucket holds one minute's budget, so the
  * stated number of requests may arrive at once; after that they are allowed at the sustained rate.
  */
-export function getRateLimiters(env: Record<string, string | undefined> = process.env): Limiters {
+export function getRateLimiters(settings: Pick<Settings, 'rateLimit' | 'authFailureLimit'>): Limiters {
   const g = globalThis as GlobalWithLimiters;
   if (!g[GLOBAL_KEY]) {
-    const perMinute = intFromEnv(env.ERAWATCH_RATE_LIMIT, 6_000);
-    const failed = intFromEnv(env.ERAWATCH_AUTH_FAILURE_LIMIT, 60);
+    const perMinute = settings.rateLimit;
+    const failed = settings.authFailureLimit;
     const perPrefix = failed * PREFIX_FAILURE_FACTOR;
     g[GLOBAL_KEY] = {
       requests: new RateLimiter(perMinute, Math.max(1, perMinute)),

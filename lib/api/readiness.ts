@@ -5,6 +5,7 @@ import type { Store } from '@/db/index';
 import { countBalancers } from '@/db/queries/balancers';
 import { writeHeartbeat } from '@/db/queries/heartbeats';
 import { getPollerStatus, type PollWorker } from '@/lib/poller';
+import type { Settings } from '@/lib/settings';
 
 export interface Readiness {
   ready: boolean;
@@ -40,7 +41,7 @@ export function describeWorkers(workers: readonly PollWorker[]): string {
 
 export async function checkReadiness(
   store: Store,
-  env: Record<string, string | undefined>,
+  settings: Pick<Settings, 'pollInWeb'>,
   now: number,
   maxCycleAgeMs = DEFAULT_MAX_CYCLE_AGE_MS,
 ): Promise<Readiness> {
@@ -50,10 +51,9 @@ export async function checkReadiness(
   if (status.workers.length === 0) {
     poller = {
       ok: false,
-      detail:
-        env.ERAWATCH_POLLER === 'off'
-          ? 'no worker runs the poll role (off in this process: run `erawatch worker`)'
-          : 'no worker runs the poll role',
+      detail: !settings.pollInWeb
+        ? 'no worker runs the poll role (off in this process: run `erawatch worker`)'
+        : 'no worker runs the poll role',
     };
   } else if (
     status.lastCycleAgeMs !== null &&

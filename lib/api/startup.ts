@@ -1,19 +1,28 @@
-// Server-side start-up for the web process (called from instrumentation.ts): refuse an unsafe bind, refuse a
-// store we cannot write (one line naming the path and the cause, exit 1), then run the worker roles here
-// (all by default; ERAWATCH_POLLER=off and ERAWATCH_WEBHOOKS=off leave theirs to an `erawatch worker`).
+// Server-side start-up for the web process (called from instrumentation.ts): read the settings (a bad one stops
+// start-up with one line naming it, exit 2), refuse an unsafe bind or a store we cannot write (exit 1), then run
+// the worker roles here (all by default; ERAWATCH_POLLER=off and ERAWATCH_WEBHOOKS=off leave theirs to a worker).
 import { getStore, processName } from '@/db/index';
 import { currentAuthMode, startupRefusal } from '@/lib/auth/mode';
 import { rememberPoller } from '@/lib/poller';
-import { startWorker, webRolesFromEnv, type WorkerHandle } from '@/lib/worker';
-import { workerSettingsRefusal } from '@/lib/worker/region';
+import { processSettings, refusalLines, SettingsError, type Settings } from '@/lib/settings';
+import { startWorker, webRoles, type WorkerHandle } from '@/lib/worker';
 
 const STARTED = Symbol.for('erawatch.api-startup');
 type GlobalWithFlag = typeof globalThis & { [STARTED]?: WorkerHandle };
 
-export async function startServerSide(
-  env: Record<string, string | undefined> = process.env,
-): Promise<WorkerHandle> {
-  const refusal = startupRefusal(currentAuthMode()) ?? workerSettingsRefusal(env);
+function readSettings(): Settings {
+  try {
+    return processSettings();
+  } catch (err) {
+    if (!(err instanceof SettingsError)) throw err;
+    process.stderr.write(refusalLines('erawatch', err));
+    process.exit(2);
+  }
+}
+
+export async function startServerSide(): Promise<WorkerHandle> {
+  const settings = readSettings();
+  const refusal = startupRefusal(currentAuthMode(settings));
   if (refusal) {
     console.error(`erawatch: ${refusal}`);
     process.exit(1);
@@ -21,11 +30,11 @@ export async function startServerSide(
   const g = globalThis as GlobalWithFlag;
   const existing = g[STARTED];
   if (existing) return existing;
-  const roles = webRolesFromEnv(env);
+  const roles = webRoles(settings);
   let store;
   try {
     // The web process opens the store first, so its PostgreSQL sessions carry its roles (erawatch-web:deliver,…).
-    store = await getStore({ name: processName('web', roles) });
+    store = await getStore({ name: processName('web', roles), settings });
   } catch (err) {
     if (err instanceof Error && err.name === 'StoreOpenError') {
       console.error(`erawatch: ${err.message}`);
@@ -33,7 +42,7 @@ export async function startServerSide(
     }
     throw err;
   }
-  const handle = await startWorker({ store, roles, env });
+  const handle = await startWorker({ store, roles, settings });
   if (handle.poller) rememberPoller(handle.poller);
   g[STARTED] = handle;
   return handle;

@@ -12,6 +12,7 @@ import type { TokenScope } from '@/lib/schemas/token';
 import { EgressRefusedError } from '@/lib/net/egress';
 import { HttpProblem, buildProblem, problemResponse, zodIssuesToParams, type InvalidParam } from './problem';
 import { getRateLimiters } from './rate-limit';
+import { processSettings, type Settings } from '@/lib/settings';
 
 /** `read` and `write` are token scopes; `admin` (tokens, sessions) needs the admin secret, a session or local mode. */
 export type Access = 'public' | 'read' | 'write' | 'admin';
@@ -29,6 +30,8 @@ export interface ApiContext<P> {
   store: Store;
   now: number;
   mode: AuthMode;
+  /** This process's settings, read once. */
+  settings: Settings;
 }
 
 export const MAX_BODY_BYTES = 256 * 1024;
@@ -150,7 +153,7 @@ function principalKey(p: Principal): string {
 
 /** The per-credential request limit; 429 with Retry-After when it is spent. */
 export function enforceRateLimit(principal: Principal, now: number): void {
-  const limit = getRateLimiters().requests.take(principalKey(principal), now);
+  const limit = getRateLimiters(processSettings()).requests.take(principalKey(principal), now);
   if (!limit.allowed) {
     throw new HttpProblem(429, 'rate_limited', `too many requests; retry in ${limit.retryAfterS} s`, {
       headers: { 'retry-after': String(limit.retryAfterS) },
@@ -243,10 +246,11 @@ export function withApi<P extends Record<string, string> = Record<string, never>
   handler: (ctx: ApiContext<P>) => Response | Promise<Response>,
 ): (req: Request, route?: { params: Promise<P> }) => Promise<Response> {
   return async (req, route) => {
-    const limiters = getRateLimiters();
+    const settings = processSettings();
+    const limiters = getRateLimiters(settings);
     try {
       const now = Date.now();
-      const mode = currentAuthMode();
+      const mode = currentAuthMode(settings);
       checkHost(req, mode);
       // A locked-out client is refused before any comparison, so even the right secret does not get in.
       const keys = failureKeys(req);
@@ -266,11 +270,11 @@ export function withApi<P extends Record<string, string> = Record<string, never>
           });
         }
       }
-      const store = await getStore();
+      const store = await getStore({ settings });
       const principal = await authenticate(req, store, mode, now);
       requireAccess(principal, access);
       const params = route ? await route.params : ({} as P);
-      return await handler({ req, params, principal, store, now, mode });
+      return await handler({ req, params, principal, store, now, mode, settings });
     } catch (err) {
       if (err instanceof HttpProblem && err.status === 401 && FAILED_CREDENTIAL.has(err.code)) {
         const keys = failureKeys(req);

@@ -3,13 +3,15 @@
 // may read and write without a login (writes still need a same-origin Origin). Any other bind needs the secret.
 import { isIP } from 'node:net';
 import os from 'node:os';
+import { processSettings, type Settings } from '@/lib/settings';
 
-export const MIN_ADMIN_SECRET_LENGTH = 16;
+export { MIN_ADMIN_SECRET_LENGTH } from '@/lib/settings';
+
+type ModeSettings = Pick<Settings, 'bind' | 'adminSecret' | 'allowedHosts'>;
 
 /** The host the server binds: ERAWATCH_BIND, else `next start -H/--hostname`, else all interfaces. */
-export function bindHostFrom(argv: readonly string[], env: Record<string, string | undefined>): string {
-  const fromEnv = env.ERAWATCH_BIND?.trim();
-  if (fromEnv) return fromEnv;
+export function bindHostFrom(argv: readonly string[], settings: Pick<Settings, 'bind'>): string {
+  if (settings.bind) return settings.bind;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     if ((arg === '-H' || arg === '--hostname') && argv[i + 1]) return argv[i + 1] ?? '';
@@ -47,12 +49,12 @@ function bareHost(host: string): string {
 
 /** ERAWATCH_ALLOWED_HOSTS (comma-separated, `*` for any), else the bind host, localhost, loopback and this machine's name. */
 export function allowedHostsFrom(
-  env: Record<string, string | undefined>,
+  settings: Pick<Settings, 'allowedHosts'>,
   bindHost: string,
 ): ReadonlySet<string> | 'any' {
-  const given = env.ERAWATCH_ALLOWED_HOSTS?.trim();
-  if (given === '*') return 'any';
-  if (given) return new Set(given.split(',').map(bareHost).filter(Boolean));
+  const given = settings.allowedHosts;
+  if (given === 'any') return 'any';
+  if (given && given.length > 0) return new Set(given.map(bareHost).filter(Boolean));
   const names = ['localhost', '127.0.0.1', '::1', machineName];
   if (!WILDCARD_BINDS.has(bindHost)) names.push(bareHost(bindHost));
   return new Set(names);
@@ -69,26 +71,23 @@ export function hostNameOf(header: string): string | null {
   }
 }
 
-export function authModeFrom(argv: readonly string[], env: Record<string, string | undefined>): AuthMode {
-  const secret = env.ERAWATCH_ADMIN_SECRET?.trim() || null;
-  const bindHost = bindHostFrom(argv, env);
+export function authModeFrom(argv: readonly string[], settings: ModeSettings): AuthMode {
+  const secret = settings.adminSecret;
+  const bindHost = bindHostFrom(argv, settings);
   return {
     adminSecret: secret,
     bindHost,
     local: secret === null && isLoopbackHost(bindHost),
-    allowedHosts: allowedHostsFrom(env, bindHost),
+    allowedHosts: allowedHostsFrom(settings, bindHost),
   };
 }
 
-export function currentAuthMode(): AuthMode {
-  return authModeFrom(process.argv, process.env);
+export function currentAuthMode(settings: ModeSettings = processSettings()): AuthMode {
+  return authModeFrom(process.argv, settings);
 }
 
 /** Null when the server may start with this configuration, else the message to exit with. */
 export function startupRefusal(mode: AuthMode): string | null {
-  if (mode.adminSecret !== null && mode.adminSecret.length < MIN_ADMIN_SECRET_LENGTH) {
-    return `ERAWATCH_ADMIN_SECRET is too short: use at least ${MIN_ADMIN_SECRET_LENGTH} characters (for example: openssl rand -base64 32).`;
-  }
   if (mode.adminSecret === null && !isLoopbackHost(mode.bindHost)) {
     return (
       `refusing to listen on ${mode.bindHost} (not loopback) without an admin secret. ` +

@@ -1,16 +1,18 @@
-// `erawatch <command> [args]`: each command is a module in ./commands exporting `run(argv)`, loaded on demand
+// `erawatch <command> [args]`: each command is a module in ./commands exporting `run(argv, settings)`, loaded
 // so that `erawatch probe` does not pay for the database or the web server. The loaders name each module
 // literally, so the CLI compiled for the package holds exactly these (demo and bench run from a checkout).
+// The settings are read here, once, before any command runs: a bad one stops every command with exit code 2.
+import { processSettings, refusalLines, SettingsError, type Settings } from '@/lib/settings';
 import { packageInfo } from './package-root';
 
 interface CommandModule {
-  run(argv: string[]): Promise<number>;
+  run(argv: string[], settings: Settings): Promise<number>;
 }
 
 const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
   probe: {
     summary: 'probe one MCP endpoint and print its era verdict',
-    load: () => import('./commands/probe'),
+    load: () => import('./commands/probe-endpoint'),
   },
   serve: {
     summary: 'serve the dashboard and the API (the prebuilt server)',
@@ -64,6 +66,14 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`erawatch: unknown command '${name}'\n${usage()}`);
     return 2;
   }
+  let settings: Settings;
+  try {
+    settings = processSettings();
+  } catch (err) {
+    if (!(err instanceof SettingsError)) throw err;
+    process.stderr.write(refusalLines(`erawatch ${name}`, err));
+    return 2;
+  }
   let mod: CommandModule;
   try {
     mod = await command.load();
@@ -75,7 +85,7 @@ export async function main(argv: string[]): Promise<number> {
     throw err;
   }
   try {
-    return await mod.run(rest);
+    return await mod.run(rest, settings);
   } catch (err) {
     // Every command that opens the store refuses the same way: one line with the path and the cause.
     if (err instanceof Error && err.name === 'StoreOpenError') {

@@ -6,8 +6,12 @@ import { LineCounter, isScalar, parseDocument, visit, type Document } from 'yaml
 import { ConfigFile } from '@/lib/schemas/config';
 import type { StdioEnvTemplates } from '@/lib/schemas/stdio-target';
 import { targetUrlIssues } from '@/lib/net/target-urls';
-import { egressPolicyFromEnv } from '@/lib/net/egress';
+import { probeEgressPolicy } from '@/lib/net/egress';
+import type { Settings } from '@/lib/settings';
 import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/webhooks/egress';
+
+/** What reading the file depends on: the variables `${VAR}` names, and which addresses targets may have. */
+export type ConfigSettings = Pick<Settings, 'environment' | 'allowLoopback' | 'webhookAllowPrivate'>;
 
 export const DEFAULT_CONFIG_FILE = './erawatch.config.yaml';
 
@@ -66,11 +70,8 @@ function stdioEnvTemplatesOf(raw: unknown, config: ConfigFile): Record<string, S
 }
 
 /** Parses and validates config text; throws ConfigError. */
-export function parseConfig(
-  text: string,
-  file: string,
-  env: Record<string, string | undefined>,
-): LoadedConfig {
+export function parseConfig(text: string, file: string, settings: ConfigSettings): LoadedConfig {
+  const env = settings.environment;
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length > 0) {
@@ -113,7 +114,7 @@ export function parseConfig(
       ),
     );
   }
-  const policy = webhookEgressPolicy(env);
+  const policy = webhookEgressPolicy(settings);
   const refused: ConfigIssue[] = parsed.data.webhooks.flatMap((w, i) => {
     const refusal = checkWebhookUrl(w.url, policy);
     return refusal
@@ -140,7 +141,7 @@ export function parseConfig(
       }
     }),
   );
-  const targetPolicy = egressPolicyFromEnv(env);
+  const targetPolicy = probeEgressPolicy(settings);
   parsed.data.balancers.forEach((b, i) => {
     for (const issue of targetUrlIssues(b, targetPolicy)) {
       const at = ['balancers', i, ...issue.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p))];
@@ -155,10 +156,7 @@ export function parseConfig(
   return { ...config, stdioEnvTemplates: stdioEnvTemplatesOf(raw, config) };
 }
 
-export function loadConfigFile(
-  file: string,
-  env: Record<string, string | undefined> = process.env,
-): LoadedConfig {
+export function loadConfigFile(file: string, settings: ConfigSettings): LoadedConfig {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -166,5 +164,5 @@ export function loadConfigFile(
     const code = (err as NodeJS.ErrnoException).code ?? 'read error';
     throw new ConfigError([{ file, line: null, field: '', message: `cannot read the file (${code})` }]);
   }
-  return parseConfig(text, file, env);
+  return parseConfig(text, file, settings);
 }

@@ -4,24 +4,23 @@ import fs from 'node:fs';
 import type { Store } from '@/db/index';
 import { applyConfig, type ApplySummary } from './apply';
 import { ConfigError, DEFAULT_CONFIG_FILE, loadConfigFile } from './load';
+import type { Settings } from '@/lib/settings';
 
-export function configFileFromEnv(env: Record<string, string | undefined> = process.env): {
-  file: string;
-  explicit: boolean;
-} {
-  const given = env.ERAWATCH_CONFIG?.trim();
+/** The config file the settings name (ERAWATCH_CONFIG), else the default one if it exists. */
+export function configFileOf(settings: Pick<Settings, 'configFile'>): { file: string; explicit: boolean } {
+  const given = settings.configFile;
   return given ? { file: given, explicit: true } : { file: DEFAULT_CONFIG_FILE, explicit: false };
 }
 
 export async function applyConfigAtStartup(
   store: Store,
-  env: Record<string, string | undefined> = process.env,
+  settings: Settings,
   log: (line: string) => void = (l) => console.error(l),
 ): Promise<ApplySummary | null> {
-  const { file, explicit } = configFileFromEnv(env);
+  const { file, explicit } = configFileOf(settings);
   if (!explicit && !fs.existsSync(file)) return null;
   try {
-    const summary = await applyConfig(store, loadConfigFile(file, env));
+    const summary = await applyConfig(store, loadConfigFile(file, settings));
     log(
       `erawatch: applied ${file}: ${summary.created.length} created, ${summary.updated.length} updated, ${summary.unchanged.length} unchanged`,
     );

@@ -6,6 +6,7 @@ import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
 import { stopChild } from '@/lib/peers/spawn';
+import { childEnvironment } from '@/lib/settings';
 
 const require = createRequire(import.meta.url);
 
@@ -116,7 +117,7 @@ function nextBin(): string {
 
 /** Environment shared by the build and the server: no telemetry (the demo stays on loopback). */
 function nextEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  return { ...process.env, NEXT_TELEMETRY_DISABLED: '1', ...extra };
+  return childEnvironment({ NEXT_TELEMETRY_DISABLED: '1', ...extra });
 }
 
 export interface RunningChild {

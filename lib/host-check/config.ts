@@ -6,6 +6,7 @@ import path from 'node:path';
 import { isMap, LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { resolveOAuth } from '@/lib/poller/targets';
+import { processVariables } from '@/lib/settings';
 import {
   DEFAULT_LEGACY_VERSIONS,
   DEFAULT_MODERN_VERSIONS,
@@ -89,7 +90,7 @@ const ServerEntry = z
         ctx.addIssue({ code: 'custom', path: [key], message: 'applies only to an HTTP url' });
       }
     }
-    const missing = s.auth ? resolveOAuth(s.auth, process.env).missing : null;
+    const missing = s.auth ? resolveOAuth(s.auth, processVariables()).missing : null;
     if (missing) {
       ctx.addIssue({
         code: 'custom',
@@ -218,7 +219,7 @@ function resolveServer(s: ParsedServer, dir: string): HostServerConfig {
     retry: s.retry,
   };
   if (s.url !== undefined) {
-    const { oauth } = resolveOAuth(s.auth ?? null, process.env);
+    const { oauth } = resolveOAuth(s.auth ?? null, processVariables());
     return { ...common, kind: 'http', url: s.url, headers: s.headers ?? {}, oauth };
   }
   return {

@@ -3,7 +3,7 @@
 import { isPlainObject, rpcErrorOf, checkLegacyInitialize, classifyDiscover } from '@/lib/probe/classify';
 import { httpPeerKey, stdioPeerKey, type EraEntry, type PeerIncarnation } from '@/lib/probe/era-cache';
 import { HttpTransport } from '@/lib/probe/http-transport';
-import { probeNode } from '@/lib/probe/probe';
+import { probeNode } from '@/lib/probe/probe-node';
 import { ProbeAuth } from '@/lib/probe/probe-auth';
 import { sharedProbeAgent } from '@/lib/probe/agent';
 import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';

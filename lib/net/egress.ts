@@ -15,8 +15,8 @@ export type LookupFn = (hostname: string) => Promise<{ address: string; family: 
 export const defaultLookup: LookupFn = (hostname) => dnsLookup(hostname, { verbatim: true });
 
 /** The server side reaches loopback only when the operator says so (demo, tests); private ranges are fleets. */
-export function egressPolicyFromEnv(env: Record<string, string | undefined> = process.env): EgressPolicy {
-  return { allowLoopback: env.ERAWATCH_ALLOW_LOOPBACK === '1', allowPrivate: true };
+export function probeEgressPolicy(settings: { allowLoopback: boolean }): EgressPolicy {
+  return { allowLoopback: settings.allowLoopback, allowPrivate: true };
 }
 
 function blockOf(ranges: Array<[string, number, 'ipv4' | 'ipv6']>): BlockList {

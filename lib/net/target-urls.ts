@@ -1,7 +1,7 @@
 // Probe targets checked at registration (API and config file) by the same rules the poller applies at connect
 // time: an address it would refuse is never stored. Private ranges pass; loopback only when configured.
 import type { FieldIssue } from '@/lib/errors';
-import { checkRegisteredUrl, egressPolicyFromEnv, type EgressPolicy } from './egress';
+import { checkRegisteredUrl, type EgressPolicy } from './egress';
 
 export interface TargetUrls {
   publicUrl?: string | undefined;
@@ -9,10 +9,7 @@ export interface TargetUrls {
 }
 
 /** One issue per refused URL, with its dotted path (`publicUrl`, `nodeUrls.3`). */
-export function targetUrlIssues(
-  fields: TargetUrls,
-  policy: EgressPolicy = egressPolicyFromEnv(),
-): FieldIssue[] {
+export function targetUrlIssues(fields: TargetUrls, policy: EgressPolicy): FieldIssue[] {
   const urls: Array<[string, string]> = [];
   if (fields.publicUrl !== undefined) urls.push(['publicUrl', fields.publicUrl]);
   (fields.nodeUrls ?? []).forEach((u, i) => urls.push([`nodeUrls.${i}`, u]));

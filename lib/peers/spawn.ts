@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { childEnvironment } from '@/lib/settings';
 
 export const PEER_KINDS = ['v2-dual', 'v2-modern', 'v1-stateful', 'v1-stateless', 'everything'] as const;
 export type PeerKind = (typeof PEER_KINDS)[number];
@@ -72,7 +73,7 @@ export async function startPeer(kind: PeerKind, opts: PeerOptions = {}): Promise
   const host = opts.host ?? '127.0.0.1';
   const { args, env } = commandFor(kind, opts);
   const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env },
+    env: childEnvironment(env),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const port = await waitForPort(child, opts.startTimeoutMs ?? 60_000).catch((err: unknown) => {

@@ -4,6 +4,7 @@ import type { NodeOrigin } from '@/db';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { OAuthClientCredentials, ProbeOptions, ProbeTarget } from '@/lib/probe/types';
 import { DEFAULT_PROBE_OPTIONS } from '@/lib/probe/types';
+import type { Env } from '@/lib/settings';
 
 export interface PlannedNode {
   key: string;
@@ -28,7 +29,7 @@ export function nodeKey(origin: NodeOrigin, value: string): string {
 /** Resolves `env:NAME` header values; a missing variable is reported, never sent as an empty header. */
 export function resolveHeaders(
   headers: Record<string, string>,
-  env: Record<string, string | undefined>,
+  env: Env,
 ): { headers: Record<string, string>; missing: string[] } {
   const out: Record<string, string> = {};
   const missing: string[] = [];
@@ -49,7 +50,7 @@ export function resolveHeaders(
 /** The OAuth credential with its secret resolved; a missing variable is reported, never sent empty. */
 export function resolveOAuth(
   auth: BalancerSettings['auth'],
-  env: Record<string, string | undefined>,
+  env: Env,
 ): { oauth: OAuthClientCredentials | null; missing: string | null } {
   if (!auth) return { oauth: null, missing: null };
   const { secret } = resolveHeaders({ secret: auth.clientSecret }, env).headers;
@@ -77,11 +78,7 @@ export function probeOptionsFor(b: BalancerSettings): ProbeOptions {
 }
 
 /** `addresses` is null when the balancer does not resolve DNS, or when resolution failed. */
-export function planCycle(
-  b: BalancerSettings,
-  addresses: readonly string[] | null,
-  env: Record<string, string | undefined>,
-): CyclePlan {
+export function planCycle(b: BalancerSettings, addresses: readonly string[] | null, env: Env): CyclePlan {
   const { headers, missing } = resolveHeaders(b.headers, env);
   const { oauth, missing: secretMissing } = resolveOAuth(b.auth, env);
   const base: Omit<ProbeTarget, 'url'> = {

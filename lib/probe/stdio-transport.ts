@@ -3,6 +3,7 @@
 // server, not a legacy one. The command is spawned without a shell, exactly as configured.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { isJsonRpcResponse, isPlainObject } from './classify';
+import { childEnvironment } from '@/lib/settings';
 import type { StdioPeerSpec } from './era-cache';
 import type {
   Exchange,
@@ -92,7 +93,7 @@ export class StdioTransport implements ProbeTransport {
     };
     this.child = spawn(spec.command, [...spec.args], {
       cwd: spec.cwd,
-      env: { ...(options.baseEnv ?? process.env), ...spec.env },
+      env: { ...(options.baseEnv ?? childEnvironment()), ...spec.env },
       stdio: ['pipe', 'pipe', 'pipe'],
       shell: false,
       windowsHide: true,

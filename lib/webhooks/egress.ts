@@ -2,11 +2,11 @@
 // unless ERAWATCH_WEBHOOK_ALLOW_PRIVATE=1, loopback unless ERAWATCH_ALLOW_LOOPBACK=1.
 import { checkRegisteredUrl, type EgressPolicy } from '@/lib/net/egress';
 
-export function webhookEgressPolicy(env: Record<string, string | undefined> = process.env): EgressPolicy {
-  return {
-    allowLoopback: env.ERAWATCH_ALLOW_LOOPBACK === '1',
-    allowPrivate: env.ERAWATCH_WEBHOOK_ALLOW_PRIVATE === '1',
-  };
+export function webhookEgressPolicy(settings: {
+  allowLoopback: boolean;
+  webhookAllowPrivate: boolean;
+}): EgressPolicy {
+  return { allowLoopback: settings.allowLoopback, allowPrivate: settings.webhookAllowPrivate };
 }
 
 /** Null when the URL may be registered, else why not. Host names are checked again, resolved, at send time. */

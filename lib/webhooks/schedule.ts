@@ -14,8 +14,6 @@ export const RETRY_DELAYS_MS = [
 
 export const MAX_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 export const ATTEMPT_TIMEOUT_MS = 15_000;
-/** An endpoint whose attempts have all failed for this long is disabled. */
-export const DEFAULT_DISABLE_AFTER_MS = 5 * 86_400_000;
 export const JITTER = 0.2;
 
 /** Null when no attempt is left; `random` in [0, 1). */

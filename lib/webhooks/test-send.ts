@@ -3,13 +3,9 @@
 // recorded like any attempt so it shows in the delivery log).
 import type { Store } from '@/db/index';
 import { enqueueTestDelivery, getWebhookRow } from '@/db/queries/webhooks';
-import { attemptLeaseMs, attemptNow, defaultDeliveryDeps, deliveryTime, type DeliveryDeps } from './worker';
+import { attemptLeaseMs, attemptNow, deliveryTime, type DeliveryDeps } from './deliver-role';
 
-export async function sendTestDelivery(
-  store: Store,
-  endpointId: string,
-  deps: DeliveryDeps = defaultDeliveryDeps(),
-) {
+export async function sendTestDelivery(store: Store, endpointId: string, deps: DeliveryDeps) {
   const delivery = await enqueueTestDelivery(
     store,
     endpointId,

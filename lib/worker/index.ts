@@ -7,44 +7,32 @@ import {
   type PollerHandle,
   type PollerOptions,
   type PollerStatus,
-} from '@/lib/poller/runner';
+} from '@/lib/poller/poll-role';
 import {
   startDeliveryWorker,
   defaultDeliveryDeps,
   type DeliveryDeps,
   type DeliveryWorkerStatus,
-} from '@/lib/webhooks/worker';
+} from '@/lib/webhooks/deliver-role';
+import { observePoller } from '@/lib/metrics/poller-observer';
 import { startMetricFlusher } from '@/lib/metrics/stored';
+import { parseRoles as parseRoleList, ROLES, type Role, type Settings } from '@/lib/settings';
 import { startMaintenance, type MaintainStatus } from './maintain';
 
-export const ROLES = ['poll', 'deliver', 'maintain'] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
+/** The `--roles` flag's list; throws RangeError saying what is wrong. */
 export function parseRoles(raw: string): Role[] {
-  const names = raw
-    .split(',')
-    .map((r) => r.trim())
-    .filter((r) => r !== '');
-  if (names.length === 0) throw new RangeError('--roles needs at least one of poll, deliver, maintain');
-  const roles: Role[] = [];
-  for (const name of names) {
-    if (!(ROLES as readonly string[]).includes(name)) {
-      throw new RangeError(`unknown role '${name}' (roles: ${ROLES.join(', ')})`);
-    }
-    if (!roles.includes(name as Role)) roles.push(name as Role);
-  }
-  return roles;
+  const parsed = parseRoleList(raw);
+  if (!parsed.ok) throw new RangeError(`--roles ${parsed.why}`);
+  return parsed.value;
 }
 
 /** The roles the web server runs: all, minus those switched off (ERAWATCH_POLLER=off, ERAWATCH_WEBHOOKS=off). */
-export function webRolesFromEnv(env: Record<string, string | undefined>): Role[] {
-  if (env.ERAWATCH_ROLES !== undefined && env.ERAWATCH_ROLES.trim() !== '') {
-    return env.ERAWATCH_ROLES.trim() === 'none' ? [] : parseRoles(env.ERAWATCH_ROLES);
-  }
+export function webRoles(settings: Pick<Settings, 'webRoles' | 'pollInWeb' | 'deliverInWeb'>): Role[] {
+  if (settings.webRoles !== null) return [...settings.webRoles];
   return ROLES.filter(
-    (r) =>
-      !(r === 'poll' && env.ERAWATCH_POLLER === 'off') &&
-      !(r === 'deliver' && env.ERAWATCH_WEBHOOKS === 'off'),
+    (r) => !(r === 'poll' && !settings.pollInWeb) && !(r === 'deliver' && !settings.deliverInWeb),
   );
 }
 
@@ -61,7 +49,7 @@ interface Job {
 export interface WorkerOptions {
   store: Store;
   roles: readonly Role[];
-  env?: Record<string, string | undefined>;
+  settings: Settings;
   log?: (line: string) => void;
   poll?: Partial<Omit<PollerOptions, 'store'>>;
   deliver?: DeliveryDeps;
@@ -79,7 +67,7 @@ export interface WorkerHandle {
 }
 
 export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
-  const env = opts.env ?? process.env;
+  const { settings } = opts;
   const log = opts.log ?? ((l: string) => process.stdout.write(`${l}\n`));
   const jobs: Job[] = [];
   let poller: PollerHandle | null = null;
@@ -87,7 +75,7 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
     if (role === 'maintain') {
       const job = await startMaintenance({
         store: opts.store,
-        env,
+        settings,
         log,
         ...(opts.maintainEveryMs ? { everyMs: opts.maintainEveryMs } : {}),
       });
@@ -95,22 +83,24 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
     } else if (role === 'deliver') {
       const job = startDeliveryWorker(
         opts.store,
-        opts.deliver ?? defaultDeliveryDeps(env),
+        opts.deliver ?? defaultDeliveryDeps(settings),
         opts.deliverPollMs,
         log,
       );
       jobs.push({ stop: () => job.stop(), status: () => ({ role, status: job.status() }) });
     } else {
       const job = (poller = startPollerWith({
-        env,
+        settings,
         log: (l) => log(`[poller] ${l}`),
         ...opts.poll,
         store: opts.store,
       }));
+      // Every probe and failed or fenced cycle lands in the stored series, whichever process polls.
+      observePoller(job.events);
       jobs.push({ stop: () => job.stop(), status: () => ({ role, status: job.status() }) });
     }
   }
-  // Delivery attempts and probe-now results of this process reach the stored series too.
+  // The roles' counts (probes, cycles, delivery attempts) reach the stored series /metrics renders.
   const flusher = startMetricFlusher(opts.store, 1_000, log);
   let stopping: Promise<void> | null = null;
   return {

@@ -1,19 +1,21 @@
 // The maintain role: applies the config file at start, then prunes history, events and the delivery log by
 // retention. Each run of a job takes a claim in the store for its period, so with several processes running
 // the role, each job runs once per period; periods and cut-offs follow the store's clock (PostgreSQL's).
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import type { Store } from '@/db';
 import { storeNow } from '@/db/clock';
 import { claimSubject } from '@/db/queries/claims';
 import { pruneRevokedSessions } from '@/db/queries/sessions';
 import { pruneDeliveries } from '@/db/queries/webhooks';
 import { applyConfigAtStartup } from '@/lib/config/startup';
-import { newClaimHolder } from '@/lib/poller/claim';
-import { pruneOldData, retentionFromEnv } from '@/lib/poller/prune';
-import { DEFAULT_DELIVERY_RETENTION_MS } from '@/lib/webhooks/worker';
+import { pruneOldData } from '@/lib/poller/prune';
+import type { Settings } from '@/lib/settings';
+import { DEFAULT_DELIVERY_RETENTION_MS } from '@/lib/webhooks/deliver-role';
 
 export interface MaintainOptions {
   store: Store;
-  env?: Record<string, string | undefined>;
+  settings: Settings;
   /** This process's clock; on PostgreSQL the database's decides when a run is due and what it prunes. */
   now?: () => number;
   log?: (line: string) => void;
@@ -38,12 +40,11 @@ export interface MaintainJob {
 }
 
 export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJob> {
-  const { store } = opts;
-  const env = opts.env ?? process.env;
+  const { store, settings } = opts;
   const now = opts.now ?? Date.now;
   const log = opts.log ?? ((l: string) => console.error(l));
   const everyMs = opts.everyMs ?? 3_600_000;
-  const holder = newClaimHolder('maintain');
+  const holder = `maintain:${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const status: MaintainStatus = {
     state: 'running',
     checks: 0,
@@ -52,7 +53,7 @@ export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJ
     lastError: null,
   };
 
-  if (opts.applyConfig !== false) await applyConfigAtStartup(store, env, log);
+  if (opts.applyConfig !== false) await applyConfigAtStartup(store, settings, log);
 
   const run = async () => {
     try {
@@ -61,7 +62,7 @@ export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJ
       const claimed = await claimSubject(store, 'maintain:retention', `${holder}:${t}`, everyMs, t);
       status.checks += 1;
       if (!claimed) return;
-      const pruned = await pruneOldData(store, t - retentionFromEnv(env));
+      const pruned = await pruneOldData(store, t - settings.retentionMs);
       const deliveries = await pruneDeliveries(store, t - DEFAULT_DELIVERY_RETENTION_MS);
       // A logout is kept only until the cookie it ended would have expired anyway.
       const sessions = await pruneRevokedSessions(store, t);

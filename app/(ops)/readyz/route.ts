@@ -1,5 +1,6 @@
 import { getStore } from '@/db/index';
 import { checkReadiness } from '@/lib/api/readiness';
+import { processSettings } from '@/lib/settings';
 
 export const dynamic = 'force-dynamic';
 
@@ -7,7 +8,8 @@ export const dynamic = 'force-dynamic';
 export async function GET(): Promise<Response> {
   let body;
   try {
-    body = await checkReadiness(await getStore(), process.env, Date.now());
+    const settings = processSettings();
+    body = await checkReadiness(await getStore({ settings }), settings, Date.now());
   } catch (err) {
     body = { ready: false, error: err instanceof Error ? err.message : String(err) };
   }

@@ -1,7 +1,10 @@
 // `erawatch bench <name> [args]` runs bench/<name>.ts, which exports `run(argv)` and prints its figures.
 import { formatHelp, HELP_FLAG, type CommandHelp } from '../help';
+import type { Settings } from '@/lib/settings';
 
 const BENCHES = ['probe', 'poller', 'api', 'ui', 'rate-limit'] as const;
+/** The file of each benchmark under bench/, where its name alone would not say what it measures. */
+const FILES: Partial<Record<(typeof BENCHES)[number], string>> = { probe: 'probe-rate' };
 
 export const HELP: CommandHelp = {
   usage: ['erawatch bench [<name> [flags]]   (npm run bench -- <name> [flags])'],
@@ -27,7 +30,7 @@ export const HELP: CommandHelp = {
   ],
 };
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], settings: Settings): Promise<number> {
   const [name, ...rest] = argv;
   if (name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(formatHelp(HELP));
@@ -43,8 +46,10 @@ export async function run(argv: string[]): Promise<number> {
   let status = 0;
   for (const n of names) {
     process.stdout.write(`\n== bench ${n} ==\n`);
-    const mod = (await import(`../../../bench/${n}.ts`)) as { run(argv: string[]): Promise<number> };
-    status = Math.max(status, await mod.run(rest));
+    const mod = (await import(`../../../bench/${FILES[n as (typeof BENCHES)[number]] ?? n}.ts`)) as {
+      run(argv: string[], settings: Settings): Promise<number>;
+    };
+    status = Math.max(status, await mod.run(rest, settings));
   }
   return status;
 }

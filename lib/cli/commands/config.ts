@@ -1,10 +1,11 @@
 // `erawatch config <export|apply|check|schema>`: config as code against the database at ERAWATCH_DB.
 import fs from 'node:fs';
-import { openStore, storeLocationFromEnv } from '@/db/index';
+import { openStore } from '@/db/index';
 import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile } from '@/lib/config/load';
-import { configFileFromEnv } from '@/lib/config/startup';
+import { configFileOf } from '@/lib/config/startup';
+import type { Settings } from '@/lib/settings';
 import { configJsonSchema } from '@/lib/schemas/config';
 import { formatHelp, HELP_FLAG, usageLines, UsageError, type CommandHelp } from '../help';
 
@@ -38,17 +39,17 @@ export const HELP: CommandHelp = {
 const USAGE = usageLines(HELP);
 
 /** apply and check take one optional FILE and no flags. */
-function fileArg(sub: string, args: string[]): string {
+function fileArg(sub: string, args: string[], settings: Settings): string {
   const flag = args.find((a) => a.startsWith('-'));
   if (flag)
     throw new UsageError(
       `config ${sub} takes no flags, got '${flag}' (the file is positional: config ${sub} FILE)`,
     );
   if (args.length > 1) throw new UsageError(`config ${sub} takes one FILE, got ${args.length}`);
-  return args[0] ?? configFileFromEnv().file;
+  return args[0] ?? configFileOf(settings).file;
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], settings: Settings): Promise<number> {
   const [sub, ...args] = argv;
   if (sub === '--help' || sub === '-h' || sub === 'help' || args.includes('--help') || args.includes('-h')) {
     process.stdout.write(formatHelp(HELP));
@@ -60,7 +61,7 @@ export async function run(argv: string[]): Promise<number> {
         const outIdx = args.indexOf('--out');
         const out = outIdx >= 0 ? args[outIdx + 1] : undefined;
         if (outIdx >= 0 && !out) throw new Error('--out needs a file name');
-        const store = await openStore(storeLocationFromEnv(), { name: 'config' });
+        const store = await openStore(settings.db, { name: 'config', settings });
         try {
           const { yaml, envNeeded } = await exportConfig(store, {
             includeSecrets: args.includes('--include-secrets'),
@@ -75,9 +76,9 @@ export async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'apply': {
-        const file = fileArg('apply', args);
-        const config = loadConfigFile(file);
-        const store = await openStore(storeLocationFromEnv(), { name: 'config' });
+        const file = fileArg('apply', args, settings);
+        const config = loadConfigFile(file, settings);
+        const store = await openStore(settings.db, { name: 'config', settings });
         try {
           const s = await applyConfig(store, config);
           process.stdout.write(
@@ -95,8 +96,8 @@ export async function run(argv: string[]): Promise<number> {
         return 0;
       }
       case 'check': {
-        const file = fileArg('check', args);
-        const config = loadConfigFile(file);
+        const file = fileArg('check', args, settings);
+        const config = loadConfigFile(file, settings);
         process.stdout.write(
           `${file}: valid (${config.balancers.length} balancers, ${config.webhooks.length} webhooks${config.stdio.length > 0 ? `, ${config.stdio.length} stdio targets` : ''})\n`,
         );

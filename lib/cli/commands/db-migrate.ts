@@ -1,5 +1,6 @@
 // `erawatch db-migrate [--db FILE|URL]`: applies the committed migrations (they also run whenever the database opens).
-import { countAppliedMigrations, storeLocationFromEnv, openStore } from '@/db';
+import { countAppliedMigrations, openStore } from '@/db';
+import type { Settings } from '@/lib/settings';
 import { formatHelp, HELP_FLAG, USAGE_EXIT, usageLines, type CommandHelp } from '../help';
 
 export const HELP: CommandHelp = {
@@ -19,8 +20,8 @@ export const HELP: CommandHelp = {
   ],
 };
 
-export async function run(argv: string[]): Promise<number> {
-  let file = storeLocationFromEnv();
+export async function run(argv: string[], settings: Settings): Promise<number> {
+  let file = settings.db;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--db' && argv[i + 1]) file = argv[++i] ?? file;
@@ -32,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
       return 2;
     }
   }
-  const store = await openStore(file, { name: 'db-migrate' });
+  const store = await openStore(file, { name: 'db-migrate', settings });
   try {
     const total = await countAppliedMigrations(store);
     // The store's location: a URL is printed without its password.

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openStore, type Store } from '@/db';
+import type { Settings } from '@/lib/settings';
 import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
 import {
   buildNextApp,
@@ -108,7 +109,7 @@ export function parseDemoArgs(argv: string[]): DemoArgs | 'help' {
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], settings: Settings): Promise<number> {
   let args: DemoArgs | 'help';
   try {
     args = parseDemoArgs(argv);
@@ -146,8 +147,8 @@ export async function run(argv: string[]): Promise<number> {
     // A port asked for by name that is taken fails now, not after a two-minute build.
     if (args.portGiven) await choosePort(HOST, args.port, true);
     // So does a database path we cannot write (StoreOpenError: one line naming the path, exit 1).
-    const dbFile = path.resolve(process.env.ERAWATCH_DB?.trim() || DEFAULT_DB);
-    store = await openStore(dbFile);
+    const dbFile = path.resolve(settings.dbNamed ?? DEFAULT_DB);
+    store = await openStore(dbFile, { settings });
 
     // (a) the production build
     const build = checkBuild(ROOT);

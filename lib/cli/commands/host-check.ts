@@ -5,6 +5,7 @@ import { HostConfigError, loadHostConfig } from '@/lib/host-check/config';
 import { formatHostReport } from '@/lib/host-check/format';
 import { runHostCheck } from '@/lib/host-check/session';
 import { closeSharedProbeAgents } from '@/lib/probe/agent';
+import type { Settings } from '@/lib/settings';
 import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
 
 export const HELP: CommandHelp = {
@@ -26,7 +27,7 @@ export const HELP: CommandHelp = {
 };
 const USAGE = usageLines(HELP).trimEnd();
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], _settings: Settings): Promise<number> {
   let parsed;
   try {
     parsed = parseArgs({

@@ -4,8 +4,9 @@ import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isPostgresUrl, storeLocationFromEnv } from '@/db';
+import { isPostgresUrl } from '@/db';
 import { DEFAULT_CONFIG_FILE } from '@/lib/config/load';
+import { setProcessEnvironment, type Env, type Settings } from '@/lib/settings';
 import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
 import { packageInfo, SERVER_DIR } from '../package-root';
 
@@ -52,7 +53,7 @@ function parsePort(raw: string, name: string): number {
 }
 
 /** Reads the flags; throws one line naming the bad input. */
-export function parseServeArgs(argv: string[], env: Record<string, string | undefined>): ServeArgs | 'help' {
+export function parseServeArgs(argv: string[], env: Env): ServeArgs | 'help' {
   let host = DEFAULT_HOST;
   let port: number | null = null;
   for (let i = 0; i < argv.length; i++) {
@@ -81,26 +82,30 @@ export function parseServeArgs(argv: string[], env: Record<string, string | unde
  * The environment the server starts with. The standalone server changes into its own folder, so the store
  * and config paths a user gave relative to where they ran `serve` are made absolute first.
  */
-export function serverEnv(args: ServeArgs, env: NodeJS.ProcessEnv, cwd: string): Record<string, string> {
+export function serverEnv(
+  args: ServeArgs,
+  settings: Pick<Settings, 'db' | 'configFile'>,
+  cwd: string,
+): Record<string, string> {
   const out: Record<string, string> = {
     HOSTNAME: args.host,
     PORT: String(args.port),
     // The start-up check judges the address actually bound (it refuses a public one without a secret).
     ERAWATCH_BIND: args.host,
   };
-  const db = storeLocationFromEnv(env);
+  const db = settings.db;
   if (!isPostgresUrl(db) && db !== ':memory:') out.ERAWATCH_DB = path.resolve(cwd, db);
-  const config = env.ERAWATCH_CONFIG?.trim();
+  const config = settings.configFile?.trim();
   if (config) out.ERAWATCH_CONFIG = path.resolve(cwd, config);
   else if (fs.existsSync(path.resolve(cwd, DEFAULT_CONFIG_FILE)))
     out.ERAWATCH_CONFIG = path.resolve(cwd, DEFAULT_CONFIG_FILE);
   return out;
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], settings: Settings): Promise<number> {
   let args: ServeArgs | 'help';
   try {
-    args = parseServeArgs(argv, process.env);
+    args = parseServeArgs(argv, settings.environment);
   } catch (err) {
     process.stderr.write(
       `erawatch serve: ${err instanceof Error ? err.message : String(err)}\n${usageLines(HELP)}`,
@@ -120,7 +125,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   // The server reads its settings from the environment of this process, as `next start` does; it listens,
   // answers SIGTERM and SIGINT by closing, and exits with 1 when it cannot start.
-  Object.assign(process.env, serverEnv(args, process.env, process.cwd()));
+  setProcessEnvironment(serverEnv(args, settings, process.cwd()));
   await import(pathToFileURL(entry).href);
   return 0;
 }

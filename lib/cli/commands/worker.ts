@@ -2,10 +2,10 @@
 // own process. Every role is safe beside others running it (claimed poll units, claimed deliveries, claimed
 // maintenance runs). SIGTERM or SIGINT stops every role: the poller finishes (or abandons) its running cycles
 // and hands back its units, the delivery lanes finish their attempts.
-import { openStore, processName, storeLocationFromEnv } from '@/db';
+import { openStore, processName } from '@/db';
 import { rememberPoller } from '@/lib/poller';
+import type { Settings } from '@/lib/settings';
 import { parseRoles, ROLES, startWorker, type Role } from '@/lib/worker';
-import { regionFromEnv, workerSettingsRefusal } from '@/lib/worker/region';
 import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
 
 export function workerHelp(command: string, defaultRoles: readonly Role[]): CommandHelp {
@@ -49,10 +49,11 @@ export function usage(command: string, defaultRoles: readonly Role[]): string {
 
 export async function runWorker(
   argv: string[],
+  given: Settings,
   command: string,
   defaultRoles: readonly Role[],
 ): Promise<number> {
-  let file = storeLocationFromEnv();
+  let file = given.db;
   let concurrency: number | undefined;
   let roles: Role[] = [...defaultRoles];
   const fail = (message: string) => {
@@ -85,28 +86,28 @@ export async function runWorker(
       return fail(`unknown argument '${arg ?? ''}'`);
     }
   }
-  const refusal = workerSettingsRefusal(process.env);
-  if (refusal) {
-    process.stderr.write(`erawatch ${command}: ${refusal}\n`);
-    return 2;
-  }
+  const settings: Settings = {
+    ...given,
+    db: file,
+    pollerConcurrency: concurrency ?? given.pollerConcurrency,
+  };
   // Listening before anything starts: a signal that comes right after the start-up line still stops cleanly.
   const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGTERM', () => resolve('SIGTERM'));
     process.once('SIGINT', () => resolve('SIGINT'));
   });
-  const store = await openStore(file, { name: processName(command, roles) });
+  const store = await openStore(file, { name: processName(command, roles), settings });
   // The roles' timers are unref'd; without this a deliver- or maintain-only worker would exit at once.
   const keepAlive = setInterval(() => undefined, 2 ** 30);
   const tag = `[${command}]`;
   process.stdout.write(
-    `${tag} database ${store.location}, roles ${roles.join(',')}, region ${regionFromEnv(process.env)}\n`,
+    `${tag} database ${store.location}, roles ${roles.join(',')}, region ${settings.region}\n`,
   );
   const handle = await startWorker({
     store,
     roles,
+    settings,
     log: (l) => process.stdout.write(`${l}\n`),
-    poll: concurrency ? { concurrency } : {},
   });
   if (handle.poller) rememberPoller(handle.poller);
   const signal = await stopSignal;
@@ -121,6 +122,6 @@ export async function runWorker(
   return 0;
 }
 
-export function run(argv: string[]): Promise<number> {
-  return runWorker(argv, 'worker', ROLES);
+export function run(argv: string[], settings: Settings): Promise<number> {
+  return runWorker(argv, settings, 'worker', ROLES);
 }

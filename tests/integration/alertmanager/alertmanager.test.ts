@@ -9,10 +9,11 @@ import { runBalancerCycle } from '@/lib/poller';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { createEgressAgent } from '@/lib/net/egress';
 import { createSender } from '@/lib/webhooks/send';
-import { defaultDeliveryDeps, startDeliveryWorker, type DeliveryWorker } from '@/lib/webhooks/worker';
+import { defaultDeliveryDeps, startDeliveryWorker, type DeliveryWorker } from '@/lib/webhooks/deliver-role';
 import { startAlertmanager, type GettableAlert, type RunningAlertmanager } from '../../support/alertmanager';
 import { pollUntil } from '../../support/wait';
 import { tempStore } from '../poller/support';
+import { testSettings } from '../../support/settings';
 
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
 
@@ -69,7 +70,12 @@ it('a node switching SDKs fires ErawatchNonUniform in Alertmanager, and convergi
 
   worker = startDeliveryWorker(
     store,
-    { ...defaultDeliveryDeps(), send: createSender(agent), timeoutMs: 2_000, publicUrl: PUBLIC_URL },
+    {
+      ...defaultDeliveryDeps(testSettings()),
+      send: createSender(agent),
+      timeoutMs: 2_000,
+      publicUrl: PUBLIC_URL,
+    },
     100,
   );
 

@@ -13,7 +13,7 @@ import { runBalancerCycle } from '@/lib/poller';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import type { PostableAlert } from '@/lib/schemas/alert-sink';
 import { createSender } from '@/lib/webhooks/send';
-import { runDeliveryPass, type DeliveryDeps } from '@/lib/webhooks/worker';
+import { runDeliveryPass, type DeliveryDeps } from '@/lib/webhooks/deliver-role';
 import { startAlertmanager, type RunningAlertmanager } from '../../support/alertmanager';
 import { pollUntil } from '../../support/wait';
 import { tempStore } from '../poller/support';
@@ -58,6 +58,7 @@ const deps: DeliveryDeps = {
   concurrency: 4,
   retentionMs: 30 * 86_400_000,
   publicUrl: 'https://erawatch.example.test/',
+  variables: process.env,
 };
 
 let splitId = '';

@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../support/store';
+import { parseSettings } from '@/lib/settings';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-api-oauth-'));
 process.env.ERAWATCH_DB = await storeLocation(dir, 'api.db');
@@ -105,9 +106,11 @@ describe('balancer auth settings through the API', () => {
     expect(yaml).not.toContain('literal-client-secret-77');
     expect(envNeeded).toContain('ERAWATCH_OAUTH_ONE_OAUTH_CLIENT_SECRET');
     expect(yaml).toContain('clientSecret: ${ERAWATCH_OAUTH_ONE_OAUTH_CLIENT_SECRET}');
-    const back = parseConfig(yaml, 'export.yaml', {
-      ERAWATCH_OAUTH_ONE_OAUTH_CLIENT_SECRET: 'literal-client-secret-77',
-    });
+    const back = parseConfig(
+      yaml,
+      'export.yaml',
+      parseSettings({ ERAWATCH_OAUTH_ONE_OAUTH_CLIENT_SECRET: 'literal-client-secret-77' }),
+    );
     expect(back.balancers[0]?.auth).toMatchObject({ clientSecret: 'literal-client-secret-77' });
 
     const detach = await call(

@@ -16,6 +16,7 @@ import {
   type FlaggerMetadata,
 } from '@/tests/support/rollout-tools';
 import { storeLocation } from '../../support/store';
+import { startLocalPoller, type LocalPoller } from '../../support/local-poller';
 
 const docs = path.resolve(import.meta.dirname, '../../../docs');
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-gate-tools-'));
@@ -25,6 +26,8 @@ process.env.ERAWATCH_BIND = '127.0.0.1';
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
 process.env.ERAWATCH_RATE_LIMIT = '0';
 process.env.ERAWATCH_AUTH_FAILURE_LIMIT = '0';
+// The fresh gate waits for a cycle of this process's poller: room for a loaded machine.
+process.env.ERAWATCH_GATE_FRESH_WAIT_MS = '30000';
 
 type Handler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const ADMIN = process.env.ERAWATCH_ADMIN_SECRET;
@@ -102,7 +105,11 @@ function metadata(balancer: string, token: string | null, extra: FlaggerMetadata
   return { balancer, revision: REVISION, ...(token === null ? {} : { token }), ...extra };
 }
 
+let poller: LocalPoller | null = null;
+
 beforeAll(async () => {
+  // The fresh gate asks this process's poll role for its cycles, as `next start` runs one.
+  poller = await startLocalPoller();
   gate = await handler(import('@/app/api/v1/balancers/[id]/gate/route'), 'GET');
   hook = await handler(import('@/app/api/v1/hooks/flagger/route'), 'POST');
   rollbackHook = await handler(import('@/app/api/v1/hooks/flagger/rollback/route'), 'POST');
@@ -131,8 +138,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await poller?.stop();
   await Promise.all([...peers.map((p) => p.stop()), ...faults.map((f) => f.close())]);
-  const { closeDefaultProbe } = await import('@/lib/poller/probe');
+  const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
   await (await getStore()).close();
@@ -481,16 +489,20 @@ describe('fresh=true against a node that just changed', () => {
       legacyProbeTimeoutMs: 500,
     });
     process.env.ERAWATCH_GATE_FRESH_WAIT_MS = '300';
+    (await import('@/lib/settings')).resetProcessSettings();
     try {
       const res = await askGate('gate-slow', readToken, `revision=${REVISION}&fresh=true`);
       expect(res.status).toBe(200);
       const body = (await res.json()) as { state: string; ready: boolean; fresh: boolean; reasons: string[] };
       expect(body).toMatchObject({ state: 'cannot_judge', ready: false, fresh: false });
-      expect(body.reasons[0]).toBe('the fresh probe did not finish within 300 ms');
+      expect(body.reasons[0]).toBe(
+        'the fresh probe did not finish within 300 ms (waiting for region default)',
+      );
       await waitUntil('the hanging node to see the fresh probe', () => hanging.received.length > 0);
       expect(hanging.received.length).toBe(1);
     } finally {
-      delete process.env.ERAWATCH_GATE_FRESH_WAIT_MS;
+      process.env.ERAWATCH_GATE_FRESH_WAIT_MS = '30000';
+      (await import('@/lib/settings')).resetProcessSettings();
     }
     // The probe runs on to its own deadline and stores the timeout; waiting on it is bounded by that deadline.
     const { runBalancerCycle } = await import('@/lib/poller');

@@ -44,6 +44,7 @@ async function limitTo(perMinute: string, failuresPerMinute: string) {
   process.env.ERAWATCH_RATE_LIMIT = perMinute;
   process.env.ERAWATCH_AUTH_FAILURE_LIMIT = failuresPerMinute;
   const { resetRateLimiters } = await import('@/lib/api/rate-limit');
+  (await import('@/lib/settings')).resetProcessSettings();
   resetRateLimiters();
 }
 

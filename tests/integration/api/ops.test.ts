@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { onPostgres, storeLocation } from '../../support/store';
+import { startLocalPoller } from '../../support/local-poller';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-ops-'));
 process.env.ERAWATCH_DB = await storeLocation(dir, 'ops.db');
@@ -42,7 +43,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await peer?.stop();
-  const { closeDefaultProbe } = await import('@/lib/poller/probe');
+  const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
   await (await getStore()).close();
@@ -64,9 +65,13 @@ describe('operations', () => {
     const id = ((await created.json()) as { id: string }).id;
 
     const probe = await handler(import('@/app/api/v1/balancers/[id]/probe/route'), 'POST');
+    // Probe-now asks a poll worker of this region: this process's own, as `next start` runs one.
+    const poller = await startLocalPoller();
     const res = await probe(request(`/api/v1/balancers/${id}/probe`, { method: 'POST', token: ADMIN }), {
       params: Promise.resolve({ id }),
     });
+    // Stopping the role flushes its probe series to the store, where /metrics reads them.
+    await poller.stop();
     expect(res.status).toBe(200);
     const result = (await res.json()) as {
       probes: number;
@@ -114,6 +119,7 @@ describe('operations', () => {
       },
     });
     process.env.ERAWATCH_POLLER = 'off';
+    (await import('@/lib/settings')).resetProcessSettings();
     try {
       const off = await ready(request('/readyz'));
       expect(off.status).toBe(503);
@@ -148,6 +154,7 @@ describe('operations', () => {
       }
     } finally {
       delete process.env.ERAWATCH_POLLER;
+      (await import('@/lib/settings')).resetProcessSettings();
     }
   });
 

@@ -9,9 +9,10 @@ import { listStdioTargetRows } from '@/db/queries/stdio-targets';
 import { applyConfig } from '@/lib/config/apply';
 import { parseConfig } from '@/lib/config/load';
 import { createLimiter } from '@/lib/poller/limiter';
-import { createStdioProbe, runStdioCycle } from '@/lib/poller/stdio';
+import { createStdioProbe, runStdioCycle } from '@/lib/poller/stdio-cycle';
 import { peerScript } from '../host-check/fixtures';
 import { storeLocation } from '../../support/store';
+import { parseSettings } from '@/lib/settings';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-api-stdio-'));
 process.env.ERAWATCH_DB = await storeLocation(dir, 'api.db');
@@ -51,7 +52,7 @@ async function call(handler: Handler | undefined, url: string, method = 'GET', t
 }
 
 beforeAll(async () => {
-  store = await openStore(process.env.ERAWATCH_DB);
+  store = await openStore(process.env.ERAWATCH_DB ?? '');
   const config = `version: 1
 stdio:
   - name: current
@@ -62,7 +63,11 @@ stdio:
 `;
   await applyConfig(
     store,
-    parseConfig(config, path.join(dir, 'erawatch.config.yaml'), { CURRENT_TOKEN: SECRET_VALUE }),
+    parseConfig(
+      config,
+      path.join(dir, 'erawatch.config.yaml'),
+      parseSettings({ CURRENT_TOKEN: SECRET_VALUE }),
+    ),
   );
   const [row] = await listStdioTargetRows(store);
   targetId = row?.id ?? '';
@@ -70,6 +75,7 @@ stdio:
     probe: createStdioProbe(),
     now: Date.now,
     limiter: createLimiter(1),
+    region: 'default',
   });
   list = (await import('@/app/api/v1/stdio-targets/route')) as unknown as Routes;
   one = (await import('@/app/api/v1/stdio-targets/[id]/route')) as unknown as Routes;

@@ -11,6 +11,7 @@ import { exportConfig } from '@/lib/config/export';
 import { ConfigError, parseConfig } from '@/lib/config/load';
 import { configJsonSchema } from '@/lib/schemas/config';
 import { storeLocation } from '../../support/store';
+import { parseSettings } from '@/lib/settings';
 
 const FILE = `version: 1
 alertSinks:
@@ -45,12 +46,12 @@ describe('alert sinks in the config file', () => {
   it('applies, re-applies unchanged, exports ${ENV} for literals and keeps env:NAME, and round-trips', async () => {
     const first = await applyConfig(
       store,
-      parseConfig(FILE, 'erawatch.config.yaml', { OPS_AM_TOKEN: 'tok-literal-42' }),
+      parseConfig(FILE, 'erawatch.config.yaml', parseSettings({ OPS_AM_TOKEN: 'tok-literal-42' })),
     );
     expect(first.created).toEqual(["alert sink 'ops-am'", "alert sink 'team-am'"]);
     const again = await applyConfig(
       store,
-      parseConfig(FILE, 'erawatch.config.yaml', { OPS_AM_TOKEN: 'tok-literal-42' }),
+      parseConfig(FILE, 'erawatch.config.yaml', parseSettings({ OPS_AM_TOKEN: 'tok-literal-42' })),
     );
     expect(again.unchanged).toEqual(["alert sink 'ops-am'", "alert sink 'team-am'"]);
     expect((await findAlertSinkByName(store, 'ops-am'))?.alertmanager).toEqual({
@@ -67,7 +68,10 @@ describe('alert sinks in the config file', () => {
 
     const fresh = await openStore(await storeLocation(dir, 'fresh.db'));
     try {
-      await applyConfig(fresh, parseConfig(yaml, 'export.yaml', { ERAWATCH_OPS_AM_TOKEN: 'tok-literal-42' }));
+      await applyConfig(
+        fresh,
+        parseConfig(yaml, 'export.yaml', parseSettings({ ERAWATCH_OPS_AM_TOKEN: 'tok-literal-42' })),
+      );
       const strip = async (s: Store) =>
         (await listAlertSinks(s)).map(({ id: _i, createdAt: _c, updatedAt: _u, ...rest }) => rest);
       expect(await strip(fresh)).toEqual(await strip(store));
@@ -84,9 +88,7 @@ describe('alert sinks in the config file', () => {
       parseConfig(
         FILE.replace('resendIntervalMs: 30000', 'resendIntervalMs: 120000'),
         'erawatch.config.yaml',
-        {
-          OPS_AM_TOKEN: 'tok-literal-42',
-        },
+        parseSettings({ OPS_AM_TOKEN: 'tok-literal-42' }),
       ),
     );
     expect(changed.updated).toEqual(["alert sink 'ops-am'"]);
@@ -118,7 +120,7 @@ describe('alert sinks in the config file', () => {
     const before = JSON.stringify(await listAlertSinks(store));
     let caught: unknown = null;
     try {
-      await applyConfig(store, parseConfig(text, 'x.yaml', { OPS_AM_TOKEN: 'x' }));
+      await applyConfig(store, parseConfig(text, 'x.yaml', parseSettings({ OPS_AM_TOKEN: 'x' })));
     } catch (err) {
       caught = err;
     }

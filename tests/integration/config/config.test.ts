@@ -12,6 +12,7 @@ import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile, parseConfig } from '@/lib/config/load';
 import { applyConfigAtStartup } from '@/lib/config/startup';
 import { storeLocation } from '../../support/store';
+import { parseSettings } from '@/lib/settings';
 
 const run = promisify(execFile);
 let dir = '';
@@ -65,7 +66,7 @@ afterAll(async () => {
 describe('config as code', () => {
   it('applies a file, substituting ${ENV}, then re-applies it without changing anything', async () => {
     const file = write('good.yaml', GOOD);
-    const first = await applyConfig(store, loadConfigFile(file, env), 1_000);
+    const first = await applyConfig(store, loadConfigFile(file, parseSettings(env)), 1_000);
     expect(first.created).toEqual(["balancer 'edge'", "balancer 'legacy-pool'", "webhook 'pager'"]);
     expect((await getBalancerByName(store, 'edge')).headers).toEqual({
       authorization: 'Bearer s3cret-token',
@@ -74,7 +75,7 @@ describe('config as code', () => {
     const secret = (await getWebhookByName(store, 'pager'))?.secret;
     expect(secret).toMatch(/^whsec_/);
     const before = await snapshot(store);
-    const again = await applyConfig(store, loadConfigFile(file, env), 2_000);
+    const again = await applyConfig(store, loadConfigFile(file, parseSettings(env)), 2_000);
     expect(again.created).toEqual([]);
     expect(again.updated).toEqual([]);
     expect(again.unchanged).toHaveLength(3);
@@ -87,7 +88,7 @@ describe('config as code', () => {
       'changed.yaml',
       GOOD.replace('allowLegacy: true', 'allowLegacy: true\n    samplesPerCycle: 9'),
     );
-    const s = await applyConfig(store, loadConfigFile(file, env), 3_000);
+    const s = await applyConfig(store, loadConfigFile(file, parseSettings(env)), 3_000);
     expect(s.updated).toEqual(["balancer 'legacy-pool'"]);
     expect((await getBalancerByName(store, 'legacy-pool')).samplesPerCycle).toBe(9);
     expect((await getBalancerByName(store, 'edge')).updatedAt).toBe(1_000);
@@ -137,7 +138,7 @@ describe('config as code', () => {
       const file = write('bad.yaml', text);
       let error: unknown;
       try {
-        await applyConfig(store, loadConfigFile(file, env));
+        await applyConfig(store, loadConfigFile(file, parseSettings(env)));
       } catch (err) {
         error = err;
       }
@@ -160,7 +161,9 @@ describe('config as code', () => {
       GOOD.replace('publicUrl: https://legacy.example.com/mcp', 'publicUrl: 42'),
     );
     const lines: string[] = [];
-    const result = await applyConfigAtStartup(store, { ...env, ERAWATCH_CONFIG: file }, (l) => lines.push(l));
+    const result = await applyConfigAtStartup(store, parseSettings({ ...env, ERAWATCH_CONFIG: file }), (l) =>
+      lines.push(l),
+    );
     expect(result).toBeNull();
     expect(lines.join('\n')).toContain('keeping the last good state');
     expect(lines.join('\n')).toContain(`${file}:13: balancers.1.publicUrl`);
@@ -171,13 +174,17 @@ describe('config as code', () => {
     const { yaml, envNeeded } = await exportConfig(store, { includeSecrets: false });
     expect(yaml).not.toContain('s3cret-token');
     expect(envNeeded).toEqual(['ERAWATCH_EDGE_AUTHORIZATION']);
-    const exported = parseConfig(yaml, 'export.yaml', { ERAWATCH_EDGE_AUTHORIZATION: 'Bearer s3cret-token' });
+    const exported = parseConfig(
+      yaml,
+      'export.yaml',
+      parseSettings({ ERAWATCH_EDGE_AUTHORIZATION: 'Bearer s3cret-token' }),
+    );
     expect((await applyConfig(store, exported)).unchanged).toHaveLength(3);
 
     const full = (await exportConfig(store, { includeSecrets: true })).yaml;
     const fresh = await openStore(await storeLocation(dir, 'fresh.db'));
     try {
-      await applyConfig(fresh, parseConfig(full, 'full.yaml', {}));
+      await applyConfig(fresh, parseConfig(full, 'full.yaml', parseSettings({})));
       const strip = async (s: Store) =>
         JSON.parse(await snapshot(s), (k: string, v: unknown) =>
           ['id', 'createdAt', 'updatedAt'].includes(k) ? undefined : v,

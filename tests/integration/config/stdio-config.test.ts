@@ -9,6 +9,7 @@ import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile, parseConfig } from '@/lib/config/load';
 import { configJsonSchema } from '@/lib/schemas/config';
 import { storeLocation } from '../../support/store';
+import { parseSettings } from '@/lib/settings';
 
 let dir = '';
 let store: Store;
@@ -52,7 +53,7 @@ afterAll(async () => {
 describe('stdio targets in erawatch.config.yaml', () => {
   it('applies the list with defaults, cwd relative to the file, then re-applies without changes', async () => {
     const file = write('erawatch.config.yaml', GOOD);
-    const first = await applyConfig(store, loadConfigFile(file, env), 1_000);
+    const first = await applyConfig(store, loadConfigFile(file, parseSettings(env)), 1_000);
     expect(first.created).toEqual(["stdio target 'archive'", "stdio target 'current'"]);
     const [archive, current] = await listStdioTargetRows(store);
     expect(archive).toMatchObject({
@@ -70,13 +71,13 @@ describe('stdio targets in erawatch.config.yaml', () => {
     });
     expect(current).toMatchObject({ cwd: path.join(dir, 'tools'), allowLegacy: false, args: [], env: {} });
 
-    const again = await applyConfig(store, loadConfigFile(file, env), 2_000);
+    const again = await applyConfig(store, loadConfigFile(file, parseSettings(env)), 2_000);
     expect(again.unchanged).toEqual(["stdio target 'archive'", "stdio target 'current'"]);
     expect((await listStdioTargetRows(store)).every((r) => r.updatedAt === 1_000)).toBe(true);
   });
 
   it('the read view names env variables and never carries their values', async () => {
-    const views = await listStdioTargets(store);
+    const views = await listStdioTargets(store, 'default');
     const text = JSON.stringify(views);
     expect(text).not.toContain('tok-very-secret');
     expect(views[0]?.envNames).toEqual(['ARCHIVE_TOKEN', 'LOG_LEVEL']);
@@ -85,10 +86,14 @@ describe('stdio targets in erawatch.config.yaml', () => {
 
   it('a changed secret updates only that target', async () => {
     const file = write('erawatch.config.yaml', GOOD);
-    const s = await applyConfig(store, loadConfigFile(file, { ARCHIVE_TOKEN: 'rotated' }), 3_000);
+    const s = await applyConfig(
+      store,
+      loadConfigFile(file, parseSettings({ ARCHIVE_TOKEN: 'rotated' })),
+      3_000,
+    );
     expect(s.updated).toEqual(["stdio target 'archive'"]);
     expect(s.unchanged).toEqual(["stdio target 'current'"]);
-    await applyConfig(store, loadConfigFile(file, env), 4_000);
+    await applyConfig(store, loadConfigFile(file, parseSettings(env)), 4_000);
   });
 
   it.each([
@@ -118,7 +123,7 @@ describe('stdio targets in erawatch.config.yaml', () => {
       const file = write('bad.yaml', text);
       let error: unknown;
       try {
-        await applyConfig(store, loadConfigFile(file, env));
+        await applyConfig(store, loadConfigFile(file, parseSettings(env)));
       } catch (err) {
         error = err;
       }
@@ -138,14 +143,14 @@ describe('stdio targets in erawatch.config.yaml', () => {
     expect(yaml).toContain('ARCHIVE_TOKEN: ${ARCHIVE_TOKEN}');
     expect(yaml).toContain('LOG_LEVEL: debug');
     expect(envNeeded).toContain('ARCHIVE_TOKEN');
-    const reparsed = parseConfig(yaml, path.join(dir, 'export.yaml'), env);
+    const reparsed = parseConfig(yaml, path.join(dir, 'export.yaml'), parseSettings(env));
     expect((await applyConfig(store, reparsed)).unchanged).toContain("stdio target 'archive'");
 
     const full = (await exportConfig(store, { includeSecrets: true })).yaml;
     expect(full).toContain('tok-very-secret');
     const fresh = await openStore(await storeLocation(dir, 'fresh.db'));
     try {
-      await applyConfig(fresh, parseConfig(full, path.join(dir, 'full.yaml'), {}));
+      await applyConfig(fresh, parseConfig(full, path.join(dir, 'full.yaml'), parseSettings({})));
       const strip = async (s: Store) =>
         (await listStdioTargetRows(s)).map(
           ({ id: _i, createdAt: _c, updatedAt: _u, envTemplates: _t, ...r }) => r,

@@ -13,14 +13,15 @@ import * as pgSchema from '@/db/schema-pg';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { createDatabase, describePostgres, sharedCluster, stopSharedCluster } from '../../support/postgres';
 import { freePort, pollUntil } from '../../support/wait';
+import { parseSettings, SettingsError } from '@/lib/settings';
 
 const tableNames = (Object.values(pgSchema) as unknown[])
   .filter((v): v is PgTable => is(v, PgTable))
   .map((t) => getTableConfig(t).name)
   .sort();
 
-async function openRefusal(url: string, env: Record<string, string> = {}): Promise<StoreOpenError> {
-  const err = await openPostgres(url, { env }).then(
+async function openRefusal(url: string): Promise<StoreOpenError> {
+  const err = await openPostgres(url).then(
     (store) => {
       void store.close();
       return null;
@@ -171,7 +172,7 @@ describePostgres('the PostgreSQL store', () => {
       .sql`SELECT current_setting('application_name') AS app, current_setting('statement_timeout') AS st`;
     expect(own[0]).toEqual({ app: 'erawatch-web', st: '30s' });
     const tuned = await openPostgres(url, {
-      env: { ERAWATCH_PG_STATEMENT_TIMEOUT_MS: '1500', ERAWATCH_PG_POOL: '2' },
+      settings: parseSettings({ ERAWATCH_PG_STATEMENT_TIMEOUT_MS: '1500', ERAWATCH_PG_POOL: '2' }),
       role: 'worker',
     });
     try {
@@ -286,15 +287,16 @@ describePostgres('the PostgreSQL store', () => {
     expect(good.port).toBe(String(cluster.port));
   });
 
-  it('refuses a bad pool size or statement timeout before connecting', async () => {
-    for (const env of <Array<Record<string, string>>>[
-      { ERAWATCH_PG_POOL: '0' },
-      { ERAWATCH_PG_POOL: 'ten' },
-      { ERAWATCH_PG_STATEMENT_TIMEOUT_MS: '-1' },
+  it('a bad pool size or statement timeout is a bad setting, refused by name before anything connects', () => {
+    for (const [env, line] of <Array<[Record<string, string>, string]>>[
+      [{ ERAWATCH_PG_POOL: '0' }, "ERAWATCH_PG_POOL must be an integer from 1 to 1000, got '0'"],
+      [{ ERAWATCH_PG_POOL: 'ten' }, "ERAWATCH_PG_POOL must be an integer from 1 to 1000, got 'ten'"],
+      [
+        { ERAWATCH_PG_STATEMENT_TIMEOUT_MS: '-1' },
+        "ERAWATCH_PG_STATEMENT_TIMEOUT_MS must be an integer from 0 to 2147483647, got '-1'",
+      ],
     ]) {
-      const err = await openRefusal(url, env);
-      const [name] = Object.keys(env);
-      expect(err.message).toContain(`${name} must be a whole number`);
+      expect(() => parseSettings(env)).toThrow(new SettingsError([line]));
     }
   });
 });

@@ -114,7 +114,7 @@ describe('the migration to one subject design', () => {
         ['fp-b', true, 'nod_1'],
         ['fp-a', false, 'nod_1'],
       ]);
-      const target = await getStdioTarget(store, 'sto_1');
+      const target = await getStdioTarget(store, 'sto_1', 'default');
       expect(target.state).toMatchObject({
         probes: 5,
         failures: 2,
@@ -253,7 +253,7 @@ describe('one writer, one reader, one pruning path', () => {
     const node = await getNode(store, 'nod_x');
     expect(node.state).toMatchObject({ region: 'eu-west', fingerprintKey: 'unavailable' });
     expect(node.regions?.map((r) => r.region)).toEqual(['eu-west']);
-    expect((await getStdioTarget(store, targetId)).state).toBeNull();
+    expect((await getStdioTarget(store, targetId, 'default')).state).toBeNull();
 
     const pruned = await pruneOldData(store, at + 2_000);
     expect(pruned.history).toBe(2);

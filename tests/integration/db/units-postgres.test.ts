@@ -82,9 +82,27 @@ describePostgres('poll units on PostgreSQL', () => {
       .units;
     expect(theirs?.token).toBe(mine.token + 1);
     expect(await s.write((tx) => unitFenceHolds(s, tx, mine, 'us-east', a.holder))).toBe(false);
-    expect(await releaseUnit(s, a, mine, dbNow + 10_000, dbNow)).toBe(false);
+    expect(
+      await releaseUnit(
+        s,
+        a,
+        mine,
+        dbNow + 10_000,
+        { attempted: true, stored: { at: dbNow, probes: 1 } },
+        dbNow,
+      ),
+    ).toBe(false);
     if (!theirs) throw new Error('no take-over');
-    expect(await releaseUnit(s, b, theirs, dbNow + 10_000, dbNow)).toBe(true);
+    expect(
+      await releaseUnit(
+        s,
+        b,
+        theirs,
+        dbNow + 10_000,
+        { attempted: true, stored: { at: dbNow, probes: 1 } },
+        dbNow,
+      ),
+    ).toBe(true);
   });
 
   it('a renewal passes by a unit whose cycle write holds its row, and renews the rest meanwhile', async () => {

@@ -10,10 +10,9 @@ import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet
 import { registerDemoBalancers } from '@/lib/demo/register';
 import { runRolloutScript } from '@/lib/demo/rollout-script';
 import { runBalancerCycle } from '@/lib/poller';
-import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/probe';
+import { closeDefaultProbe } from '@/lib/poller/default-probe';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
-
-const env = { ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' };
+import { testSettings } from '../../support/settings';
 
 describe('demo fleet under the real poller', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-demo-poll-'));
@@ -42,7 +41,7 @@ describe('demo fleet under the real poller', () => {
   async function cycle(name: string) {
     const id = ids.get(name);
     if (!id) throw new Error(`balancer ${name} was not registered`);
-    const result = await runBalancerCycle(store, id, { env, probe: createDefaultProbe(env) });
+    const result = await runBalancerCycle(store, id, { settings: testSettings() });
     cycles.push(result.analysis);
     const gate = result.analysis.gates.find((g) => g.revision === '2026-07-28');
     return {

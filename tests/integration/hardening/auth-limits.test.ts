@@ -65,6 +65,7 @@ const balancerNames = () =>
 async function limitTo(requests: number, failures: number) {
   process.env.ERAWATCH_RATE_LIMIT = String(requests);
   process.env.ERAWATCH_AUTH_FAILURE_LIMIT = String(failures);
+  (await import('@/lib/settings')).resetProcessSettings();
   (await import('@/lib/api/rate-limit')).resetRateLimiters();
 }
 
@@ -250,6 +251,7 @@ describe('ERAWATCH_ALLOWED_HOSTS with an admin secret', () => {
   it.each(cases)('$name', async (c) => {
     if (c.allowed === undefined) delete process.env.ERAWATCH_ALLOWED_HOSTS;
     else process.env.ERAWATCH_ALLOWED_HOSTS = c.allowed;
+    (await import('@/lib/settings')).resetProcessSettings();
     try {
       const before = balancerNames();
       const name = `host-${balancerNames().length}`;
@@ -273,6 +275,7 @@ describe('ERAWATCH_ALLOWED_HOSTS with an admin secret', () => {
       }
     } finally {
       delete process.env.ERAWATCH_ALLOWED_HOSTS;
+      (await import('@/lib/settings')).resetProcessSettings();
     }
   });
 });

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import { startLocalPoller, type LocalPoller } from '../../support/local-poller';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-analysis-'));
 process.env.ERAWATCH_DB = path.join(dir, 'analysis.db');
@@ -39,7 +40,11 @@ async function call(h: Handler, method: string, url: string, params: Record<stri
 
 let routes: { create: Handler; get: Handler; probe: Handler };
 
+let localPoll: LocalPoller | null = null;
+
 beforeAll(async () => {
+  // Probe-now asks this process's poll role, as `next start` runs one.
+  localPoll = await startLocalPoller();
   peers.push(await startPeer('v2-modern', { name: 'modern-node', version: '2.0.0' }));
   peers.push(await startPeer('v1-stateful', { name: 'legacy-node', version: '1.0.0' }));
   routes = {
@@ -50,8 +55,9 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  await localPoll?.stop();
   for (const p of peers) await p.stop();
-  const { closeDefaultProbe } = await import('@/lib/poller/probe');
+  const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
   await (await getStore()).close();

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db/index';
 import { createBalancer, listBalancers } from '@/db/queries/balancers';
 import { applyConfigAtStartup } from '@/lib/config/startup';
+import { parseSettings, resetProcessSettings } from '@/lib/settings';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-registration-'));
 process.env.ERAWATCH_DB = path.join(dir, 'api.db');
@@ -262,6 +263,8 @@ describe('registration refuses', () => {
 
   it('loopback is allowed when ERAWATCH_ALLOW_LOOPBACK=1', async () => {
     process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
+    // The routes read the process's settings once: read them again with the variable set.
+    resetProcessSettings();
     try {
       const res = await send(POST, 'POST', '/api/v1/balancers', {
         name: 'reg-loopback',
@@ -277,6 +280,7 @@ describe('registration refuses', () => {
       expect(refused.status).toBe(422);
     } finally {
       delete process.env.ERAWATCH_ALLOW_LOOPBACK;
+      resetProcessSettings();
     }
   });
 });
@@ -337,7 +341,9 @@ describe('the config file refuses the same', () => {
     const file = path.join(dir, 'erawatch.config.yaml');
     fs.writeFileSync(file, `version: 1\nbalancers:\n  - name: cfg-bad\n${c.entry}`);
     const logs: string[] = [];
-    const summary = await applyConfigAtStartup(cfgStore, { ERAWATCH_CONFIG: file }, (l) => logs.push(l));
+    const summary = await applyConfigAtStartup(cfgStore, parseSettings({ ERAWATCH_CONFIG: file }), (l) =>
+      logs.push(l),
+    );
     expect(summary).toBeNull();
     expect((await listBalancers(cfgStore)).items).toEqual([]);
     const text = logs.join('\n');

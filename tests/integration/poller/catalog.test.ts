@@ -6,7 +6,7 @@ import { createBalancer } from '@/db/queries/balancers';
 import { listEvents } from '@/db/queries/events';
 import { listNodes } from '@/db/queries/nodes';
 import { runBalancerCycle } from '@/lib/poller';
-import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/probe';
+import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/default-probe';
 import { catalogOffsetOf } from '@/lib/rollout/catalog';
 import { createProbeAgent, DEFAULT_PROBE_OPTIONS, probeNode } from '@/lib/probe';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
@@ -19,9 +19,10 @@ import {
   startFaultPeer,
   type FaultPeer,
 } from '@/tests/support/fault-peer';
+import { testSettings } from '../../support/settings';
 
-const env = { ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' };
-const probe = createDefaultProbe(env);
+const settings = testSettings();
+const probe = createDefaultProbe(settings);
 const tmp = await tempStore('catalog');
 const store = tmp.store;
 const peers: RunningPeer[] = [];
@@ -47,7 +48,7 @@ function must<T>(value: T | undefined): T {
   return value;
 }
 
-const cycle = (id: string) => runBalancerCycle(store, id, { env, probe });
+const cycle = (id: string) => runBalancerCycle(store, id, { settings, probe });
 const toolLists = async (p: RunningPeer) =>
   (await p.received()).filter((r) => r.method === 'tools/list').length;
 

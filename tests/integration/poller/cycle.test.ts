@@ -8,6 +8,7 @@ import { runBalancerCycle } from '@/lib/poller';
 import { startRoundRobinProxy, type RoundRobinProxy } from '@/lib/peers/round-robin-proxy';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { tempStore } from './support';
+import { parseSettings } from '@/lib/settings';
 
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
 
@@ -171,19 +172,19 @@ describe('header values from the environment', () => {
       headers: { Authorization: 'env:ERAWATCH_TEST_UNSET_TOKEN' },
       ...wide,
     });
-    const r = await runBalancerCycle(store, b.id, { env: {} });
+    const r = await runBalancerCycle(store, b.id, { variables: {} });
     expect(r.analysis.degraded[0]?.reason).toBe('header_env_missing:ERAWATCH_TEST_UNSET_TOKEN');
     expect(await peer.received()).toEqual([]);
-    const ok = await runBalancerCycle(store, b.id, { env: { ERAWATCH_TEST_UNSET_TOKEN: 'Bearer x' } });
+    const ok = await runBalancerCycle(store, b.id, { variables: { ERAWATCH_TEST_UNSET_TOKEN: 'Bearer x' } });
     expect(ok.analysis.degraded).toEqual([]);
     expect(ok.events.map((e) => e.type)).toEqual(['node.recovered', 'gate.opened']);
   });
 });
 
 it('getStore is one handle per process', async () => {
-  process.env.ERAWATCH_DB = `${env.dir}/singleton.db`;
-  expect(await getStore()).toBe(await getStore());
-  await (await getStore()).close();
+  const settings = parseSettings({ ERAWATCH_DB: `${env.dir}/singleton.db` });
+  expect(await getStore({ settings })).toBe(await getStore({ settings }));
+  await (await getStore({ settings })).close();
 });
 
 it('deleting a balancer removes its rollups and keeps those of every other balancer', async () => {

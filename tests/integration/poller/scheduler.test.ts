@@ -6,10 +6,11 @@ import { createBalancer, updateBalancer } from '@/db/queries/balancers';
 import { insertEvents, listEvents } from '@/db/queries/events';
 import { getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
 import { runBalancerCycle, pruneOldData, type ProbeFn } from '@/lib/poller';
-import { startPollerWith, type PollerHandle } from '@/lib/poller/runner';
+import { startPollerWith, type PollerHandle } from '@/lib/poller/poll-role';
 import { createLimiter } from '@/lib/poller/limiter';
 import type { Verdict } from '@/lib/probe/types';
 import { tempStore, waitFor } from './support';
+import { testSettings } from '../../support/settings';
 
 const env = await tempStore('scheduler');
 const handles: PollerHandle[] = [];
@@ -79,7 +80,7 @@ it('probes every balancer on its interval under one global cap, never one node t
   const handle = startPollerWith({
     store: env.store,
     probe: tracker.probe,
-    concurrency: 4,
+    settings: testSettings({ ERAWATCH_POLLER_CONCURRENCY: '4' }),
     refreshMs: 200,
     leaseRenewMs: 200,
     log: () => {},
@@ -121,7 +122,7 @@ it('the scheduler alone keeps to its cap', async () => {
   const handle = startPollerWith({
     store: env.store,
     probe: tracker.probe,
-    concurrency: 3,
+    settings: testSettings({ ERAWATCH_POLLER_CONCURRENCY: '3' }),
     refreshMs: 100,
     leaseRenewMs: 100,
     log: () => {},

@@ -8,9 +8,11 @@ import { listUnits } from '@/db/queries/units';
 import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
 import { parseConfig } from '@/lib/config/load';
-import { startPollerWith, type PollerHandle } from '@/lib/poller/runner';
+import { startPollerWith, type PollerHandle } from '@/lib/poller/poll-role';
 import { isAlive, peerScript, readRecord } from '../host-check/fixtures';
 import { tempStore, waitFor } from './support';
+import { parseSettings } from '@/lib/settings';
+import { testSettings } from '../../support/settings';
 
 const db = await tempStore('poller-stdio-regions');
 const file = (name: string) => path.join(db.dir, name);
@@ -38,24 +40,28 @@ ${more}`;
 describe('stdio targets with regions', () => {
   it('are refused with the path of a bad region list, and nothing is applied', () => {
     expect(() =>
-      parseConfig(`version: 1\nstdio:\n${entry('eu-only', '    regions: []\n')}`, file('bad.yaml'), {}),
+      parseConfig(
+        `version: 1\nstdio:\n${entry('eu-only', '    regions: []\n')}`,
+        file('bad.yaml'),
+        parseSettings({}),
+      ),
     ).toThrow(/stdio\.0\.regions: must name at least one region/);
     expect(() =>
       parseConfig(
         `version: 1\nstdio:\n${entry('eu-only', '    regions: [eu-west, eu-west]\n')}`,
         file('bad.yaml'),
-        {},
+        parseSettings({}),
       ),
     ).toThrow(/stdio\.0\.regions\.1: repeats regions\[0\] 'eu-west'/);
   });
 
   it('are launched only by the workers of their regions', async () => {
     const text = `version: 1\nstdio:\n${entry('anywhere')}${entry('eu-only', '    regions: [eu-west]\n')}`;
-    await applyConfig(db.store, parseConfig(text, file('erawatch.config.yaml'), {}));
+    await applyConfig(db.store, parseConfig(text, file('erawatch.config.yaml'), parseSettings({})));
     const rows = await listStdioTargetRows(db.store);
     const id = (name: string) => rows.find((r) => r.name === name)?.id ?? '';
-    expect((await getStdioTarget(db.store, id('eu-only'))).regions).toEqual(['eu-west']);
-    expect((await getStdioTarget(db.store, id('anywhere'))).regions).toBeNull();
+    expect((await getStdioTarget(db.store, id('eu-only'), 'default')).regions).toEqual(['eu-west']);
+    expect((await getStdioTarget(db.store, id('anywhere'), 'default')).regions).toBeNull();
     // Export writes the list back, and leaves it out where there is none.
     const exported = (await exportConfig(db.store, { includeSecrets: false })).yaml;
     expect(exported).toMatch(/name: eu-only[\s\S]*regions:\n\s+- eu-west/);
@@ -66,8 +72,7 @@ describe('stdio targets with regions', () => {
     const start = (region: string) => {
       const p = startPollerWith({
         store: db.store,
-        region,
-        concurrency: 2,
+        settings: testSettings({ ERAWATCH_REGION: region, ERAWATCH_POLLER_CONCURRENCY: '2' }),
         refreshMs: 100,
         now: () => t,
         log: () => {},
@@ -101,5 +106,13 @@ describe('stdio targets with regions', () => {
     expect(await regionsOf(id('eu-only'))).toEqual(['eu-west']);
     expect(await regionsOf(id('anywhere'))).toEqual(['eu-west', 'us-east']);
     expect(launches('eu-only')).toBeGreaterThanOrEqual(1);
+    // Each worker stored its results under its own region (the settings it was handed), none under default.
+    const stateIn = async (unitId: string, region: string) =>
+      (await getStdioTarget(db.store, unitId, region)).state?.clientEra ?? null;
+    expect(await stateIn(id('eu-only'), 'eu-west')).toBe('modern');
+    expect(await stateIn(id('anywhere'), 'eu-west')).toBe('modern');
+    expect(await stateIn(id('anywhere'), 'us-east')).toBe('modern');
+    expect(await stateIn(id('anywhere'), 'default')).toBeNull();
+    expect(await stateIn(id('eu-only'), 'default')).toBeNull();
   });
 });

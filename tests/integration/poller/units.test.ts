@@ -15,19 +15,21 @@ import {
   unitFenceHolds,
 } from '@/db/queries/units';
 import { getPollerStatus, type ProbeFn } from '@/lib/poller';
-import { CycleFencedError, runCycle } from '@/lib/poller/cycle';
+import { CycleFencedError, runCycle } from '@/lib/poller/balancer-cycle';
 import { createLimiter } from '@/lib/poller/limiter';
-import { createDefaultProbe, resolveAllAddresses } from '@/lib/poller/probe';
-import { startPollerWith, type PollerHandle } from '@/lib/poller/runner';
+import { createDefaultProbe, resolveAllAddresses } from '@/lib/poller/default-probe';
+import { startPollerWith, type PollerHandle } from '@/lib/poller/poll-role';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { onPostgres } from '../../support/store';
 import { tempStore, waitFor } from './support';
+import { testSettings } from '../../support/settings';
 
 const env = await tempStore('units');
 const handles: PollerHandle[] = [];
 const peers: RunningPeer[] = [];
-const realProbe = createDefaultProbe({ ...process.env, ERAWATCH_ALLOW_LOOPBACK: '1' });
-const opts = { leaseTtlMs: 2_000, leaseRenewMs: 200, refreshMs: 200, stopGraceMs: 2_000, log: () => {} };
+const settings = testSettings({ ERAWATCH_POLL_LEASE_TTL_MS: '2000' });
+const realProbe = createDefaultProbe(settings);
+const opts = { settings, leaseRenewMs: 200, refreshMs: 200, stopGraceMs: 2_000, log: () => {} };
 
 afterAll(async () => {
   await Promise.all(handles.map((h) => h.stop()));
@@ -183,7 +185,8 @@ it('a cycle whose unit was taken over while it ran writes nothing and says so', 
       probe: realProbe,
       resolve: resolveAllAddresses,
       now: Date.now,
-      env: process.env,
+      variables: {},
+      region: 'default',
       limiter: createLimiter(4),
       fence,
     }),

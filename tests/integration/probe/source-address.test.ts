@@ -2,9 +2,10 @@
 // by source address (geo-routing) sends them to that address' pool. Real peers behind a real proxy.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeers, type RunningPeer } from '@/lib/peers/spawn';
-import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/probe';
+import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/default-probe';
 import { DEFAULT_PROBE_OPTIONS } from '@/lib/probe';
 import { startSourceRoutingProxy, type SourceRoutingProxy } from '../../support/source-routing-proxy';
+import { testSettings } from '../../support/settings';
 
 let peers: RunningPeer[] = [];
 let proxy: SourceRoutingProxy | null = null;
@@ -32,7 +33,7 @@ describe('ERAWATCH_PROBE_SOURCE_ADDRESS', () => {
   ])('probes from %s reach that address’ pool (%s)', async (source, version) => {
     if (!proxy) throw new Error('no proxy');
     const before = proxy.seen(source);
-    const probe = createDefaultProbe({ ERAWATCH_ALLOW_LOOPBACK: '1', ERAWATCH_PROBE_SOURCE_ADDRESS: source });
+    const probe = createDefaultProbe(testSettings({ ERAWATCH_PROBE_SOURCE_ADDRESS: source }));
     const v = await probe({ url: proxy.url }, DEFAULT_PROBE_OPTIONS);
     expect(v.verdict).toBe('modern');
     expect(v.serverInfo?.version).toBe(version);
@@ -41,7 +42,7 @@ describe('ERAWATCH_PROBE_SOURCE_ADDRESS', () => {
 
   it('without it the system picks the source (127.0.0.1 on loopback), which this front door refuses', async () => {
     if (!proxy) throw new Error('no proxy');
-    const probe = createDefaultProbe({ ERAWATCH_ALLOW_LOOPBACK: '1' });
+    const probe = createDefaultProbe(testSettings());
     const v = await probe({ url: proxy.url }, DEFAULT_PROBE_OPTIONS);
     expect(v.verdict).toBe('unavailable');
     expect(proxy.seen('127.0.0.1')).toBeGreaterThan(0);

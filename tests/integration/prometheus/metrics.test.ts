@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { runPromtool } from '@/tests/support/prometheus';
+import { startLocalPoller, type LocalPoller } from '../../support/local-poller';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-metrics-'));
 process.env.ERAWATCH_DB = path.join(dir, 'metrics.db');
@@ -45,7 +46,11 @@ async function route(mod: Promise<unknown>, method: string): Promise<Handler> {
   return handler;
 }
 
+let localPoll: LocalPoller | null = null;
+
 beforeAll(async () => {
+  // Probe-now asks this process's poll role, as `next start` runs one.
+  localPoll = await startLocalPoller();
   peer = await startPeer('v2-modern', { name: 'metrics-node', version: '2.4.0' });
   const url = peer.url;
   const create = await route(import('@/app/api/v1/balancers/route'), 'POST');
@@ -68,11 +73,18 @@ beforeAll(async () => {
     params,
   );
   expect(opened.status).toBe(201);
-  // A second balancer whose window names only an era: its deadline series has no revision label.
+  // A second balancer whose window names only an era: its deadline series has no revision label. It is
+  // probed only from a region with no worker here, so it stays unprobed.
   const other = await create(
     request('/api/v1/balancers', {
       method: 'POST',
-      body: { name: 'era-fleet', publicUrl: url, nodeUrls: [url], samplesPerCycle: 0 },
+      body: {
+        name: 'era-fleet',
+        publicUrl: url,
+        nodeUrls: [url],
+        samplesPerCycle: 0,
+        regions: ['elsewhere'],
+      },
     }),
   );
   const otherId = ((await other.json()) as { id: string }).id;
@@ -95,8 +107,9 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await localPoll?.stop();
   await peer?.stop();
-  const { closeDefaultProbe } = await import('@/lib/poller/probe');
+  const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
   await (await getStore()).close();

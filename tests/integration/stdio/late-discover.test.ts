@@ -3,7 +3,7 @@
 // after it, the verdict stands and the transport keeps the answer for the host's era cache.
 import { execFile } from 'node:child_process';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { probeNode } from '@/lib/probe/probe';
+import { probeNode } from '@/lib/probe/probe-node';
 import { StdioTransport } from '@/lib/probe/stdio-transport';
 import { DEFAULT_PROBE_OPTIONS } from '@/lib/probe/types';
 import { cliEntry, isAlive, makeTempDir, methodsOf, peerScript, readRecord } from '../host-check/fixtures';

@@ -1,7 +1,7 @@
 // The probe over stdio against real SDK servers and broken programs: the same three outcome classes, the
 // same allowlist and five-point evidence as over HTTP, and a broken process is never mistaken for legacy.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { probeNode } from '@/lib/probe/probe';
+import { probeNode } from '@/lib/probe/probe-node';
 import { StdioTransport, type StdioTransportOptions } from '@/lib/probe/stdio-transport';
 import { DEFAULT_PROBE_OPTIONS, type ProbeOptions } from '@/lib/probe/types';
 import {

@@ -21,7 +21,7 @@ import {
 import { createEgressAgent } from '@/lib/net/egress';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '@/lib/webhooks/schedule';
 import { createSender } from '@/lib/webhooks/send';
-import { runDeliveryPass, type DeliveryDeps } from '@/lib/webhooks/worker';
+import { runDeliveryPass, type DeliveryDeps } from '@/lib/webhooks/deliver-role';
 import { startReceiver, type Receiver } from './receiver';
 import { storeLocation } from '../../support/store';
 import { pollUntil } from '../../support/wait';
@@ -64,6 +64,8 @@ function deps(clock: { now: () => number }, overrides: Partial<DeliveryDeps> = {
     batchSize: 50,
     concurrency: 4,
     retentionMs: 30 * 86_400_000,
+    publicUrl: 'http://127.0.0.1:3000',
+    variables: {},
     ...overrides,
   };
 }

@@ -11,7 +11,7 @@ import { createWebhook, listDeliveries, updateWebhook } from '@/db/queries/webho
 import { createEgressAgent } from '@/lib/net/egress';
 import { createSender } from '@/lib/webhooks/send';
 import { sendTestDelivery } from '@/lib/webhooks/test-send';
-import { startDeliveryWorker, type DeliveryDeps, type DeliveryWorker } from '@/lib/webhooks/worker';
+import { startDeliveryWorker, type DeliveryDeps, type DeliveryWorker } from '@/lib/webhooks/deliver-role';
 import { startReceiver, type Receiver } from './receiver';
 import { storeLocation } from '../../support/store';
 
@@ -50,6 +50,8 @@ function deps(overrides: Partial<DeliveryDeps> = {}): DeliveryDeps {
     batchSize: 50,
     concurrency: 4,
     retentionMs: 30 * 86_400_000,
+    publicUrl: 'http://127.0.0.1:3000',
+    variables: {},
     ...overrides,
   };
 }

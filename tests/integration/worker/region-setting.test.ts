@@ -82,7 +82,7 @@ const bad: Array<{ name: string; env: Record<string, string>; line: string }> = 
 ];
 const starts = [
   { what: 'worker', args: [cli, 'worker', '--roles', 'poll'], prefix: 'erawatch worker', code: 2 },
-  { what: 'web start-up', args: ['--import', 'tsx', webStartup], prefix: 'erawatch', code: 1 },
+  { what: 'web start-up', args: ['--import', 'tsx', webStartup], prefix: 'erawatch', code: 2 },
 ];
 const cases = starts.flatMap((s) => bad.map((b) => ({ ...s, ...b })));
 

@@ -88,7 +88,7 @@ afterAll(async () => {
   await proxy?.close();
   await peer?.stop();
   await receiver?.close();
-  const { closeDefaultProbe } = await import('@/lib/poller/probe');
+  const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
   await (await getStore()).close();

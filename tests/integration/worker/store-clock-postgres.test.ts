@@ -15,10 +15,11 @@ import {
   startDeliveryWorker,
   type DeliveryDeps,
   type DeliveryWorker,
-} from '@/lib/webhooks/worker';
+} from '@/lib/webhooks/deliver-role';
 import { startMaintenance, type MaintainJob } from '@/lib/worker/maintain';
 import { createDatabase, describePostgres, stopSharedCluster } from '../../support/postgres';
 import { pollUntil } from '../../support/wait';
+import { testSettings } from '../../support/settings';
 
 const HOUR = 3_600_000;
 const behind = () => Date.now() - HOUR;
@@ -73,6 +74,8 @@ describePostgres('delivery and maintenance on the database clock', () => {
       batchSize: 50,
       concurrency: 4,
       retentionMs: 30 * 86_400_000,
+      publicUrl: 'http://127.0.0.1:3000',
+      variables: {},
     };
   }
 
@@ -135,7 +138,14 @@ describePostgres('delivery and maintenance on the database clock', () => {
 
   it('maintenance runs once per period whichever way the workers’ clocks are off', async () => {
     const job = (now: () => number, everyMs: number, on: Store) =>
-      startMaintenance({ store: on, now, everyMs, applyConfig: false, log: () => {} }).then((j) => {
+      startMaintenance({
+        store: on,
+        settings: testSettings(),
+        now,
+        everyMs,
+        applyConfig: false,
+        log: () => {},
+      }).then((j) => {
         jobs.push(j);
         return j;
       });

@@ -16,7 +16,7 @@ import {
   splitRollupKey,
 } from '@/db/rollup-key';
 import { createLimiter } from '@/lib/poller/limiter';
-import { summarizeLag } from '@/lib/poller/runner';
+import { summarizeLag } from '@/lib/poller/status';
 import { classifyTransition, type PriorState } from '@/db/queries/subjects';
 
 const prior = (fingerprintKey: string, lastAvailableKey: string | null): PriorState => ({

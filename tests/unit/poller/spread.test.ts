@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assignPhases, followingDue, nextSlot } from '@/lib/poller/runner';
+import { assignPhases, followingDue, nextSlot } from '@/lib/poller/schedule';
 
 describe('the scheduler spreads cycles across the interval', () => {
   it('gives the subjects of one interval evenly spaced phases, each interval on its own', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkAddress, checkUrl, egressPolicyFromEnv, pinnedOrigin, resolveAllowed } from '@/lib/net/egress';
+import { checkAddress, checkUrl, pinnedOrigin, probeEgressPolicy, resolveAllowed } from '@/lib/net/egress';
+import { parseSettings, SettingsError } from '@/lib/settings';
 
 const PROBE = { allowLoopback: false, allowPrivate: true };
 const WEBHOOK = { allowLoopback: false, allowPrivate: false };
@@ -56,14 +57,19 @@ describe('checkUrl', () => {
   });
 });
 
-describe('egressPolicyFromEnv', () => {
+describe('probeEgressPolicy', () => {
   it.each<[Record<string, string>, boolean]>([
     [{}, false],
     [{ ERAWATCH_ALLOW_LOOPBACK: '0' }, false],
-    [{ ERAWATCH_ALLOW_LOOPBACK: 'true' }, false],
     [{ ERAWATCH_ALLOW_LOOPBACK: '1' }, true],
   ])('%j → allowLoopback %s', (env, allowLoopback) => {
-    expect(egressPolicyFromEnv(env)).toEqual({ allowLoopback, allowPrivate: true });
+    expect(probeEgressPolicy(parseSettings(env))).toEqual({ allowLoopback, allowPrivate: true });
+  });
+
+  it('a value other than 0 or 1 is a bad setting, not a silent no', () => {
+    expect(() => parseSettings({ ERAWATCH_ALLOW_LOOPBACK: 'true' })).toThrow(
+      new SettingsError(["ERAWATCH_ALLOW_LOOPBACK must be 0 or 1, got 'true'"]),
+    );
   });
 });
 

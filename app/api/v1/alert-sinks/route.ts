@@ -7,9 +7,9 @@ export const dynamic = 'force-dynamic';
 
 export const GET = withApi('read', async ({ store }) => json({ items: await listAlertSinks(store) }));
 
-export const POST = withApi('write', async ({ req, store, now }) => {
+export const POST = withApi('write', async ({ req, store, now, settings }) => {
   const input = await readJson(req, CreateAlertSinkInput);
-  assertAlertSinkUrlsAllowed(input.urls);
+  assertAlertSinkUrlsAllowed(input.urls, settings);
   const created = await createAlertSink(store, input, now);
   return json(created, 201, { location: `/api/v1/alert-sinks/${created.id}` });
 });

@@ -13,9 +13,9 @@ export const GET = withApi('read', async ({ req, store }) => {
   return json(page);
 });
 
-export const POST = withApi('write', async ({ req, store, now }) => {
+export const POST = withApi('write', async ({ req, store, now, settings }) => {
   const input = await readJson(req, CreateBalancerInput.strict());
-  assertTargetUrlsAllowed(input);
+  assertTargetUrlsAllowed(input, settings);
   const created = await createBalancer(store, input, now);
   return json(balancerView(created), 201, { location: `/api/v1/balancers/${created.id}` });
 });

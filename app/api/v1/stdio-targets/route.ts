@@ -4,7 +4,9 @@ import { json, withApi } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('read', async ({ store }) => json({ items: await listStdioTargets(store) }));
+export const GET = withApi('read', async ({ store, settings }) =>
+  json({ items: await listStdioTargets(store, settings.region) }),
+);
 
 export const POST = refuseStdioWrite;
 export const PUT = refuseStdioWrite;

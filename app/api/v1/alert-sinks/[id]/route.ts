@@ -9,10 +9,10 @@ export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
   json(await getAlertSink(store, params.id)),
 );
 
-export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
+export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now, settings }) => {
   const body = await readJsonBody(req);
   const patch = parseBody(UpdateAlertSinkInput, body);
-  assertAlertSinkUrlsAllowed(patch.urls);
+  assertAlertSinkUrlsAllowed(patch.urls, settings);
   return json(await updateAlertSink(store, params.id, body as Record<string, unknown>, now));
 });
 

@@ -17,10 +17,10 @@ export const GET = withApi<{ id: string }>('read', async ({ store, params }) => 
   });
 });
 
-export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
+export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now, settings }) => {
   const body = await readJsonBody(req);
   const patch = parseBody(UpdateBalancerInput.strict(), body);
-  assertTargetUrlsAllowed(patch);
+  assertTargetUrlsAllowed(patch, settings);
   const current = await getBalancer(store, params.id);
   // Only the keys sent are applied (the store ignores defaults the schema filled in).
   const sent = { ...(body as Record<string, unknown>) };

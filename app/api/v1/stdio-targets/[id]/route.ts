@@ -4,8 +4,8 @@ import { json, withApi } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
-  json(await getStdioTarget(store, params.id)),
+export const GET = withApi<{ id: string }>('read', async ({ store, params, settings }) =>
+  json(await getStdioTarget(store, params.id, settings.region)),
 );
 
 export const POST = refuseStdioWrite;

@@ -9,10 +9,10 @@ export const GET = withApi<{ id: string }>('read', async ({ store, params, now }
   json(toWebhookEndpoint(await getWebhookRow(store, params.id), now)),
 );
 
-export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
+export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now, settings }) => {
   const body = await readJsonBody(req);
   const patch = parseBody(UpdateWebhookInput, body);
-  assertWebhookUrlAllowed(patch.url);
+  assertWebhookUrlAllowed(patch.url, settings);
   return json(await updateWebhook(store, params.id, body as Record<string, unknown>, now));
 });
 

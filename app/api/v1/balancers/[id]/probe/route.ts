@@ -4,17 +4,12 @@ import { probeBalancerNow } from '@/lib/api/probe-now';
 
 export const dynamic = 'force-dynamic';
 
-/** Runs one cycle of the balancer now (waiting for one already running) and answers with its result. */
-export const POST = withApi<{ id: string }>('write', async ({ store, params }) => {
+/**
+ * Asks the workers of the balancer's regions for a cycle now and answers with what they stored: 503 when a
+ * region that must probe it has no live poll worker, 504 when a cycle did not finish in time.
+ */
+export const POST = withApi<{ id: string }>('write', async ({ store, params, settings }) => {
   await getBalancer(store, params.id);
-  const result = await probeBalancerNow(store, params.id);
-  const { snapshot: _snapshot, ...analysis } = result.analysis;
-  return json({
-    balancerId: result.balancerId,
-    at: result.at,
-    durationMs: result.durationMs,
-    probes: result.probes,
-    analysis,
-    events: result.events.map(({ seq: _seq, ...e }) => e),
-  });
+  const result = await probeBalancerNow(store, params.id, settings);
+  return json({ ...result, events: result.events.map(({ seq: _seq, ...e }) => e) });
 });

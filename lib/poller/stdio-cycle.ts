@@ -3,8 +3,8 @@
 // are written like a node's: the state row in place, a history row only when the fingerprint changes.
 import type { Store } from '@/db';
 import { getStdioTargetRow, stdioSpecOf, type StdioTarget } from '@/db/queries/stdio-targets';
-import { probeRegion, writeProbes } from '@/db/queries/subjects';
-import { probeNode } from '@/lib/probe/probe';
+import { writeProbes } from '@/db/queries/subjects';
+import { probeNode } from '@/lib/probe/probe-node';
 import { describeCommand, StdioTransport, type StdioTransportOptions } from '@/lib/probe/stdio-transport';
 import {
   DEFAULT_PROBE_OPTIONS,
@@ -13,11 +13,10 @@ import {
   type Verdict,
 } from '@/lib/probe/types';
 import { keyedFingerprintOf } from '@/lib/rollout/fingerprint';
-import { CycleAbandonedError, fencedWrite, runExclusive, type Fence } from './cycle';
+import { CycleAbandonedError, fencedWrite, type Fence } from './balancer-cycle';
 import type { Limiter } from './limiter';
 import type { Clock } from './types';
 
-/** Probes one stdio target; never throws for the server's fault. */
 /** Probes one stdio target; never throws for the server's fault. An abort ends the process at once. */
 export type StdioProbeFn = (
   target: StdioTarget,
@@ -35,6 +34,8 @@ export interface StdioCycleDeps {
   signal?: AbortSignal;
   /** Checked inside the result's write transaction (see CycleDeps.fence). */
   fence?: Fence;
+  /** The region the target is probed from, whose state the result is. */
+  region: string;
 }
 
 export interface StdioCycleResult {
@@ -82,41 +83,39 @@ export function createStdioProbe(transportOptions: StdioTransportOptions = {}): 
   };
 }
 
-/** Probes one stdio target under the global cap and stores the result. Never two at once per target. */
-export function runStdioCycle(
+/** Probes one stdio target under the global cap and stores the result (its unit's lease keeps it one at a time). */
+export async function runStdioCycle(
   store: Store,
   targetId: string,
   deps: StdioCycleDeps,
 ): Promise<StdioCycleResult> {
-  return runExclusive(`stdio:${targetId}`, async () => {
-    const target = await getStdioTargetRow(store, targetId);
-    const dueAt = deps.dueAt ?? deps.now();
-    const verdict = await deps.limiter.run(async () => {
-      if (deps.signal?.aborted) throw new CycleAbandonedError(targetId);
-      const at = deps.now();
-      deps.onProbeStart?.(at - dueAt);
-      try {
-        return await deps.probe(target, stdioProbeOptionsFor(target), deps.signal);
-      } catch (err) {
-        // The probe reports the server's faults in the verdict; a throw is ours, kept visible.
-        const v = unavailableVerdict(stdioUrlOf(target), 'probe_error', at);
-        return { ...v, anomaly: err instanceof Error ? err.message : String(err) };
-      }
-    });
+  const target = await getStdioTargetRow(store, targetId);
+  const dueAt = deps.dueAt ?? deps.now();
+  const verdict = await deps.limiter.run(async () => {
     if (deps.signal?.aborted) throw new CycleAbandonedError(targetId);
-    // The target may have been changed by a config apply while it was probed: store nothing about another program.
-    const current = await getStdioTargetRow(store, targetId);
-    if (JSON.stringify(stdioSpecOf(current)) !== JSON.stringify(stdioSpecOf(target)))
-      return { targetId, at: deps.now(), verdict, stored: false };
-    await fencedWrite(store, deps.fence, `stdio target ${targetId}`, verdict.probedAt, () =>
-      writeProbes(store, {
-        kind: 'stdio',
-        region: probeRegion(),
-        targetId,
-        verdict,
-        fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
-      }),
-    );
-    return { targetId, at: deps.now(), verdict, stored: true };
+    const at = deps.now();
+    deps.onProbeStart?.(at - dueAt);
+    try {
+      return await deps.probe(target, stdioProbeOptionsFor(target), deps.signal);
+    } catch (err) {
+      // The probe reports the server's faults in the verdict; a throw is ours, kept visible.
+      const v = unavailableVerdict(stdioUrlOf(target), 'probe_error', at);
+      return { ...v, anomaly: err instanceof Error ? err.message : String(err) };
+    }
   });
+  if (deps.signal?.aborted) throw new CycleAbandonedError(targetId);
+  // The target may have been changed by a config apply while it was probed: store nothing about another program.
+  const current = await getStdioTargetRow(store, targetId);
+  if (JSON.stringify(stdioSpecOf(current)) !== JSON.stringify(stdioSpecOf(target)))
+    return { targetId, at: deps.now(), verdict, stored: false };
+  await fencedWrite(store, deps.fence, `stdio target ${targetId}`, verdict.probedAt, () =>
+    writeProbes(store, {
+      kind: 'stdio',
+      region: deps.region,
+      targetId,
+      verdict,
+      fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
+    }),
+  );
+  return { targetId, at: deps.now(), verdict, stored: true };
 }

@@ -3,6 +3,7 @@
 // only with ERAWATCH_ALLOW_LOOPBACK=1. A stdio command runs only because the operator typed it here.
 import { parseArgs } from 'node:util';
 import { checkUrl } from '@/lib/net/egress';
+import type { Env, Settings } from '@/lib/settings';
 import {
   closeSharedProbeAgents,
   DEFAULT_PROBE_OPTIONS,
@@ -110,10 +111,7 @@ function parseHeaders(raw: string[]): Record<string, string> {
 }
 
 /** Parses argv into a probe command; throws UsageError with a one-line message on bad usage. */
-export function parseProbeArgs(
-  argv: string[],
-  env: Record<string, string | undefined> = process.env,
-): ProbeCommand {
+export function parseProbeArgs(argv: string[], env: Env): ProbeCommand {
   // Everything after `--` is the stdio command line, untouched (its own flags are not ours).
   const split = argv.indexOf('--');
   const flags = split >= 0 ? argv.slice(0, split) : argv;
@@ -327,14 +325,14 @@ function formatAuth(a: AuthEvidence): string[] {
   return out;
 }
 
-export async function run(argv: string[]): Promise<number> {
+export async function run(argv: string[], settings: Settings): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(`${USAGE}\n`);
     return 0;
   }
   let command: ProbeCommand;
   try {
-    command = parseProbeArgs(argv);
+    command = parseProbeArgs(argv, settings.environment);
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     process.stderr.write(`erawatch probe: ${err.message} (erawatch probe --help for usage)\n`);

@@ -1,5 +1,6 @@
-// One balancer cycle: plan the probes, run them under the global cap, analyse, write one transaction.
-// Pure in its dependencies: clock, probe, resolver, environment and store are parameters.
+// One balancer cycle: plan the probes, run them under the global cap, analyse (this region's analysis, then
+// combined with the other regions' inside the write), write one transaction. Clock, probe, resolver, variables
+// and store are parameters; the analysis is lib/rollout's, never db/'s.
 import { getBalancer } from '@/db/queries/balancers';
 import type { StoredEvent } from '@/db/queries/events';
 import { getOpenWindow } from '@/db/queries/rollouts';
@@ -10,17 +11,18 @@ import { DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';
 import { analyzeCycle, DEFAULT_FLAP_WINDOW_MS, keyedFingerprintOf } from '@/lib/rollout';
 import { carryCatalog, catalogOffsetOf, catalogRequestFor } from '@/lib/rollout/catalog';
 import type { BalancerAnalysis, NodeObservation, SampleObservation } from '@/lib/rollout/types';
-import { createLimiter, type Limiter } from './limiter';
+import type { Limiter } from './limiter';
 import { combineStep } from './regions';
 import { listPollWorkers } from '@/db/queries/units';
 import { unavailableVerdict } from '@/lib/probe/types';
 import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
+import type { Env } from '@/lib/settings';
 import {
   readKnownNodes,
   readPreviousSnapshot,
-  probeRegion,
   readRecentChanges,
+  storeRegionAnalysis,
   writeProbes,
   type KnownNode,
   type NewNode,
@@ -32,7 +34,8 @@ export interface CycleDeps {
   probe: ProbeFn;
   resolve: ResolveFn;
   now: Clock;
-  env: Record<string, string | undefined>;
+  /** Where `env:NAME` header values and secrets are read from. */
+  variables: Env;
   /** The global cap on probes in flight, shared by every balancer. */
   limiter: Limiter;
   /** When the cycle was due (for the lag figure); defaults to its start. */
@@ -45,8 +48,8 @@ export interface CycleDeps {
   gateRevisions?: string[];
   /** Checked inside the result's write transaction: false (the unit was taken over) writes nothing. */
   fence?: Fence;
-  /** The region this cycle probes from (default: ERAWATCH_REGION of `env`). */
-  region?: string;
+  /** The region this cycle probes from. */
+  region: string;
 }
 
 /**
@@ -88,7 +91,7 @@ export function fencedWrite<T>(
   at: number,
   write: () => Promise<T>,
 ): Promise<T> {
-  if (!fence) return write();
+  if (!fence) return store.write(() => write());
   return store.write(async () => {
     if (!(await fence())) throw new CycleFencedError(subject, at);
     const result = await write();
@@ -140,7 +143,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   const started = deps.now();
   const dueAt = deps.dueAt ?? started;
   const balancer = await getBalancer(store, balancerId);
-  const region = deps.region ?? probeRegion(deps.env);
+  const { region } = deps;
   const known = await readKnownNodes(store, balancerId, region);
 
   let addresses: string[] | null = null;
@@ -153,7 +156,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       dnsProblem = 'dns_failed';
     }
   }
-  const plan = planCycle(balancer, addresses, deps.env);
+  const plan = planCycle(balancer, addresses, deps.variables);
   // A failed lookup keeps the DNS nodes we knew, reported unavailable rather than silently dropped.
   if (dnsProblem) {
     for (const n of known.values()) {
@@ -295,31 +298,36 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     ...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)]),
   ];
   let combined = analysis;
-  const events = await fencedWrite(store, deps.fence, `balancer ${balancerId}`, at, () =>
-    writeProbes(store, {
+  // One write: this region's analysis beside the others', their combination and its events, all in the one
+  // transaction that the fence guards (two regions finishing at once each see the other's row).
+  const events = await fencedWrite(store, deps.fence, `balancer ${balancerId}`, at, async () => {
+    const { others, previousCombined } = await storeRegionAnalysis(store, {
+      balancerId,
+      region,
+      at,
+      analysis,
+    });
+    const step = combineStep({
+      balancerId,
+      at,
+      intervalMs: balancer.intervalMs,
+      mine: { region, analysis },
+      stored: others,
+      expectedRegions,
+      previous: previousCombined,
+    });
+    combined = step.combined;
+    return writeProbes(store, {
       kind: 'node',
       region,
       balancerId,
       at,
       newNodes,
       results,
-      analysis,
-      events: [],
-      combine: (stored, previousCombined) => {
-        const step = combineStep({
-          balancerId,
-          at,
-          intervalMs: balancer.intervalMs,
-          mine: { region, analysis },
-          stored,
-          expectedRegions,
-          previous: previousCombined,
-        });
-        combined = step.combined;
-        return { analysis: step.combined, events: step.events };
-      },
-    }),
-  );
+      analysis: step.combined,
+      events: step.events,
+    });
+  });
   return {
     balancerId,
     at,
@@ -328,29 +336,4 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     analysis: combined,
     events,
   };
-}
-
-/** Serialises cycles of one balancer in this process, so no node is ever probed twice at once. */
-const running = new Map<string, Promise<unknown>>();
-
-export async function runExclusive<T>(balancerId: string, task: () => Promise<T>): Promise<T> {
-  const before = running.get(balancerId) ?? Promise.resolve();
-  const mine = before.then(task, task);
-  const settled = mine.catch(() => undefined);
-  running.set(balancerId, settled);
-  try {
-    return await mine;
-  } finally {
-    if (running.get(balancerId) === settled) running.delete(balancerId);
-  }
-}
-
-export function isCycleRunning(balancerId: string): boolean {
-  return running.has(balancerId);
-}
-
-let sharedLimiter: Limiter | null = null;
-export function defaultLimiter(): Limiter {
-  sharedLimiter ??= createLimiter(64);
-  return sharedLimiter;
 }

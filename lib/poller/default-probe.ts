@@ -2,20 +2,22 @@
 // system resolver for every A/AAAA record of a host.
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { createProbeAgent, egressPolicyFromEnv, probeNode, type ProbeAgent } from '@/lib/probe';
-import { probeSourceAddressFromEnv } from '@/lib/worker/region';
+import { createProbeAgent, probeEgressPolicy, probeNode, type ProbeAgent } from '@/lib/probe';
+import type { Settings } from '@/lib/settings';
 import type { ProbeFn, ResolveFn } from './types';
 
 /** One keep-alive agent per source address ('' for the system's choice). */
 const agents = new Map<string, ProbeAgent>();
 
 /**
- * Probes with the egress policy of the environment (`ERAWATCH_ALLOW_LOOPBACK=1` allows loopback), from the
- * source address ERAWATCH_PROBE_SOURCE_ADDRESS names, if any.
+ * Probes with the settings' egress policy (`ERAWATCH_ALLOW_LOOPBACK=1` allows loopback), from the source
+ * address ERAWATCH_PROBE_SOURCE_ADDRESS names, if any.
  */
-export function createDefaultProbe(env: Record<string, string | undefined> = process.env): ProbeFn {
-  const egress = egressPolicyFromEnv(env);
-  const localAddress = probeSourceAddressFromEnv(env);
+export function createDefaultProbe(
+  settings: Pick<Settings, 'allowLoopback' | 'probeSourceAddress'>,
+): ProbeFn {
+  const egress = probeEgressPolicy(settings);
+  const localAddress = settings.probeSourceAddress;
   return (target, options) => {
     let agent = agents.get(localAddress ?? '');
     if (!agent) {

@@ -11,10 +11,11 @@ import {
   type AttemptDecision,
   type ClaimedDelivery,
 } from '@/db/queries/webhooks';
-import { publicUrlFromEnv, pushSinkAlerts, reconcileAlertSinks } from '@/lib/alertmanager/deliver';
+import { pushSinkAlerts, reconcileAlertSinks } from '@/lib/alertmanager/deliver';
+import type { Env, Settings } from '@/lib/settings';
 import { recordWebhookAttempt } from '@/lib/metrics/stored';
 import { createEgressAgent } from '@/lib/net/egress';
-import { ATTEMPT_TIMEOUT_MS, DEFAULT_DISABLE_AFTER_MS, retryDelayMs } from './schedule';
+import { ATTEMPT_TIMEOUT_MS, retryDelayMs } from './schedule';
 import { createSender, type AttemptResult, type SendFn } from './send';
 import { webhookEgressPolicy } from './egress';
 import { signedHeaders } from './signing';
@@ -38,22 +39,26 @@ export interface DeliveryDeps {
   /** Finished deliveries older than this are deleted (by the maintain role), so the log stays bounded. */
   retentionMs: number;
   /** The dashboard's address, linked from Alertmanager alerts (`ERAWATCH_PUBLIC_URL`). */
-  publicUrl?: string;
+  publicUrl: string;
+  /** Where a sink's `env:NAME` credential is read from. */
+  variables: Env;
 }
 
-export function defaultDeliveryDeps(env: Record<string, string | undefined> = process.env): DeliveryDeps {
-  const days = Number(env.ERAWATCH_WEBHOOK_DISABLE_AFTER_DAYS);
+export function defaultDeliveryDeps(settings: Settings): DeliveryDeps {
   return {
     now: Date.now,
     storeClock: true,
     random: Math.random,
-    send: createSender(createEgressAgent(webhookEgressPolicy(env), { connectTimeoutMs: ATTEMPT_TIMEOUT_MS })),
+    send: createSender(
+      createEgressAgent(webhookEgressPolicy(settings), { connectTimeoutMs: ATTEMPT_TIMEOUT_MS }),
+    ),
     timeoutMs: ATTEMPT_TIMEOUT_MS,
-    disableAfterMs: Number.isFinite(days) && days > 0 ? days * 86_400_000 : DEFAULT_DISABLE_AFTER_MS,
+    disableAfterMs: settings.webhookDisableAfterMs,
     batchSize: 50,
     concurrency: 8,
     retentionMs: DEFAULT_DELIVERY_RETENTION_MS,
-    publicUrl: publicUrlFromEnv(env),
+    publicUrl: settings.publicUrl,
+    variables: settings.environment,
   };
 }
 
@@ -174,7 +179,7 @@ export interface PassSummary {
 /** One bounded pass over what is due now, waiting for every attempt it started (tests and one-shot use). */
 export async function runDeliveryPass(store: Store, deps: DeliveryDeps): Promise<PassSummary> {
   const now = await deliveryTime(store, deps);
-  await reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
+  await reconcileAlertSinks(store, now, deps.publicUrl);
   const { released, suppressed } = await settleHeldDeliveries(store, now);
   const claimed = await claimDueDeliveries(store, now, {
     limit: deps.batchSize,
@@ -232,7 +237,7 @@ function describe(err: unknown): string {
  */
 export function startDeliveryWorker(
   store: Store,
-  deps: DeliveryDeps = defaultDeliveryDeps(),
+  deps: DeliveryDeps,
   pollMs = 1_000,
   log: (line: string) => void = (l) => console.error(l),
   stopGraceMs = 5_000,
@@ -296,7 +301,7 @@ export function startDeliveryWorker(
     let claimed: ClaimedDelivery[] = [];
     try {
       const now = await deliveryTime(store, deps);
-      await reconcileAlertSinks(store, now, deps.publicUrl ?? publicUrlFromEnv());
+      await reconcileAlertSinks(store, now, deps.publicUrl);
       await settleHeldDeliveries(store, now);
       claimed = await claimDueDeliveries(store, now, {
         limit: deps.batchSize,

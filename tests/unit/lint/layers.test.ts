@@ -1,0 +1,42 @@
+// The layers of docs/architecture.md, enforced: the lint rule refuses an import across a layer's boundary, and
+// lets through what the layer may import.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ruleMessages, warmUp } from './support';
+
+async function refused(file: string, line: string): Promise<string[]> {
+  const name = /\{ (\w+)/.exec(line)?.[1] ?? 'x';
+  return ruleMessages('no-restricted-imports', file, `${line}\nexport const used = [${name}];\n`);
+}
+
+beforeAll(warmUp, 120_000);
+
+describe('imports between layers', () => {
+  it.each([
+    ['lib/poller/x.ts', "import { recordProbe } from '@/lib/metrics/stored';", 'lib/metrics observes'],
+    ['lib/poller/x.ts', "import { startWorker } from '@/lib/worker';", 'lib/worker composes'],
+    ['lib/poller/x.ts', "import { withApi } from '@/lib/api/with-api';", 'through the store'],
+    ['lib/rollout/x.ts', "import { getBalancer } from '@/db/queries/balancers';", 'does no storage'],
+    ['lib/probe/x.ts', "import { runCycle } from '@/lib/poller/balancer-cycle';", 'only the foundation'],
+    ['components/x.tsx', "import { listNodes } from '@/db/queries/nodes';", 'read through the API'],
+    ['lib/ui/x.ts', "import { startPoller } from '@/lib/poller';", 'read through the API'],
+    ['db/queries/x.ts', "import { runCycle } from '@/lib/poller/balancer-cycle';", 'never imports a role'],
+    ['db/queries/x.ts', "import { sendDelivery } from '@/lib/webhooks/send';", 'policy lives with'],
+    ['lib/webhooks/x.ts', "import { json } from '@/lib/api/with-api';", 'web layer'],
+    ['lib/poller/x.ts', "import { sql } from 'drizzle-orm';", 'one door'],
+  ])('%s: %s is refused', async (file, line, says) => {
+    const messages = await refused(file, line);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toContain(says);
+  });
+
+  it.each([
+    ['lib/poller/x.ts', "import { analyzeCycle } from '@/lib/rollout';"],
+    ['lib/poller/x.ts', "import { listUnits } from '@/db/queries/units';"],
+    ['lib/metrics/x.ts', "import { createPollerEvents } from '@/lib/poller/events';"],
+    ['lib/api/x.ts', "import { requestBalancerCycles } from '@/lib/poller/requests';"],
+    ['db/queries/x.ts', "import { buildEnvelope } from '@/lib/webhooks/envelope';"],
+    ['lib/rollout/x.ts', "import { DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';"],
+  ])('%s: %s is allowed', async (file, line) => {
+    expect(await refused(file, line)).toEqual([]);
+  });
+});
