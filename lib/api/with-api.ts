@@ -14,8 +14,9 @@ import { HttpProblem, buildProblem, problemResponse, zodIssuesToParams, type Inv
 import { getRateLimiters } from './rate-limit';
 import { processSettings, type Settings } from '@/lib/settings';
 
-/** `read` and `write` are token scopes; `admin` (tokens, sessions) needs the admin secret, a session or local mode. */
-export type Access = 'public' | 'read' | 'write' | 'admin';
+import type { Access } from './routes';
+
+export type { Access };
 
 export type Principal =
   | { kind: 'token'; id: string; scope: TokenScope }
@@ -241,6 +242,7 @@ function requestKey(req: Request, mode: AuthMode): string | null {
   return mode.local ? 'local' : null;
 }
 
+/** The API wrapper around one handler; route files reach it through `route()` (lib/api/route.ts). */
 export function withApi<P extends Record<string, string> = Record<string, never>>(
   access: Access,
   handler: (ctx: ApiContext<P>) => Response | Promise<Response>,

@@ -1,14 +1,14 @@
 import { createAlertSink, listAlertSinks } from '@/db/queries/alert-sinks';
 import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
-import { json, readJson, withApi } from '@/lib/api/with-api';
-import { CreateAlertSinkInput } from '@/lib/schemas/alert-sink';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('read', async ({ store }) => json({ items: await listAlertSinks(store) }));
+export const GET = route('listAlertSinks', async ({ store }) => json({ items: await listAlertSinks(store) }));
 
-export const POST = withApi('write', async ({ req, store, now, settings }) => {
-  const input = await readJson(req, CreateAlertSinkInput);
+export const POST = route('createAlertSink', async ({ store, now, settings, body }) => {
+  const input = await body();
   assertAlertSinkUrlsAllowed(input.urls, settings);
   const created = await createAlertSink(store, input, now);
   return json(created, 201, { location: `/api/v1/alert-sinks/${created.id}` });

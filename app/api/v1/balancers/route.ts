@@ -1,20 +1,17 @@
 import { createBalancer, listBalancerPage } from '@/db/queries/balancers';
-import { asQueryErrors, json, readJson, readQuery, withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
+import { asQueryErrors, json } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
 import { balancerView } from '@/lib/api/views';
-import { CreateBalancerInput } from '@/lib/schemas/balancer';
-import { BalancerListQuery } from '@/lib/schemas/balancer-view';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('read', async ({ req, store }) => {
-  const query = readQuery(req, BalancerListQuery);
-  const page = await asQueryErrors(async () => await listBalancerPage(store, query));
-  return json(page);
-});
+export const GET = route('listBalancers', async ({ store, query }) =>
+  json(await asQueryErrors(async () => await listBalancerPage(store, query))),
+);
 
-export const POST = withApi('write', async ({ req, store, now, settings }) => {
-  const input = await readJson(req, CreateBalancerInput.strict());
+export const POST = route('createBalancer', async ({ store, now, settings, body }) => {
+  const input = await body();
   assertTargetUrlsAllowed(input, settings);
   const created = await createBalancer(store, input, now);
   return json(balancerView(created), 201, { location: `/api/v1/balancers/${created.id}` });

@@ -1,14 +1,14 @@
 import { HttpProblem } from '@/lib/api/problem';
-import { json, readJson, withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 import { revokeSession } from '@/db/queries/sessions';
 import { SESSION_COOKIE, issueSession, sameOrigin, sessionCookie, sessionOf } from '@/lib/auth/session';
 import { secretsEqual } from '@/lib/auth/tokens';
-import { LoginInput } from '@/lib/schemas/session';
 
 export const dynamic = 'force-dynamic';
 
 /** Who the caller is: lets the dashboard decide whether to show the login form. */
-export const GET = withApi('public', ({ principal, mode }) =>
+export const GET = route('getSession', ({ principal, mode }) =>
   json({
     authenticated: principal.kind !== 'anonymous',
     via: principal.kind === 'admin' ? principal.via : principal.kind,
@@ -17,11 +17,11 @@ export const GET = withApi('public', ({ principal, mode }) =>
 );
 
 /** Dashboard login with the admin secret; sets an HttpOnly session cookie. */
-export const POST = withApi('public', async ({ req, mode, now }) => {
+export const POST = route('login', async ({ req, mode, now, body }) => {
   if (!sameOrigin(req)) {
     throw new HttpProblem(403, 'origin_mismatch', 'log in from a page of this server (Origin must match)');
   }
-  const { secret } = await readJson(req, LoginInput);
+  const { secret } = await body();
   if (mode.adminSecret === null) {
     throw new HttpProblem(409, 'no_admin_secret', 'no admin secret is configured; local mode needs no login');
   }
@@ -36,7 +36,7 @@ export const POST = withApi('public', async ({ req, mode, now }) => {
 });
 
 /** Log out: the session is ended in the store, so its cookie is refused by every web process, and cleared. */
-export const DELETE = withApi('public', async ({ req, mode, now, store }) => {
+export const DELETE = route('logout', async ({ req, mode, now, store }) => {
   const session = sessionOf(req, mode.adminSecret, now);
   if (session !== null) await revokeSession(store, session.sid, session.expiresAt);
   return json({ authenticated: false }, 200, {

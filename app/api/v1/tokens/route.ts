@@ -1,14 +1,13 @@
 import { createApiToken, listApiTokens } from '@/db/queries/tokens';
-import { json, readJson, withApi } from '@/lib/api/with-api';
-import { CreateTokenInput } from '@/lib/schemas/token';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('admin', async ({ store }) => json({ items: await listApiTokens(store) }));
+export const GET = route('listTokens', async ({ store }) => json({ items: await listApiTokens(store) }));
 
 /** The response carries the token itself; it is never shown again. */
-export const POST = withApi('admin', async ({ req, store, now }) => {
-  const input = await readJson(req, CreateTokenInput);
-  const created = await createApiToken(store, input, now);
+export const POST = route('createToken', async ({ store, now, body }) => {
+  const created = await createApiToken(store, await body(), now);
   return json(created, 201, { location: `/api/v1/tokens/${created.id}` });
 });

@@ -1,22 +1,21 @@
 import { deleteWebhook, getWebhookRow, toWebhookEndpoint, updateWebhook } from '@/db/queries/webhooks';
+import { route } from '@/lib/api/route';
 import { assertWebhookUrlAllowed } from '@/lib/api/webhook-input';
-import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
-import { UpdateWebhookInput } from '@/lib/schemas/webhook';
+import { json, noContent } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', async ({ store, params, now }) =>
+export const GET = route('getWebhook', async ({ store, params, now }) =>
   json(toWebhookEndpoint(await getWebhookRow(store, params.id), now)),
 );
 
-export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now, settings }) => {
-  const body = await readJsonBody(req);
-  const patch = parseBody(UpdateWebhookInput, body);
+export const PATCH = route('updateWebhook', async ({ store, params, now, settings, body, rawBody }) => {
+  const patch = await body();
   assertWebhookUrlAllowed(patch.url, settings);
-  return json(await updateWebhook(store, params.id, body as Record<string, unknown>, now));
+  return json(await updateWebhook(store, params.id, (await rawBody()) as Record<string, unknown>, now));
 });
 
-export const DELETE = withApi<{ id: string }>('write', async ({ store, params }) => {
+export const DELETE = route('deleteWebhook', async ({ store, params }) => {
   await deleteWebhook(store, params.id);
   return noContent();
 });

@@ -1,8 +1,9 @@
 import { closeRolloutWindow } from '@/db/queries/rollouts';
-import { json, withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = withApi<{ id: string }>('write', async ({ store, params, now }) =>
+export const POST = route('closeRollout', async ({ store, params, now }) =>
   json(await closeRolloutWindow(store, params.id, now)),
 );

@@ -1,11 +1,10 @@
 import { rotateWebhookSecret } from '@/db/queries/webhooks';
-import { json, readJson, withApi } from '@/lib/api/with-api';
-import { RotateSecretInput } from '@/lib/schemas/webhook';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
 /** A new secret (returned once); the old one keeps signing beside it for `overlapMs`. */
-export const POST = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
-  const input = await readJson(req, RotateSecretInput);
-  return json(await rotateWebhookSecret(store, params.id, input, now));
-});
+export const POST = route('rotateWebhookSecret', async ({ store, params, now, body }) =>
+  json(await rotateWebhookSecret(store, params.id, await body(), now)),
+);
