@@ -8,7 +8,7 @@ import { answerGate } from './gate';
 import type { Settings } from '@/lib/settings';
 import { HttpProblem, buildProblem, problemResponse } from './problem';
 import { askForCycles } from './probe-now';
-import { enforceRateLimit, json, parseBody, principalForSecret, readJsonBody } from './with-api';
+import { json, parseBody, principalForBodySecret, readJsonBody } from './with-api';
 
 export type FlaggerHookKind = 'gate' | 'rollback';
 
@@ -27,8 +27,8 @@ export async function answerFlaggerHook(
       { headers: { 'www-authenticate': 'Bearer realm="erawatch"' } },
     );
   }
-  const principal = await principalForSecret(token, ctx.store, ctx.mode, ctx.now);
-  enforceRateLimit(principal, ctx.now);
+  // The token is checked like a bearer token: the lockout, and its request bucket.
+  await principalForBodySecret(token, req, ctx);
 
   const gate = await answerGate(ctx.store, body.metadata.balancer, body.metadata.revision, {
     fresh: body.metadata.fresh,
