@@ -15,7 +15,10 @@ export function proxy(req: NextRequest): Response {
     );
   }
   if (req.nextUrl.pathname !== '/healthz') {
-    const refusal = hostRefusal(req.headers.get('host') ?? req.nextUrl.host, currentAuthMode(processSettings()));
+    const refusal = hostRefusal(
+      req.headers.get('host') ?? req.nextUrl.host,
+      currentAuthMode(processSettings()),
+    );
     if (refusal) return problemResponse(buildProblem(403, refusal.code, refusal.detail));
   }
   return NextResponse.next();

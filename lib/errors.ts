@@ -50,3 +50,20 @@ export function toFieldIssues(
     return [{ path: at.join('.'), message: i.message }];
   });
 }
+
+/** Errors of the database drivers and of drizzle, which wraps them with the query and its parameters. */
+const DATABASE_ERRORS = new Set(['DrizzleQueryError', 'PostgresError', 'SqliteError']);
+
+/**
+ * What a log line may say of an error. A database error is its name, code and message only: drizzle's own
+ * message, the driver's `query` and `parameters` would print every bound value (webhook signing secrets,
+ * alert-sink passwords, token hashes). Any other error keeps its stack.
+ */
+export function loggableError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  if (!DATABASE_ERRORS.has(err.name)) return err.stack ?? `${err.name}: ${err.message}`;
+  const inner = err.name === 'DrizzleQueryError' && err.cause instanceof Error ? err.cause : err;
+  if (inner.name === 'DrizzleQueryError') return 'DrizzleQueryError: a query failed';
+  const code = (inner as { code?: unknown }).code;
+  return `${inner.name}${typeof code === 'string' ? ` ${code}` : ''}: ${inner.message}`;
+}

@@ -90,7 +90,9 @@ function trustedProxies(raw: string): Parsed<string[]> {
   try {
     proxyaddr.compile(list);
   } catch (err) {
-    return bad(`must be IP addresses or CIDR ranges, comma-separated (${err instanceof Error ? err.message : 'invalid'})`);
+    return bad(
+      `must be IP addresses or CIDR ranges, comma-separated (${err instanceof Error ? err.message : 'invalid'})`,
+    );
   }
   return ok(list);
 }
@@ -218,7 +220,8 @@ export const SETTING_DOCS: Record<SettingName, { shown: string; meaning: string 
   },
   ERAWATCH_MAX_CONCURRENT_REQUESTS: {
     shown: '32',
-    meaning: 'requests the web process serves at once; more get 429 `overloaded` with `Retry-After` (`0` = off)',
+    meaning:
+      'requests the web process serves at once; more get 429 `overloaded` with `Retry-After` (`0` = off)',
   },
   ERAWATCH_CONFIG: {
     shown: '`./erawatch.config.yaml` if present',

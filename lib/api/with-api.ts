@@ -1,9 +1,9 @@
 // The one wrapper every /api/v1 route goes through: authenticate, rate-limit, run the handler, and map every
 // thrown error to problem+json. Handlers stay thin: parse with zod, call one lib/db function, answer.
 import type { z } from 'zod';
-import { getStore, type Store } from '@/db/index';
+import { StoreUnavailableError, getStore, type Store } from '@/db/index';
 import { findTokenBySecret } from '@/db/queries/tokens';
-import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
+import { ConflictError, NotFoundError, ValidationError, loggableError } from '@/lib/errors';
 import { currentAuthMode, hostRefusal, type AuthMode } from '@/lib/auth/mode';
 import { clientAddress } from './front-door';
 import { SESSION_COOKIE, readCookie, sameOrigin, sessionOf } from '@/lib/auth/session';
@@ -148,12 +148,18 @@ export function errorToResponse(err: unknown): Response {
   }
   if (err instanceof NotFoundError) return problemResponse(buildProblem(404, 'not_found', err.message));
   if (err instanceof ConflictError) return problemResponse(buildProblem(409, 'conflict', err.message));
+  if (err instanceof StoreUnavailableError) {
+    console.error(`erawatch api: ${err.message}`);
+    return problemResponse(
+      buildProblem(503, 'store_unavailable', 'the database is unavailable; nothing was written', undefined),
+    );
+  }
   if (err instanceof EgressRefusedError) {
     return problemResponse(
       buildProblem(422, 'egress_refused', err.message, [{ pointer: '/url', detail: err.message }]),
     );
   }
-  console.error('erawatch api: unhandled error', err instanceof Error ? err.stack : err);
+  console.error(`erawatch api: unhandled error: ${loggableError(err)}`);
   return problemResponse(
     buildProblem(500, 'internal', 'an internal error occurred; the server log has the details'),
   );
@@ -255,6 +261,29 @@ function takeRequest(bucket: string, now: number): void {
     throw new HttpProblem(429, 'rate_limited', `too many requests; retry in ${limit.retryAfterS} s`, {
       headers: { 'retry-after': String(limit.retryAfterS) },
     });
+  }
+}
+
+/**
+ * Whether a request outside withApi (/readyz) carries a valid bearer credential, under the same lockout: a
+ * wrong one spends the failure buckets, and a locked-out client is never believed. Never throws.
+ */
+export async function hasValidBearer(
+  req: Request,
+  store: Store,
+  settings: Settings,
+  now: number,
+): Promise<boolean> {
+  const bearer = bearerOf(req);
+  if (bearer === null) return false;
+  const keys = failureKeys(req, settings, bearer);
+  try {
+    refuseIfLocked(keys, now);
+    await principalForSecret(bearer, store, currentAuthMode(settings), now);
+    return true;
+  } catch (err) {
+    if (err instanceof HttpProblem && err.status === 401) spendFailure(keys, Date.now());
+    return false;
   }
 }
 

@@ -25,7 +25,11 @@ const headerName = z
 const headerValue = z
   .string()
   .max(4096)
-  .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks');
+  .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks')
+  .refine(
+    (v) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/.test(v),
+    'must not contain control characters',
+  );
 
 /** OAuth 2.1 client credentials (RFC 6749 §4.4, RFC 8707 resource indicators) for a balancer's probes. */
 export const OAuthClientCredentialsInput = z

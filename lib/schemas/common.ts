@@ -8,6 +8,17 @@ export const Id = z
   .max(64)
   .regex(/^[A-Za-z0-9_-]+$/, 'must be an id');
 
+/** C0 control characters (NUL among them), DEL and C1: no typed field holds them, and PostgreSQL refuses NUL. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+/** The same, but tab and line breaks, which a multi-line description may hold. */
+const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+
+/** The refinement of every free-text field (names, descriptions, user names, credentials): 422 on both engines. */
+export function withoutControlCharacters<S extends z.ZodString>(schema: S, opts: { lines?: boolean } = {}) {
+  const pattern = opts.lines ? CONTROL_CHARACTERS_BUT_LINES : CONTROL_CHARACTERS;
+  return schema.refine((v) => !pattern.test(v), 'must not contain control characters');
+}
+
 /** Epoch milliseconds. */
 export const Timestamp = z.int().min(0).meta({ description: 'epoch milliseconds' });
 

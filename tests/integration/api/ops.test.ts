@@ -114,9 +114,13 @@ describe('operations', () => {
     expect(await notReady.json()).toMatchObject({
       ready: false,
       checks: {
-        database: { ok: true, detail: 'heartbeat written' },
+        database: { ok: true, detail: 'store answers' },
         poller: { ok: false, detail: 'no worker runs the poll role' },
       },
+    });
+    // With the admin secret (or a token) the store also takes the heartbeat write.
+    expect(await (await ready(request('/readyz', { token: ADMIN }))).json()).toMatchObject({
+      checks: { database: { ok: true, detail: 'heartbeat written' } },
     });
     process.env.ERAWATCH_POLLER = 'off';
     (await import('@/lib/settings')).resetProcessSettings();
@@ -138,7 +142,17 @@ describe('operations', () => {
       const worker = { holder: 'worker-elsewhere', pid: 4242, hostname: 'worker-host', region: 'eu-west' };
       await heartbeatPollWorker(await getStore(), worker, 60_000, Date.now(), 3, null);
       try {
-        const held = await ready(request('/readyz'));
+        // Anonymous: the verdict, no host names or pids.
+        const anonymous = await ready(request('/readyz'));
+        expect(anonymous.status).toBe(200);
+        const text = await anonymous.text();
+        expect(JSON.parse(text)).toMatchObject({
+          ready: true,
+          checks: { poller: { ok: true, detail: expect.stringMatching(/^1 worker in 1 region; /) } },
+        });
+        expect(text).not.toContain('worker-host');
+        expect(text).not.toContain('4242');
+        const held = await ready(request('/readyz', { token: ADMIN }));
         expect(held.status).toBe(200);
         expect(await held.json()).toMatchObject({
           ready: true,
@@ -173,7 +187,7 @@ describe('operations', () => {
         const text = await (await metrics(request('/metrics', { token: ADMIN }))).text();
         return Number(/^erawatch_store_write_errors_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
       };
-      expect((await ready(request('/readyz'))).status).toBe(200);
+      expect((await ready(request('/readyz', { token: ADMIN }))).status).toBe(200);
       const errorsBefore = await writeErrors();
       const pages = Number(sqliteOf(store).pragma('page_count', { simple: true }));
       // A store that may not grow past its current size: what a full disk looks like to SQLite.
@@ -192,7 +206,7 @@ describe('operations', () => {
             }
           }
         }
-        const full = await ready(request('/readyz'));
+        const full = await ready(request('/readyz', { token: ADMIN }));
         expect(full.status).toBe(503);
         expect(await full.json()).toMatchObject({
           ready: false,
@@ -208,7 +222,7 @@ describe('operations', () => {
       } finally {
         sqliteOf(store).pragma('max_page_count = 1073741823');
       }
-      const back = await ready(request('/readyz'));
+      const back = await ready(request('/readyz', { token: ADMIN }));
       expect(back.status).toBe(200);
       expect(await back.json()).toMatchObject({ ready: true, checks: { database: { ok: true } } });
       sqliteOf(store).prepare("DELETE FROM store_heartbeats WHERE holder = 'filler'").run();
