@@ -51,8 +51,14 @@ export function toFieldIssues(
   });
 }
 
-/** Errors of the database drivers and of drizzle, which wraps them with the query and its parameters. */
-const DATABASE_ERRORS = new Set(['DrizzleQueryError', 'PostgresError', 'SqliteError']);
+/** Errors of the database drivers (whose `query` and `parameters` fields hold the bound values). */
+const DRIVER_ERRORS = new Set(['PostgresError', 'SqliteError']);
+
+/** drizzle's wrapper of a driver error (its class name is not kept): `Failed query: …\nparams: …`. */
+function isDrizzleQueryError(err: Error): boolean {
+  const e = err as Error & { query?: unknown; params?: unknown };
+  return typeof e.query === 'string' && Array.isArray(e.params);
+}
 
 /**
  * What a log line may say of an error. A database error is its name, code and message only: drizzle's own
@@ -61,9 +67,17 @@ const DATABASE_ERRORS = new Set(['DrizzleQueryError', 'PostgresError', 'SqliteEr
  */
 export function loggableError(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
-  if (!DATABASE_ERRORS.has(err.name)) return err.stack ?? `${err.name}: ${err.message}`;
-  const inner = err.name === 'DrizzleQueryError' && err.cause instanceof Error ? err.cause : err;
-  if (inner.name === 'DrizzleQueryError') return 'DrizzleQueryError: a query failed';
+  const wrapped = isDrizzleQueryError(err);
+  if (!wrapped && !DRIVER_ERRORS.has(err.name)) return err.stack ?? `${err.name}: ${err.message}`;
+  const inner = wrapped ? err.cause : err;
+  if (!(inner instanceof Error) || isDrizzleQueryError(inner)) return 'a database query failed';
   const code = (inner as { code?: unknown }).code;
-  return `${inner.name}${typeof code === 'string' ? ` ${code}` : ''}: ${inner.message}`;
+  return `database error: ${inner.name}${typeof code === 'string' ? ` ${code}` : ''}: ${inner.message}`;
+}
+
+/** One line for a log: `loggableError` without the stack of an error that is not the database's. */
+export function errorMessage(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  if (isDrizzleQueryError(err) || DRIVER_ERRORS.has(err.name)) return loggableError(err);
+  return err.message;
 }

@@ -77,8 +77,11 @@ export async function checkReadiness(
   const maxCycleAgeMs = options.maxCycleAgeMs ?? DEFAULT_MAX_CYCLE_AGE_MS;
   const detailed = options.detailed ?? false;
   const database = await checkDatabase(store, now, detailed);
-  if (!database.ok) {
-    return { ready: false, checks: { database, poller: { ok: false, detail: 'not checked: no store' } } };
+  if (store.unavailable() !== null) {
+    return {
+      ready: false,
+      checks: { database, poller: { ok: false, detail: 'not checked: the store is unavailable' } },
+    };
   }
   let poller: { ok: boolean; detail: string };
   const status = await getPollerStatus(store, now);

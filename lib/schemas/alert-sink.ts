@@ -2,7 +2,13 @@
 // `POST /api/v2/alerts`. Client-safe. Credentials are accepted as `env:NAME` or a literal; responses never
 // carry a literal, only whether one is stored.
 import { z } from 'zod';
-import { Id, Timestamp, withoutControlCharacters } from './common';
+import {
+  CONTROL_CHARACTERS_ISSUE,
+  Id,
+  Timestamp,
+  hasControlCharacters,
+  withoutControlCharacters,
+} from './common';
 import { EventType } from './event';
 
 export const ALERT_SINK_KINDS = ['alertmanager'] as const;
@@ -29,10 +35,7 @@ const Credential = z
   .max(4096, 'must be at most 4096 characters')
   .refine((v) => !v.startsWith('env:') || ENV_REF.test(v), 'env: must be followed by a variable name')
   .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks')
-  .refine(
-    (v) => !/[\u0000-\u0009\u000b\u000c\u000e-\u001f\u007f-\u009f]/.test(v),
-    'must not contain control characters',
-  );
+  .refine((v) => !hasControlCharacters(v, ['\r', '\n']), CONTROL_CHARACTERS_ISSUE);
 
 export const AlertSinkAuthInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('none') }),

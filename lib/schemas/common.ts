@@ -8,15 +8,24 @@ export const Id = z
   .max(64)
   .regex(/^[A-Za-z0-9_-]+$/, 'must be an id');
 
-/** C0 control characters (NUL among them), DEL and C1: no typed field holds them, and PostgreSQL refuses NUL. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
-/** The same, but tab and line breaks, which a multi-line description may hold. */
-const CONTROL_CHARACTERS_BUT_LINES = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/;
+/**
+ * Whether `v` holds a C0 control character (NUL among them), DEL or a C1 one: no typed field holds them, and
+ * PostgreSQL refuses NUL. `allow` names the few a field may hold (tab and line breaks in a description).
+ */
+export function hasControlCharacters(v: string, allow: readonly string[] = []): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if ((c < 0x20 || (c >= 0x7f && c <= 0x9f)) && !allow.includes(v[i] ?? '')) return true;
+  }
+  return false;
+}
+
+export const CONTROL_CHARACTERS_ISSUE = 'must not contain control characters';
 
 /** The refinement of every free-text field (names, descriptions, user names, credentials): 422 on both engines. */
 export function withoutControlCharacters<S extends z.ZodString>(schema: S, opts: { lines?: boolean } = {}) {
-  const pattern = opts.lines ? CONTROL_CHARACTERS_BUT_LINES : CONTROL_CHARACTERS;
-  return schema.refine((v) => !pattern.test(v), 'must not contain control characters');
+  const allow = opts.lines ? ['\t', '\n', '\r'] : [];
+  return schema.refine((v) => !hasControlCharacters(v, allow), CONTROL_CHARACTERS_ISSUE);
 }
 
 /** Epoch milliseconds. */

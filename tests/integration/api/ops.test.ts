@@ -172,6 +172,82 @@ describe('operations', () => {
     }
   });
 
+  it('an anonymous /readyz writes nothing to the store', async () => {
+    const { openReader } = await import('../../support/store');
+    const reader = await openReader(process.env.ERAWATCH_DB ?? '');
+    const newest = async () =>
+      Number(
+        (await reader.all<{ id: number | null }>('SELECT max(id) AS id FROM store_heartbeats'))[0]?.id ?? 0,
+      );
+    try {
+      const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
+      const before = await newest();
+      for (let i = 0; i < 3; i++) await ready(request('/readyz'));
+      expect(await newest()).toBe(before);
+      // A caller with the admin secret gets the write check: a new heartbeat row.
+      await ready(request('/readyz', { token: ADMIN }));
+      expect(await newest()).toBeGreaterThan(before);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it.skipIf(onPostgres)(
+    'a SQLite file removed or replaced under the process: /readyz 503 and writes 503 until it is back',
+    async () => {
+      const file = process.env.ERAWATCH_DB ?? '';
+      const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
+      const create = await handler(import('@/app/api/v1/balancers/route'), 'POST');
+      const list = await handler(import('@/app/api/v1/balancers/route'), 'GET');
+      const post = (name: string) =>
+        create(
+          request('/api/v1/balancers', {
+            method: 'POST',
+            token: ADMIN,
+            body: { name, publicUrl: 'http://127.0.0.1:9/mcp' },
+          }),
+        );
+      const names = async () =>
+        (
+          (await (await list(request('/api/v1/balancers', { token: ADMIN }))).json()) as {
+            items: Array<{ name: string }>;
+          }
+        ).items.map((b) => b.name);
+      const away = `${file}.away`;
+      // Removed (the path names nothing; the open file lives on, unlinked).
+      fs.renameSync(file, away);
+      try {
+        const gone = await ready(request('/readyz'));
+        expect(gone.status).toBe(503);
+        expect(await gone.json()).toMatchObject({
+          ready: false,
+          checks: { database: { ok: false, detail: 'the database file was removed' } },
+        });
+        const refused = await post('written-while-removed');
+        expect(refused.status).toBe(503);
+        expect(((await refused.json()) as { type: string }).type).toBe(
+          'https://erawatch.dev/problems/store_unavailable',
+        );
+        // Replaced by another file at the same path.
+        fs.copyFileSync(away, file);
+        const replaced = await ready(request('/readyz', { token: ADMIN }));
+        expect(replaced.status).toBe(503);
+        expect(await replaced.json()).toMatchObject({
+          checks: { database: { ok: false, detail: 'the database file was replaced by another file' } },
+        });
+        expect((await post('written-while-replaced')).status).toBe(503);
+      } finally {
+        fs.renameSync(away, file);
+      }
+      // Back: writes are taken again, and none of the refused ones was stored.
+      expect((await post('written-when-back')).status).toBe(201);
+      const stored = await names();
+      expect(stored).toContain('written-when-back');
+      expect(stored).not.toContain('written-while-removed');
+      expect(stored).not.toContain('written-while-replaced');
+    },
+  );
+
   // SQLite's page limit stands in for a full disk; PostgreSQL has no such knob.
   it.skipIf(onPostgres)(
     'a full store turns /readyz to 503 (the heartbeat write fails) and back to 200 once it can grow',

@@ -1,0 +1,2 @@
+import { settingsTable } from '@/lib/settings';
+console.log(settingsTable());
