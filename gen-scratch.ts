@@ -1,2 +1,0 @@
-import { settingsTable } from '@/lib/settings';
-console.log(settingsTable());
