@@ -60,7 +60,8 @@ const TestResult = z.object({
 const ProbeResult = z.record(z.string(), z.unknown()).meta({ description: 'the cycle summary' });
 
 const READ = [400, 401, 404, 429];
-const WRITE = [400, 401, 403, 404, 413, 415, 422, 429];
+// 503: a SQLite store whose file was removed or replaced refuses writes (store_unavailable).
+const WRITE = [400, 401, 403, 404, 413, 415, 422, 429, 503];
 
 export const OPERATIONS: Operation[] = [
   {
