@@ -12,11 +12,11 @@ import diagnostics from 'node:diagnostics_channel';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import proxyaddr from 'proxy-addr';
+import { INTERNAL_REQUEST_HEADER, internalRequestNonce } from '@/lib/net/internal-requests';
 import type { Settings } from '@/lib/settings';
 
 /** The request header the subscriber writes: `<nonce> <ok|overloaded> <socket address>`. */
 export const STAMP_HEADER = 'x-erawatch-client';
-
 const STATE = Symbol.for('erawatch.front-door');
 interface FrontDoorState {
   nonce: string;
@@ -28,7 +28,12 @@ type GlobalWithState = typeof globalThis & { [STATE]?: FrontDoorState };
 
 function state(): FrontDoorState {
   const g = globalThis as GlobalWithState;
-  g[STATE] ??= { nonce: randomBytes(18).toString('base64url'), installed: false, limit: 0, inFlight: 0 };
+  g[STATE] ??= {
+    nonce: randomBytes(18).toString('base64url'),
+    installed: false,
+    limit: 0,
+    inFlight: 0,
+  };
   return g[STATE];
 }
 
@@ -53,7 +58,10 @@ export function installFrontDoor(settings: Pick<Settings, 'maxConcurrentRequests
       socket: Socket;
     };
     let verdict = 'ok';
-    if (!isHealthCheck(request.url)) {
+    // This process's own server-side reads of its API run inside a page request that already holds a slot.
+    const internal = request.headers[INTERNAL_REQUEST_HEADER] === internalRequestNonce();
+    delete request.headers[INTERNAL_REQUEST_HEADER];
+    if (!internal && !isHealthCheck(request.url)) {
       if (s.limit > 0 && s.inFlight >= s.limit) verdict = 'overloaded';
       else {
         s.inFlight++;

@@ -1,10 +1,12 @@
 // The front door's stamp on a plain Node HTTP server (what `next start`, the standalone server and the demo
 // run on): the address is the socket's whatever the client sends, X-Forwarded-For counts only across trusted
-// proxies, and requests beyond the concurrency limit are marked while the ones in flight hold their slots.
+// proxies, and requests beyond the concurrency limit are marked while the ones in flight hold their slots
+// (but not this process's own server-side reads of its API).
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arrivedOverloaded, clientAddress, installFrontDoor, STAMP_HEADER } from '@/lib/api/front-door';
+import { internalRequestHeaders } from '@/lib/net/internal-requests';
 
 interface Seen {
   address: string;
@@ -87,6 +89,9 @@ describe('the front door stamp', () => {
     expect((await get('/park')).overloaded).toBe(false);
     expect((await get('/')).overloaded).toBe(true);
     expect((await get('/healthz')).overloaded).toBe(false);
+    // A server component's read of this same process's API runs inside a page request that holds a slot.
+    expect((await get('/', internalRequestHeaders())).overloaded).toBe(false);
+    expect((await get('/', { 'x-erawatch-internal': 'guessed' })).overloaded).toBe(true);
     const freed = new Promise<void>((resolve) => parked[0]?.once('close', () => resolve()));
     parked[0]?.end();
     await freed;
