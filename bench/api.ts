@@ -319,6 +319,7 @@ async function measure(
         ERAWATCH_ADMIN_SECRET: ADMIN,
         ERAWATCH_ALLOW_LOOPBACK: '1',
         ERAWATCH_RATE_LIMIT: '0',
+        ERAWATCH_MAX_CONCURRENT_REQUESTS: '0',
         ERAWATCH_CONFIG: path.join(dir, 'none.yaml'),
         ...(args.poller === 'on' ? {} : { ERAWATCH_POLLER: 'off' }),
       },

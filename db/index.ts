@@ -11,7 +11,7 @@ import { openPostgres } from './engines/postgres';
 import { openSqliteStore } from './engines/sqlite';
 import { processSettings, type Settings } from '@/lib/settings';
 
-export { StoreOpenError, noteWriteError, storeWriteErrorCount } from './store-errors';
+export { StoreOpenError, StoreUnavailableError, noteWriteError, storeWriteErrorCount } from './store-errors';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -51,6 +51,8 @@ export interface Store {
   readonly raw: SqliteRaw | PostgresRaw;
   /** How many migrations opening this store applied (0 when the schema was already up to date). */
   readonly migrationsApplied: number;
+  /** Null while the store is where it was opened; else why not (a SQLite file removed or replaced). Cheap. */
+  unavailable(): string | null;
   close(): Promise<void>;
 }
 

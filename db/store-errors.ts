@@ -11,6 +11,21 @@ export class StoreOpenError extends Error {
   }
 }
 
+/**
+ * The store is not where it was opened: its SQLite file was removed or replaced under the running process.
+ * Writes are refused (the API answers 503 `store_unavailable`) until the path names the open file again, so no
+ * write is acknowledged that a restart would lose.
+ */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+  constructor(
+    readonly location: string,
+    readonly causeText: string,
+  ) {
+    super(`the database at ${location} is unavailable: ${causeText}`);
+  }
+}
+
 let writeErrors = 0;
 
 /** Store writes that failed in the engine (disk full, read-only, I/O, busy) in this process, for metrics. */

@@ -50,3 +50,34 @@ export function toFieldIssues(
     return [{ path: at.join('.'), message: i.message }];
   });
 }
+
+/** Errors of the database drivers (whose `query` and `parameters` fields hold the bound values). */
+const DRIVER_ERRORS = new Set(['PostgresError', 'SqliteError']);
+
+/** drizzle's wrapper of a driver error (its class name is not kept): `Failed query: …\nparams: …`. */
+function isDrizzleQueryError(err: Error): boolean {
+  const e = err as Error & { query?: unknown; params?: unknown };
+  return typeof e.query === 'string' && Array.isArray(e.params);
+}
+
+/**
+ * What a log line may say of an error. A database error is its name, code and message only: drizzle's own
+ * message, the driver's `query` and `parameters` would print every bound value (webhook signing secrets,
+ * alert-sink passwords, token hashes). Any other error keeps its stack.
+ */
+export function loggableError(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const wrapped = isDrizzleQueryError(err);
+  if (!wrapped && !DRIVER_ERRORS.has(err.name)) return err.stack ?? `${err.name}: ${err.message}`;
+  const inner = wrapped ? err.cause : err;
+  if (!(inner instanceof Error) || isDrizzleQueryError(inner)) return 'a database query failed';
+  const code = (inner as { code?: unknown }).code;
+  return `database error: ${inner.name}${typeof code === 'string' ? ` ${code}` : ''}: ${inner.message}`;
+}
+
+/** One line for a log: `loggableError` without the stack of an error that is not the database's. */
+export function errorMessage(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  if (isDrizzleQueryError(err) || DRIVER_ERRORS.has(err.name)) return loggableError(err);
+  return err.message;
+}

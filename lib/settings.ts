@@ -2,6 +2,7 @@
 // worker, every CLI command, the demo) parses it once at start-up and passes the result down; nothing else reads
 // the environment. A bad value is one line naming the variable, and start-up stops with exit code 2.
 import { isIP } from 'node:net';
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { regionProblem } from '@/lib/rollout/regions';
 
@@ -80,6 +81,22 @@ function httpUrl(raw: string): Parsed<string> {
   return bad('must be an http(s) URL');
 }
 
+/** Comma-separated IP addresses or CIDR ranges (proxy-addr's syntax, which also checks them). */
+function trustedProxies(raw: string): Parsed<string[]> {
+  const list = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
+  try {
+    proxyaddr.compile(list);
+  } catch (err) {
+    return bad(
+      `must be IP addresses or CIDR ranges, comma-separated (${err instanceof Error ? err.message : 'invalid'})`,
+    );
+  }
+  return ok(list);
+}
+
 export const MIN_ADMIN_SECRET_LENGTH = 16;
 const DEFAULT_DB_FILE = './data/erawatch.db';
 
@@ -106,6 +123,8 @@ const SettingsShape = z.object({
         ),
   ),
   ERAWATCH_BIND: entry<string | null>(null, text),
+  ERAWATCH_TRUSTED_PROXIES: entry<string[]>([], trustedProxies),
+  ERAWATCH_MAX_CONCURRENT_REQUESTS: entry(32, integer(0, 100_000)),
   ERAWATCH_CONFIG: entry<string | null>(null, text),
   ERAWATCH_POLLER: entry('on', oneOf(['on', 'off'])),
   ERAWATCH_ROLES: entry<Role[] | null>(null, (raw) => (raw.trim() === 'none' ? ok([]) : parseRoles(raw))),
@@ -145,6 +164,8 @@ export const SettingsSchema = SettingsShape.transform((s) => ({
   adminSecret: s.ERAWATCH_ADMIN_SECRET,
   allowedHosts: s.ERAWATCH_ALLOWED_HOSTS,
   bind: s.ERAWATCH_BIND,
+  trustedProxies: s.ERAWATCH_TRUSTED_PROXIES,
+  maxConcurrentRequests: s.ERAWATCH_MAX_CONCURRENT_REQUESTS,
   configFile: s.ERAWATCH_CONFIG,
   pollInWeb: s.ERAWATCH_POLLER === 'on',
   webRoles: s.ERAWATCH_ROLES,
@@ -192,6 +213,16 @@ export const SETTING_DOCS: Record<SettingName, { shown: string; meaning: string 
     meaning: 'with an admin secret, the `Host` names answered (comma-separated, `*` = any); see docs/api.md',
   },
   ERAWATCH_BIND: { shown: 'from `next start -H`', meaning: 'the bind host the start-up check judges' },
+  ERAWATCH_TRUSTED_PROXIES: {
+    shown: 'none',
+    meaning:
+      'proxies (IP addresses or CIDRs, comma-separated) whose `X-Forwarded-For` names the client; see docs/deployment.md',
+  },
+  ERAWATCH_MAX_CONCURRENT_REQUESTS: {
+    shown: '32',
+    meaning:
+      'requests the web process serves at once; more get 429 `overloaded` with `Retry-After` (`0` = off)',
+  },
   ERAWATCH_CONFIG: {
     shown: '`./erawatch.config.yaml` if present',
     meaning: 'config as code, applied at start-up',

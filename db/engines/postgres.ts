@@ -270,6 +270,8 @@ export async function openPostgres(location: string, options: PostgresOpenOption
     location: shown,
     t: pgSchema as unknown as typeof schema,
     migrationsApplied,
+    // A server is reached over the network: its outages surface as connection errors, not here.
+    unavailable: () => null,
     read(fn) {
       return fn(asDb(scope.current() ?? db));
     },

@@ -7,7 +7,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import type { Db, Store } from '../index';
 import * as schema from '../schema';
-import { noteWriteError, StoreOpenError } from '../store-errors';
+import { noteWriteError, StoreOpenError, StoreUnavailableError } from '../store-errors';
 import { folderAbove } from './folder-above';
 import { createWriteScope } from './write-scope';
 
@@ -138,6 +138,22 @@ function withStatementCache(sqlite: Database.Database): Database.Database {
   return client;
 }
 
+interface FileIdentity {
+  dev: number;
+  ino: number;
+}
+
+/** The device and inode at `file`, null when nothing is there. */
+function fileIdentity(file: string): FileIdentity | null {
+  try {
+    const st = fs.statSync(file);
+    return { dev: st.dev, ino: st.ino };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
+}
+
 /** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, migrates and proves a write works. */
 export function openSqliteStore(file: string, migrations: string | null = null): Store {
   const shown = file === ':memory:' ? file : path.resolve(file);
@@ -177,16 +193,35 @@ export function openSqliteStore(file: string, migrations: string | null = null):
   const db = drizzleDb as unknown as Db;
   const inWrite = createWriteScope<true>();
   const exclusive = mutexFor(shown);
+  // The file the connection holds, by device and inode: a path that stops naming it (rm, a file moved over it)
+  // means every later commit would go to an unlinked file that the next start never sees.
+  const opened = file === ':memory:' ? null : fileIdentity(shown);
+  const unavailable = (): string | null => {
+    if (opened === null) return null;
+    let now: FileIdentity | null;
+    try {
+      now = fileIdentity(shown);
+    } catch (err) {
+      return `cannot check the database file: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    if (now === null) return 'the database file was removed';
+    if (now.dev !== opened.dev || now.ino !== opened.ino)
+      return 'the database file was replaced by another file';
+    return null;
+  };
   const store: Store = {
     engine: 'sqlite',
     location: shown,
     t: schema,
     raw: { engine: 'sqlite', sqlite },
     migrationsApplied,
+    unavailable,
     read: (fn) => fn(db),
     async write(fn) {
       // Nested inside an open transaction of this store (same async context): join it.
       if (inWrite.current() && sqlite.inTransaction) return fn(db);
+      const problem = unavailable();
+      if (problem !== null) throw new StoreUnavailableError(shown, problem);
       return exclusive(async () => {
         try {
           sqlite.exec('BEGIN IMMEDIATE');

@@ -1,8 +1,8 @@
 // Readiness heartbeats: a real write that needs a free page, so a full disk (or a store that may not grow)
 // fails it while reads still work.
 import crypto from 'node:crypto';
-import { and, eq, lt, or } from 'drizzle-orm';
-import type { Store } from '@/db/index';
+import { and, eq, lt, or, sql } from 'drizzle-orm';
+import { selectRows, type Store } from '@/db/index';
 
 const PAD_BYTES = 4096;
 
@@ -35,4 +35,16 @@ export async function writeHeartbeat(store: Store, holder: string, now: number):
 export async function deleteHeartbeats(store: Store, holder: string): Promise<void> {
   const { storeHeartbeats: h } = store.t;
   await store.write((tx) => tx.delete(h).where(eq(h.holder, holder)));
+}
+
+/** One read round trip: the store answers (readiness for anonymous callers, which must not write). */
+export async function pingStore(store: Store): Promise<{ ok: boolean }> {
+  try {
+    const rows = await store.read((db) =>
+      selectRows<{ one: number | string }>(store, db, sql`SELECT 1 AS one`),
+    );
+    return { ok: Number(rows[0]?.one) === 1 };
+  } catch {
+    return { ok: false };
+  }
 }

@@ -9,14 +9,14 @@ import { answerGate } from './gate';
 import type { Settings } from '@/lib/settings';
 import { HttpProblem, buildProblem, problemResponse } from './problem';
 import { askForCycles } from './probe-now';
-import { enforceRateLimit, json, principalForSecret } from './with-api';
+import { json, principalForBodySecret } from './with-api';
 
 export type FlaggerHookKind = 'gate' | 'rollback';
 
 export async function answerFlaggerHook(
   kind: FlaggerHookKind,
   body: z.output<typeof FlaggerHookInput>,
-  ctx: { store: Store; mode: AuthMode; now: number; settings: Settings },
+  ctx: { req: Request; store: Store; mode: AuthMode; now: number; settings: Settings },
 ): Promise<Response> {
   const token = body.metadata.token?.trim() ?? '';
   if (token === '') {
@@ -27,8 +27,8 @@ export async function answerFlaggerHook(
       { headers: { 'www-authenticate': 'Bearer realm="erawatch"' } },
     );
   }
-  const principal = await principalForSecret(token, ctx.store, ctx.mode, ctx.now);
-  enforceRateLimit(principal, ctx.now);
+  // The token is checked like a bearer token: the lockout, and its request bucket.
+  await principalForBodySecret(token, ctx.req, ctx);
 
   const gate = await answerGate(ctx.store, body.metadata.balancer, body.metadata.revision, {
     fresh: body.metadata.fresh,

@@ -48,15 +48,19 @@ export function route<K extends OperationId>(
     const bare = handler as unknown as (ctx: { req: Request }) => Response | Promise<Response>;
     return tagged(async (req: Request) => await bare({ req }), operationId) as never;
   }
-  const wrapped = withApi<PathParams<Def<K>['path']>>(def.access, (ctx) => {
-    const query = (def.query ? readQuery(ctx.req, def.query) : undefined) as QueryOf<Def<K>>;
-    let raw: Promise<unknown> | null = null;
-    const rawBody = () => (raw ??= readJsonBody(ctx.req));
-    const body = async () => {
-      if (!def.body) throw new Error(`${operationId} declares no body`);
-      return parseBody(def.body, await rawBody()) as BodyOf<Def<K>>;
-    };
-    return handler({ ...ctx, query, body, rawBody });
-  });
+  const wrapped = withApi<PathParams<Def<K>['path']>>(
+    def.access,
+    (ctx) => {
+      const query = (def.query ? readQuery(ctx.req, def.query) : undefined) as QueryOf<Def<K>>;
+      let raw: Promise<unknown> | null = null;
+      const rawBody = () => (raw ??= readJsonBody(ctx.req));
+      const body = async () => {
+        if (!def.body) throw new Error(`${operationId} declares no body`);
+        return parseBody(def.body, await rawBody()) as BodyOf<Def<K>>;
+      };
+      return handler({ ...ctx, query, body, rawBody });
+    },
+    { credentialInBody: def.credentialInBody === true },
+  );
   return tagged(wrapped, operationId) as never;
 }

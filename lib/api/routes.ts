@@ -67,14 +67,20 @@ export interface RouteDefinition {
   /** Replaces the generated "Needs …" line, for routes whose credential is not a header. */
   description?: string;
   /**
-   * Served without the API wrapper (no host check, rate limit or credentials): for load balancers' health
-   * checks, which must answer whatever Host they send.
+   * Served without the API wrapper (no rate limit or credentials): the health checks. The Host check is the
+   * front door's (proxy.ts), which lets /healthz answer whatever Host a container's health check sends.
    */
   bare?: true;
+  /**
+   * The credential travels in the body (the Flagger hooks' metadata.token): not a browser's cross-site write,
+   * so local mode's Origin rule does not apply, and the handler checks it under the same lockout.
+   */
+  credentialInBody?: true;
 }
 
 const READ = [400, 401, 404, 429] as const;
-const WRITE = [400, 401, 403, 404, 413, 415, 422, 429] as const;
+// 503: a SQLite store whose file was removed or replaced refuses writes (store_unavailable).
+const WRITE = [400, 401, 403, 404, 413, 415, 422, 429, 503] as const;
 const LIST = [401, 429] as const;
 
 /** The API's base path: its entries form the OpenAPI document; the rest are the dashboard's and operators'. */
@@ -185,6 +191,7 @@ export const ROUTES = {
     summary: 'Flagger webhook: 200 when the gate is open, 409 gate_closed otherwise',
     tag: 'rollouts',
     access: 'public',
+    credentialInBody: true,
     body: FlaggerHookInput,
     response: FlaggerHookAnswer,
     problems: [400, 401, 404, 409, 413, 415, 422, 429],
@@ -198,6 +205,7 @@ export const ROUTES = {
     summary: 'Flagger rollback webhook: 200 (roll back) when the gate is not open, 409 gate_open while it is',
     tag: 'rollouts',
     access: 'public',
+    credentialInBody: true,
     body: FlaggerHookInput,
     response: FlaggerHookAnswer,
     problems: [400, 401, 404, 409, 413, 415, 422, 429],

@@ -3,6 +3,7 @@
 // the worker roles here (all by default; ERAWATCH_POLLER=off and ERAWATCH_WEBHOOKS=off leave theirs to a worker).
 import { getStore, processName } from '@/db/index';
 import { currentAuthMode, startupRefusal } from '@/lib/auth/mode';
+import { installFrontDoor } from './front-door';
 import { rememberPoller } from '@/lib/poller';
 import { processSettings, refusalLines, SettingsError, type Settings } from '@/lib/settings';
 import { startWorker, webRoles, type WorkerHandle } from '@/lib/worker';
@@ -27,6 +28,8 @@ export async function startServerSide(): Promise<WorkerHandle> {
     console.error(`erawatch: ${refusal}`);
     process.exit(1);
   }
+  // Before the first request: the socket address and the concurrency limit (lib/api/front-door.ts).
+  installFrontDoor(settings);
   const g = globalThis as GlobalWithFlag;
   const existing = g[STARTED];
   if (existing) return existing;

@@ -1,10 +1,11 @@
 // The one wrapper every /api/v1 route goes through: authenticate, rate-limit, run the handler, and map every
 // thrown error to problem+json. Handlers stay thin: parse with zod, call one lib/db function, answer.
 import type { z } from 'zod';
-import { getStore, type Store } from '@/db/index';
+import { StoreUnavailableError, getStore, type Store } from '@/db/index';
 import { findTokenBySecret } from '@/db/queries/tokens';
-import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
-import { currentAuthMode, hostNameOf, isLoopbackHost, type AuthMode } from '@/lib/auth/mode';
+import { ConflictError, NotFoundError, ValidationError, loggableError } from '@/lib/errors';
+import { currentAuthMode, hostRefusal, type AuthMode } from '@/lib/auth/mode';
+import { clientAddress } from './front-door';
 import { SESSION_COOKIE, readCookie, sameOrigin, sessionOf } from '@/lib/auth/session';
 import { isSessionRevoked } from '@/db/queries/sessions';
 import { displayPrefix, hashToken, looksLikeToken, secretsEqual } from '@/lib/auth/tokens';
@@ -94,16 +95,8 @@ export async function authenticate(
     return { kind: 'admin', via: 'session' };
   }
   if (mode.local) {
-    // Local mode trusts this machine; the Host check stops DNS rebinding, the Origin check cross-site writes.
-    const host = req.headers.get('host') ?? new URL(req.url).host;
-    const hostname = host.replace(/:\d+$/, '');
-    if (!isLoopbackHost(hostname)) {
-      throw new HttpProblem(
-        403,
-        'host_not_loopback',
-        `local mode answers only loopback host names, not '${hostname}'`,
-      );
-    }
+    // Local mode trusts this machine; the Host check (checkHost) stops DNS rebinding, the Origin check
+    // cross-site writes.
     if (UNSAFE.has(req.method) && !sameOrigin(req)) {
       throw unauthorized(
         'credentials_required',
@@ -141,27 +134,6 @@ function requireAccess(principal: Principal, access: Access): void {
   throw new HttpProblem(403, 'insufficient_scope', `this endpoint needs ${need}`);
 }
 
-function principalKey(p: Principal): string {
-  switch (p.kind) {
-    case 'token':
-      return `token:${p.id}`;
-    case 'admin':
-      return `admin:${p.via}`;
-    default:
-      return p.kind;
-  }
-}
-
-/** The per-credential request limit; 429 with Retry-After when it is spent. */
-export function enforceRateLimit(principal: Principal, now: number): void {
-  const limit = getRateLimiters(processSettings()).requests.take(principalKey(principal), now);
-  if (!limit.allowed) {
-    throw new HttpProblem(429, 'rate_limited', `too many requests; retry in ${limit.retryAfterS} s`, {
-      headers: { 'retry-after': String(limit.retryAfterS) },
-    });
-  }
-}
-
 function fieldPointer(path: string): string {
   return path === '' ? '/' : `/${path.split('.').join('/')}`;
 }
@@ -177,12 +149,18 @@ export function errorToResponse(err: unknown): Response {
   }
   if (err instanceof NotFoundError) return problemResponse(buildProblem(404, 'not_found', err.message));
   if (err instanceof ConflictError) return problemResponse(buildProblem(409, 'conflict', err.message));
+  if (err instanceof StoreUnavailableError) {
+    console.error(`erawatch api: ${err.message}`);
+    return problemResponse(
+      buildProblem(503, 'store_unavailable', 'the database is unavailable; nothing was written', undefined),
+    );
+  }
   if (err instanceof EgressRefusedError) {
     return problemResponse(
       buildProblem(422, 'egress_refused', err.message, [{ pointer: '/url', detail: err.message }]),
     );
   }
-  console.error('erawatch api: unhandled error', err instanceof Error ? err.stack : err);
+  console.error(`erawatch api: unhandled error: ${loggableError(err)}`);
   return problemResponse(
     buildProblem(500, 'internal', 'an internal error occurred; the server log has the details'),
   );
@@ -194,17 +172,15 @@ function bearerOf(req: Request): string | null {
   return match?.[1] ?? null;
 }
 
-/** The calling client's address as the server saw it (Next sets x-forwarded-for from the socket when absent). */
-export function clientAddress(req: Request): string {
-  return req.headers.get('x-forwarded-for')?.split(',')[0]?.trim() || 'unknown';
-}
-
 /** Which buckets a failed credential from this request spends: its client address, and its token prefix. */
-function failureKeys(req: Request): { address: string; prefix: string | null } {
-  const bearer = bearerOf(req);
+function failureKeys(
+  req: Request,
+  settings: Pick<Settings, 'trustedProxies'>,
+  secret: string | null = bearerOf(req),
+): { address: string; prefix: string | null } {
   return {
-    address: `addr:${clientAddress(req)}`,
-    prefix: bearer !== null && looksLikeToken(bearer) ? `prefix:${displayPrefix(bearer)}` : null,
+    address: `addr:${clientAddress(req, settings)}`,
+    prefix: secret !== null && looksLikeToken(secret) ? `prefix:${displayPrefix(secret)}` : null,
   };
 }
 
@@ -220,69 +196,133 @@ function lockedOut(retryAfterS: number): HttpProblem {
   );
 }
 
-/** With an admin secret set, only the configured host names are answered: the DNS-rebinding defence. */
 function checkHost(req: Request, mode: AuthMode): void {
-  if (mode.adminSecret === null || mode.allowedHosts === 'any') return;
-  const header = req.headers.get('host') ?? new URL(req.url).host;
-  const name = hostNameOf(header);
-  if (name === null || !mode.allowedHosts.has(name)) {
-    throw new HttpProblem(
-      403,
-      'host_not_allowed',
-      `this server does not answer the host name '${name ?? header.slice(0, 100)}'; add it to ERAWATCH_ALLOWED_HOSTS`,
-    );
-  }
+  const refusal = hostRefusal(req.headers.get('host') ?? new URL(req.url).host, mode);
+  if (refusal) throw new HttpProblem(403, refusal.code, refusal.detail);
 }
 
 /** The request-limit bucket, decided from what was sent and before any lookup, so refusals stay cheap. */
-function requestKey(req: Request, mode: AuthMode): string | null {
+function requestKey(req: Request, mode: AuthMode, settings: Settings): string | null {
   const bearer = bearerOf(req);
-  if (bearer !== null) return `bearer:${hashToken(bearer)}`;
+  if (bearer !== null) return bearerBucket(bearer);
   if (readCookie(req.headers.get('cookie'), SESSION_COOKIE) !== null) return 'session';
-  return mode.local ? 'local' : null;
+  // Local mode: one bucket per client address, so one busy caller does not spend everyone's budget.
+  return mode.local ? `local:${clientAddress(req, settings)}` : null;
+}
+
+/** The request bucket of a secret, however it is sent (a bearer header, the Flagger hook's metadata.token). */
+function bearerBucket(secret: string): string {
+  return `bearer:${hashToken(secret)}`;
+}
+
+function refuseIfLocked(keys: { address: string; prefix: string | null }, now: number): void {
+  const limiters = getRateLimiters(processSettings());
+  for (const [limiter, key] of [
+    [limiters.failedAuth, keys.address],
+    [limiters.failedAuthPerPrefix, keys.prefix],
+  ] as const) {
+    const lock = key === null ? null : limiter.peek(key, now);
+    if (lock && !lock.allowed) throw lockedOut(lock.retryAfterS);
+  }
+}
+
+function spendFailure(keys: { address: string; prefix: string | null }, at: number): void {
+  const limiters = getRateLimiters(processSettings());
+  limiters.failedAuth.take(keys.address, at);
+  if (keys.prefix !== null) limiters.failedAuthPerPrefix.take(keys.prefix, at);
+}
+
+/**
+ * The principal of a secret sent in a body (the Flagger hook's metadata.token), under the same lockout as a
+ * bearer header: refused while its client or its prefix is locked out, a wrong one spends both buckets, and
+ * a right one spends the secret's request bucket.
+ */
+export async function principalForBodySecret(
+  secret: string,
+  req: Request,
+  ctx: { store: Store; mode: AuthMode; now: number; settings: Settings },
+): Promise<Principal> {
+  const keys = failureKeys(req, ctx.settings, secret);
+  refuseIfLocked(keys, ctx.now);
+  let principal: Principal;
+  try {
+    principal = await principalForSecret(secret, ctx.store, ctx.mode, ctx.now);
+  } catch (err) {
+    // The address bucket is spent by withApi for every failed credential; the prefix is known only here.
+    if (keys.prefix !== null) getRateLimiters(ctx.settings).failedAuthPerPrefix.take(keys.prefix, Date.now());
+    throw err;
+  }
+  takeRequest(bearerBucket(secret), ctx.now);
+  return principal;
+}
+
+function takeRequest(bucket: string, now: number): void {
+  const limit = getRateLimiters(processSettings()).requests.take(bucket, now);
+  if (!limit.allowed) {
+    throw new HttpProblem(429, 'rate_limited', `too many requests; retry in ${limit.retryAfterS} s`, {
+      headers: { 'retry-after': String(limit.retryAfterS) },
+    });
+  }
+}
+
+/**
+ * Whether a request outside withApi (/readyz) carries a valid bearer credential, under the same lockout: a
+ * wrong one spends the failure buckets, and a locked-out client is never believed. Never throws.
+ */
+export async function hasValidBearer(
+  req: Request,
+  store: Store,
+  settings: Settings,
+  now: number,
+): Promise<boolean> {
+  const bearer = bearerOf(req);
+  if (bearer === null) return false;
+  const keys = failureKeys(req, settings, bearer);
+  try {
+    refuseIfLocked(keys, now);
+    await principalForSecret(bearer, store, currentAuthMode(settings), now);
+    return true;
+  } catch (err) {
+    if (err instanceof HttpProblem && err.status === 401) spendFailure(keys, Date.now());
+    return false;
+  }
+}
+
+export interface WithApiOptions {
+  /**
+   * The credential travels in the body (the Flagger hook): the request is not a browser's cross-site write,
+   * so local mode's Origin rule does not apply, and the handler authenticates it.
+   */
+  credentialInBody?: boolean;
 }
 
 /** The API wrapper around one handler; route files reach it through `route()` (lib/api/route.ts). */
 export function withApi<P extends Record<string, string> = Record<string, never>>(
   access: Access,
   handler: (ctx: ApiContext<P>) => Response | Promise<Response>,
+  options: WithApiOptions = {},
 ): (req: Request, route?: { params: Promise<P> }) => Promise<Response> {
   return async (req, route) => {
     const settings = processSettings();
-    const limiters = getRateLimiters(settings);
     try {
       const now = Date.now();
       const mode = currentAuthMode(settings);
       checkHost(req, mode);
       // A locked-out client is refused before any comparison, so even the right secret does not get in.
-      const keys = failureKeys(req);
-      for (const [limiter, key] of [
-        [limiters.failedAuth, keys.address],
-        [limiters.failedAuthPerPrefix, keys.prefix],
-      ] as const) {
-        const lock = key === null ? null : limiter.peek(key, now);
-        if (lock && !lock.allowed) throw lockedOut(lock.retryAfterS);
-      }
-      const bucket = requestKey(req, mode);
-      if (bucket !== null) {
-        const limit = limiters.requests.take(bucket, now);
-        if (!limit.allowed) {
-          throw new HttpProblem(429, 'rate_limited', `too many requests; retry in ${limit.retryAfterS} s`, {
-            headers: { 'retry-after': String(limit.retryAfterS) },
-          });
-        }
-      }
+      refuseIfLocked(failureKeys(req, settings), now);
+      const bucket = options.credentialInBody ? null : requestKey(req, mode, settings);
+      if (bucket !== null) takeRequest(bucket, now);
       const store = await getStore({ settings });
-      const principal = await authenticate(req, store, mode, now);
+      const principal = options.credentialInBody
+        ? ({ kind: 'anonymous' } as const)
+        : await authenticate(req, store, mode, now);
       requireAccess(principal, access);
       const params = route ? await route.params : ({} as P);
       return await handler({ req, params, principal, store, now, mode, settings });
     } catch (err) {
       if (err instanceof HttpProblem && err.status === 401 && FAILED_CREDENTIAL.has(err.code)) {
-        const keys = failureKeys(req);
-        const at = Date.now();
-        limiters.failedAuth.take(keys.address, at);
-        if (keys.prefix !== null) limiters.failedAuthPerPrefix.take(keys.prefix, at);
+        // The prefix of a body secret is spent by principalForBodySecret.
+        spendFailure(failureKeys(req, settings), Date.now());
       }
       return errorToResponse(err);
     }

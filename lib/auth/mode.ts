@@ -97,3 +97,24 @@ export function startupRefusal(mode: AuthMode): string | null {
   }
   return null;
 }
+
+/**
+ * Whether a request's Host is answered, for every route (pages, API, /readyz): the DNS-rebinding defence. Local
+ * mode answers only loopback names; with an admin secret, the allowed host names. Null when answered.
+ */
+export function hostRefusal(host: string, mode: AuthMode): { code: string; detail: string } | null {
+  const name = hostNameOf(host);
+  if (mode.local) {
+    if (name !== null && isLoopbackHost(name)) return null;
+    return {
+      code: 'host_not_loopback',
+      detail: `local mode answers only loopback host names, not '${name ?? host.slice(0, 100)}'`,
+    };
+  }
+  if (mode.adminSecret === null || mode.allowedHosts === 'any') return null;
+  if (name !== null && mode.allowedHosts.has(name)) return null;
+  return {
+    code: 'host_not_allowed',
+    detail: `this server does not answer the host name '${name ?? host.slice(0, 100)}'; add it to ERAWATCH_ALLOWED_HOSTS`,
+  };
+}

@@ -3,6 +3,7 @@
 // (db/queries/sessions), and every web process refuses the cookie from then on. Writes with a session also
 // need an Origin equal to the server's own.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { parseCookie } from 'cookie';
 
 export const SESSION_COOKIE = 'erawatch_session';
 export const SESSION_TTL_MS = 12 * 3_600_000;
@@ -60,13 +61,10 @@ export function sessionOf(req: Request, adminSecret: string | null, now: number)
   return cookie !== null && adminSecret !== null ? verifySession(cookie, adminSecret, now) : null;
 }
 
+/** One cookie of a Cookie header (the `cookie` package's parser); a malformed value is read as sent, never thrown. */
 export function readCookie(header: string | null, name: string): string | null {
   if (!header) return null;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return null;
+  return parseCookie(header)[name] ?? null;
 }
 
 export function sessionCookie(value: string, maxAgeMs: number, secure: boolean): string {

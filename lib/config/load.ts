@@ -71,6 +71,7 @@ function stdioEnvTemplatesOf(raw: unknown, config: ConfigFile): Record<string, S
 
 /** Parses and validates config text; throws ConfigError. */
 export function parseConfig(text: string, file: string, settings: ConfigSettings): LoadedConfig {
+  if (text.length > MAX_CONFIG_BYTES) throw tooLarge(file, Buffer.byteLength(text, 'utf8'));
   const env = settings.environment;
   const counter = new LineCounter();
   const doc = parseDocument(text, { lineCounter: counter, prettyErrors: false, uniqueKeys: true });
@@ -156,11 +157,29 @@ export function parseConfig(text: string, file: string, settings: ConfigSettings
   return { ...config, stdioEnvTemplates: stdioEnvTemplatesOf(raw, config) };
 }
 
+/** The largest config file read: a YAML parse costs many times the text's size in memory. */
+export const MAX_CONFIG_BYTES = 8 * 1024 * 1024;
+
+function tooLarge(file: string, bytes: number): ConfigError {
+  return new ConfigError([
+    {
+      file,
+      line: null,
+      field: '',
+      message: `the file is ${bytes} bytes, more than the ${MAX_CONFIG_BYTES} (8 MiB) a config file may have`,
+    },
+  ]);
+}
+
 export function loadConfigFile(file: string, settings: ConfigSettings): LoadedConfig {
   let text: string;
   try {
+    // Refused before it is read, let alone parsed.
+    const size = fs.statSync(file).size;
+    if (size > MAX_CONFIG_BYTES) throw tooLarge(file, size);
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
+    if (err instanceof ConfigError) throw err;
     const code = (err as NodeJS.ErrnoException).code ?? 'read error';
     throw new ConfigError([{ file, line: null, field: '', message: `cannot read the file (${code})` }]);
   }

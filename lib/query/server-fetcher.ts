@@ -1,6 +1,7 @@
 // A Fetcher for server components: calls this same Next.js process over loopback (never the Host header,
 // which a client controls) and forwards the visitor's cookie so a logged-in UI session reads as itself.
 import { cookies } from 'next/headers';
+import { internalRequestHeaders } from '@/lib/net/internal-requests';
 import { processSettings, type Settings } from '@/lib/settings';
 import type { Fetcher } from './fetch-json';
 
@@ -20,6 +21,11 @@ export async function makeServerFetcher(): Promise<Fetcher> {
       ...init,
       cache: 'no-store',
       signal: AbortSignal.timeout(5_000),
-      headers: { accept: 'application/json', ...(cookie ? { cookie } : {}), ...init?.headers },
+      headers: {
+        accept: 'application/json',
+        ...(cookie ? { cookie } : {}),
+        ...internalRequestHeaders(),
+        ...init?.headers,
+      },
     });
 }

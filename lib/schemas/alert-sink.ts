@@ -2,7 +2,13 @@
 // `POST /api/v2/alerts`. Client-safe. Credentials are accepted as `env:NAME` or a literal; responses never
 // carry a literal, only whether one is stored.
 import { z } from 'zod';
-import { Id, Timestamp } from './common';
+import {
+  CONTROL_CHARACTERS_ISSUE,
+  Id,
+  Timestamp,
+  hasControlCharacters,
+  withoutControlCharacters,
+} from './common';
 import { EventType } from './event';
 
 export const ALERT_SINK_KINDS = ['alertmanager'] as const;
@@ -28,17 +34,17 @@ const Credential = z
   .min(1, 'is required')
   .max(4096, 'must be at most 4096 characters')
   .refine((v) => !v.startsWith('env:') || ENV_REF.test(v), 'env: must be followed by a variable name')
-  .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks');
+  .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks')
+  .refine((v) => !hasControlCharacters(v, ['\r', '\n']), CONTROL_CHARACTERS_ISSUE);
 
 export const AlertSinkAuthInput = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('none') }),
   z.strictObject({
     type: z.literal('basic'),
-    username: z
-      .string()
-      .min(1, 'is required')
-      .max(256)
-      .refine((v) => !v.includes(':'), 'must not contain ":"'),
+    username: withoutControlCharacters(z.string().min(1, 'is required').max(256)).refine(
+      (v) => !v.includes(':'),
+      'must not contain ":"',
+    ),
     password: Credential,
   }),
   z.strictObject({ type: z.literal('bearer'), token: Credential }),
@@ -68,7 +74,7 @@ const sinkFields = {
     .refine((urls) => new Set(urls).size === urls.length, 'lists a URL twice')
     .meta({ description: 'Alertmanager base URLs (every replica of one cluster); alerts go to each' }),
   auth: AlertSinkAuthInput.default({ type: 'none' }),
-  description: z.string().max(500).default(''),
+  description: withoutControlCharacters(z.string().max(500), { lines: true }).default(''),
   eventTypes: z
     .array(EventType)
     .max(50)

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
 import { REGION_RULE, regionProblem } from '@/lib/rollout/regions';
-import { deadlineFits, deadlineIssue } from './common';
+import { CONTROL_CHARACTERS_ISSUE, deadlineFits, deadlineIssue, hasControlCharacters } from './common';
 
 const httpUrl = z
   .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
@@ -25,7 +25,9 @@ const headerName = z
 const headerValue = z
   .string()
   .max(4096)
-  .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks');
+  .refine((v) => !/[\r\n]/.test(v), 'must not contain line breaks')
+  // Tab is allowed in a header value; line breaks have their own message above.
+  .refine((v) => !hasControlCharacters(v, ['\t', '\r', '\n']), CONTROL_CHARACTERS_ISSUE);
 
 /** OAuth 2.1 client credentials (RFC 6749 §4.4, RFC 8707 resource indicators) for a balancer's probes. */
 export const OAuthClientCredentialsInput = z

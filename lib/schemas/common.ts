@@ -8,6 +8,26 @@ export const Id = z
   .max(64)
   .regex(/^[A-Za-z0-9_-]+$/, 'must be an id');
 
+/**
+ * Whether `v` holds a C0 control character (NUL among them), DEL or a C1 one: no typed field holds them, and
+ * PostgreSQL refuses NUL. `allow` names the few a field may hold (tab and line breaks in a description).
+ */
+export function hasControlCharacters(v: string, allow: readonly string[] = []): boolean {
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if ((c < 0x20 || (c >= 0x7f && c <= 0x9f)) && !allow.includes(v[i] ?? '')) return true;
+  }
+  return false;
+}
+
+export const CONTROL_CHARACTERS_ISSUE = 'must not contain control characters';
+
+/** The refinement of every free-text field (names, descriptions, user names, credentials): 422 on both engines. */
+export function withoutControlCharacters<S extends z.ZodString>(schema: S, opts: { lines?: boolean } = {}) {
+  const allow = opts.lines ? ['\t', '\n', '\r'] : [];
+  return schema.refine((v) => !hasControlCharacters(v, allow), CONTROL_CHARACTERS_ISSUE);
+}
+
 /** Epoch milliseconds. */
 export const Timestamp = z.int().min(0).meta({ description: 'epoch milliseconds' });
 

@@ -1,12 +1,14 @@
 // API token contract. Client-safe. The secret appears only in CreatedApiToken, the creation response.
 import { z } from 'zod';
-import { Timestamp } from './common';
+import { Timestamp, withoutControlCharacters } from './common';
 
 export const TOKEN_SCOPES = ['read', 'write'] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
 export const CreateTokenInput = z.strictObject({
-  name: z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
+  name: withoutControlCharacters(
+    z.string().trim().min(1, 'is required').max(100, 'must be at most 100 characters'),
+  ),
   scope: z.enum(TOKEN_SCOPES, { error: 'must be read or write' }),
 });
 export type CreateTokenInput = z.input<typeof CreateTokenInput>;

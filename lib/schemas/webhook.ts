@@ -1,7 +1,7 @@
 // Webhook endpoint and delivery contract. Client-safe. Signing secrets are accepted on create and returned only
 // once (CreatedWebhookEndpoint, rotation); every other response omits them.
 import { z } from 'zod';
-import { Cursor, Id, Limit, Timestamp } from './common';
+import { Cursor, Id, Limit, Timestamp, withoutControlCharacters } from './common';
 import { EventType } from './event';
 
 export const DELIVERY_STATUSES = ['pending', 'held', 'succeeded', 'failed', 'suppressed'] as const;
@@ -22,7 +22,7 @@ const webhookFields = {
   url: z
     .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
     .max(2048, 'must be at most 2048 characters'),
-  description: z.string().max(500).default(''),
+  description: withoutControlCharacters(z.string().max(500), { lines: true }).default(''),
   eventTypes: z
     .array(EventType)
     .max(50)

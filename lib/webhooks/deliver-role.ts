@@ -19,6 +19,7 @@ import { ATTEMPT_TIMEOUT_MS, retryDelayMs } from './schedule';
 import { createSender, type AttemptResult, type SendFn } from './send';
 import { webhookEgressPolicy } from './egress';
 import { signedHeaders } from './signing';
+import { errorMessage } from '@/lib/errors';
 
 export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;
 
@@ -225,8 +226,9 @@ export interface DeliveryWorker {
   status(): DeliveryWorkerStatus;
 }
 
+/** A database error without its query's parameters (a webhook's secret is one of them). */
 function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 /**

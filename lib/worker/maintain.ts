@@ -12,6 +12,7 @@ import { applyConfigAtStartup } from '@/lib/config/startup';
 import { pruneOldData } from '@/lib/poller/prune';
 import type { Settings } from '@/lib/settings';
 import { DEFAULT_DELIVERY_RETENTION_MS } from '@/lib/webhooks/deliver-role';
+import { errorMessage } from '@/lib/errors';
 
 export interface MaintainOptions {
   store: Store;
@@ -75,7 +76,7 @@ export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJ
       status.runs += 1;
       status.lastRunAt = t;
     } catch (err) {
-      status.lastError = err instanceof Error ? err.message : String(err);
+      status.lastError = errorMessage(err);
       log(`[maintain] retention failed: ${status.lastError}`);
     }
   };

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { stampClientAddress } from '@/lib/api/front-door';
 import { startReceiver, type Receiver } from '../webhooks/receiver';
 import { storeLocation } from '../../support/store';
 
@@ -165,7 +166,7 @@ describe('rate limits', () => {
     expect(statuses).toEqual([401, 401, 401, 429, 429]);
     expect((await list(request('/api/v1/balancers', { token: ADMIN }))).status).toBe(429);
     const other = request('/api/v1/balancers', { token: ADMIN });
-    other.headers.set('x-forwarded-for', '10.0.0.77');
+    stampClientAddress(other.headers, '10.0.0.77');
     expect((await list(other)).status).toBe(200);
   });
 });

@@ -114,9 +114,13 @@ describe('operations', () => {
     expect(await notReady.json()).toMatchObject({
       ready: false,
       checks: {
-        database: { ok: true, detail: 'heartbeat written' },
+        database: { ok: true, detail: 'store answers' },
         poller: { ok: false, detail: 'no worker runs the poll role' },
       },
+    });
+    // With the admin secret (or a token) the store also takes the heartbeat write.
+    expect(await (await ready(request('/readyz', { token: ADMIN }))).json()).toMatchObject({
+      checks: { database: { ok: true, detail: 'heartbeat written' } },
     });
     process.env.ERAWATCH_POLLER = 'off';
     (await import('@/lib/settings')).resetProcessSettings();
@@ -138,7 +142,17 @@ describe('operations', () => {
       const worker = { holder: 'worker-elsewhere', pid: 4242, hostname: 'worker-host', region: 'eu-west' };
       await heartbeatPollWorker(await getStore(), worker, 60_000, Date.now(), 3, null);
       try {
-        const held = await ready(request('/readyz'));
+        // Anonymous: the verdict, no host names or pids.
+        const anonymous = await ready(request('/readyz'));
+        expect(anonymous.status).toBe(200);
+        const text = await anonymous.text();
+        expect(JSON.parse(text)).toMatchObject({
+          ready: true,
+          checks: { poller: { ok: true, detail: expect.stringMatching(/^1 worker in 1 region; /) } },
+        });
+        expect(text).not.toContain('worker-host');
+        expect(text).not.toContain('4242');
+        const held = await ready(request('/readyz', { token: ADMIN }));
         expect(held.status).toBe(200);
         expect(await held.json()).toMatchObject({
           ready: true,
@@ -158,6 +172,82 @@ describe('operations', () => {
     }
   });
 
+  it('an anonymous /readyz writes nothing to the store', async () => {
+    const { openReader } = await import('../../support/store');
+    const reader = await openReader(process.env.ERAWATCH_DB ?? '');
+    const newest = async () =>
+      Number(
+        (await reader.all<{ id: number | null }>('SELECT max(id) AS id FROM store_heartbeats'))[0]?.id ?? 0,
+      );
+    try {
+      const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
+      const before = await newest();
+      for (let i = 0; i < 3; i++) await ready(request('/readyz'));
+      expect(await newest()).toBe(before);
+      // A caller with the admin secret gets the write check: a new heartbeat row.
+      await ready(request('/readyz', { token: ADMIN }));
+      expect(await newest()).toBeGreaterThan(before);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it.skipIf(onPostgres)(
+    'a SQLite file removed or replaced under the process: /readyz 503 and writes 503 until it is back',
+    async () => {
+      const file = process.env.ERAWATCH_DB ?? '';
+      const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');
+      const create = await handler(import('@/app/api/v1/balancers/route'), 'POST');
+      const list = await handler(import('@/app/api/v1/balancers/route'), 'GET');
+      const post = (name: string) =>
+        create(
+          request('/api/v1/balancers', {
+            method: 'POST',
+            token: ADMIN,
+            body: { name, publicUrl: 'http://127.0.0.1:9/mcp' },
+          }),
+        );
+      const names = async () =>
+        (
+          (await (await list(request('/api/v1/balancers', { token: ADMIN }))).json()) as {
+            items: Array<{ name: string }>;
+          }
+        ).items.map((b) => b.name);
+      const away = `${file}.away`;
+      // Removed (the path names nothing; the open file lives on, unlinked).
+      fs.renameSync(file, away);
+      try {
+        const gone = await ready(request('/readyz'));
+        expect(gone.status).toBe(503);
+        expect(await gone.json()).toMatchObject({
+          ready: false,
+          checks: { database: { ok: false, detail: 'the database file was removed' } },
+        });
+        const refused = await post('written-while-removed');
+        expect(refused.status).toBe(503);
+        expect(((await refused.json()) as { type: string }).type).toBe(
+          'https://erawatch.dev/problems/store_unavailable',
+        );
+        // Replaced by another file at the same path.
+        fs.copyFileSync(away, file);
+        const replaced = await ready(request('/readyz', { token: ADMIN }));
+        expect(replaced.status).toBe(503);
+        expect(await replaced.json()).toMatchObject({
+          checks: { database: { ok: false, detail: 'the database file was replaced by another file' } },
+        });
+        expect((await post('written-while-replaced')).status).toBe(503);
+      } finally {
+        fs.renameSync(away, file);
+      }
+      // Back: writes are taken again, and none of the refused ones was stored.
+      expect((await post('written-when-back')).status).toBe(201);
+      const stored = await names();
+      expect(stored).toContain('written-when-back');
+      expect(stored).not.toContain('written-while-removed');
+      expect(stored).not.toContain('written-while-replaced');
+    },
+  );
+
   // SQLite's page limit stands in for a full disk; PostgreSQL has no such knob.
   it.skipIf(onPostgres)(
     'a full store turns /readyz to 503 (the heartbeat write fails) and back to 200 once it can grow',
@@ -173,7 +263,7 @@ describe('operations', () => {
         const text = await (await metrics(request('/metrics', { token: ADMIN }))).text();
         return Number(/^erawatch_store_write_errors_total (\d+)/m.exec(text)?.[1] ?? Number.NaN);
       };
-      expect((await ready(request('/readyz'))).status).toBe(200);
+      expect((await ready(request('/readyz', { token: ADMIN }))).status).toBe(200);
       const errorsBefore = await writeErrors();
       const pages = Number(sqliteOf(store).pragma('page_count', { simple: true }));
       // A store that may not grow past its current size: what a full disk looks like to SQLite.
@@ -192,7 +282,7 @@ describe('operations', () => {
             }
           }
         }
-        const full = await ready(request('/readyz'));
+        const full = await ready(request('/readyz', { token: ADMIN }));
         expect(full.status).toBe(503);
         expect(await full.json()).toMatchObject({
           ready: false,
@@ -208,7 +298,7 @@ describe('operations', () => {
       } finally {
         sqliteOf(store).pragma('max_page_count = 1073741823');
       }
-      const back = await ready(request('/readyz'));
+      const back = await ready(request('/readyz', { token: ADMIN }));
       expect(back.status).toBe(200);
       expect(await back.json()).toMatchObject({ ready: true, checks: { database: { ok: true } } });
       sqliteOf(store).prepare("DELETE FROM store_heartbeats WHERE holder = 'filler'").run();

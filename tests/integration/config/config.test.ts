@@ -17,6 +17,7 @@ import { parseSettings } from '@/lib/settings';
 const run = promisify(execFile);
 let dir = '';
 let store: Store;
+let location = '';
 
 const GOOD = `# fleet
 version: 1
@@ -55,7 +56,8 @@ async function snapshot(s: Store) {
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-config-'));
-  store = await openStore(await storeLocation(dir, 'config.db'));
+  location = await storeLocation(dir, 'config.db');
+  store = await openStore(location);
 });
 
 afterAll(async () => {
@@ -216,5 +218,24 @@ describe('config as code', () => {
       timeout: 30_000,
     });
     expect(ok.stdout).toContain('valid (2 balancers, 1 webhooks)');
+  });
+
+  it('a file over 8 MiB is refused before it is parsed: a clear line, exit status 1, nothing applied', async () => {
+    const before = await snapshot(store);
+    // One 9 MiB YAML string, what made the parser take gigabytes before its error.
+    const huge = write('huge.yaml', `${GOOD}description: "${'x'.repeat(9 * 1024 * 1024)}"\n`);
+    expect(() => loadConfigFile(huge, parseSettings(env))).toThrow(/more than the 8388608 \(8 MiB\)/);
+    const bin = path.resolve(import.meta.dirname, '../../../bin/erawatch.mjs');
+    const err = await run(process.execPath, [bin, 'config', 'apply', huge], {
+      env: { ...process.env, EDGE_TOKEN: 'x', ERAWATCH_DB: location },
+      timeout: 60_000,
+    }).then(
+      () => null,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(err?.code).toBe(1);
+    expect(err?.stderr).toContain(`${huge}: the file is`);
+    expect(err?.stderr).toContain('8 MiB');
+    expect(await snapshot(store)).toBe(before);
   });
 });

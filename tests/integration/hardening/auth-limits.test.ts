@@ -6,6 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Store } from '@/db/index';
+import { stampClientAddress } from '@/lib/api/front-door';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-auth-limits-'));
 process.env.ERAWATCH_DB = path.join(dir, 'limits.db');
@@ -28,13 +29,16 @@ interface Send {
 
 function request(url: string, o: Send = {}): Request {
   const host = o.host ?? '127.0.0.1:3999';
-  const headers: Record<string, string> = { host, 'x-forwarded-for': o.client ?? '10.9.0.1' };
+  const headers: Record<string, string> = { host };
   if (o.token) headers.authorization = `Bearer ${o.token}`;
   if (o.body !== undefined) headers['content-type'] = 'application/json';
   if (o.origin) headers.origin = `http://${host}`;
+  const stamped = new Headers(headers);
+  // The client's socket address, as the server's front door records it (lib/api/front-door.ts).
+  stampClientAddress(stamped, o.client ?? '10.9.0.1');
   return new Request(`http://127.0.0.1:3999${url}`, {
     method: o.method ?? 'GET',
-    headers,
+    headers: stamped,
     body: o.body === undefined ? undefined : JSON.stringify(o.body),
   });
 }

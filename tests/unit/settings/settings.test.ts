@@ -75,6 +75,17 @@ describe('settings', () => {
     ]);
   });
 
+  it('trusted proxies: none by default, addresses and CIDR ranges when set, a bad entry refused', () => {
+    expect(parseSettings({}).trustedProxies).toEqual([]);
+    expect(parseSettings({}).maxConcurrentRequests).toBe(32);
+    expect(
+      parseSettings({ ERAWATCH_TRUSTED_PROXIES: '10.0.0.0/8, fd00::/8,192.0.2.7' }).trustedProxies,
+    ).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.7']);
+    expect(refusal({ ERAWATCH_TRUSTED_PROXIES: '10.0.0.0/33' })).toEqual([
+      expect.stringMatching(/^ERAWATCH_TRUSTED_PROXIES must be IP addresses or CIDR ranges, comma-separated/),
+    ]);
+  });
+
   it('never quotes a secret it refuses', () => {
     const lines = refusal({ ERAWATCH_ADMIN_SECRET: 'hunter2' });
     expect(lines).toHaveLength(1);

@@ -4,6 +4,6 @@ import { route } from '@/lib/api/route';
 export const dynamic = 'force-dynamic';
 
 /** Flagger rollback hook: 200 (roll back) when the gate is not open, 409 while it is. */
-export const POST = route('flaggerRollback', async ({ store, mode, now, settings, body }) =>
-  answerFlaggerHook('rollback', await body(), { store, mode, now, settings }),
+export const POST = route('flaggerRollback', async ({ req, store, mode, now, settings, body }) =>
+  answerFlaggerHook('rollback', await body(), { req, store, mode, now, settings }),
 );
