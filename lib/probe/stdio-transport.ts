@@ -2,7 +2,7 @@
 // the server's log and never an error signal; stdout that is not JSON-RPC, an exit, or silence is a broken
 // server, not a legacy one. The command is spawned without a shell, exactly as configured.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { isJsonRpcResponse, isPlainObject } from './classify';
+import { isJsonRpcResponse, isPlainObject, quoteValue } from './classify';
 import { childEnvironment } from '@/lib/settings';
 import type { StdioPeerSpec } from './era-cache';
 import type {
@@ -159,7 +159,7 @@ export class StdioTransport implements ProbeTransport {
       return Promise.resolve(this.exchange(refusal.outcome, null, startedAt, refusal.detail, false));
     if (this.pending.has(message.id) || this.retired.has(message.id)) {
       return Promise.reject(
-        new Error(`request id ${JSON.stringify(message.id)} was already used on this transport`),
+        new Error(`request id ${quoteValue(message.id)} was already used on this transport`),
       );
     }
     return new Promise<Exchange>((resolve) => {
@@ -327,7 +327,7 @@ export class StdioTransport implements ProbeTransport {
     if (oldest.done) return;
     // An error with a null id answers the request that could not be parsed: on a pipe, the oldest one.
     if (id === null && 'error' in value) oldest.value.settle('rpc_error', value);
-    else oldest.value.settle('wrong_id', value, `response id ${JSON.stringify(id)}`);
+    else oldest.value.settle('wrong_id', value, `response id ${quoteValue(id)}`);
   }
 
   private readStderr(chunk: string): void {
