@@ -115,6 +115,21 @@ export function settleOutcome(status: number, reading: BodyReading, expectedId: 
   return { outcome: 'unsupported_content_type', message: null };
 }
 
+const DATA_LIMIT = 4096;
+
+/** An error's `data` as evidence keeps: a server decides its size and depth, the stored verdict must not. */
+function boundedData(data: unknown): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(data);
+  } catch {
+    return '(error data nested too deep to keep)';
+  }
+  if (text !== undefined && text.length > DATA_LIMIT)
+    return `(error data of ${text.length} characters not kept)`;
+  return data;
+}
+
 export function rpcErrorOf(message: Record<string, unknown> | null): RpcErrorInfo | null {
   const error = message?.error;
   if (!isPlainObject(error) || typeof error.code !== 'number') return null;
@@ -122,7 +137,7 @@ export function rpcErrorOf(message: Record<string, unknown> | null): RpcErrorInf
     code: error.code,
     message: typeof error.message === 'string' ? error.message : '',
   };
-  if ('data' in error) info.data = error.data;
+  if ('data' in error) info.data = boundedData(error.data);
   return info;
 }
 

@@ -51,7 +51,7 @@ describe('an OAuth-guarded HTTP server in host.yaml', () => {
       stringify({
         collisionPolicy: 'prefix',
         servers: [
-          { name: 'guarded', url: peer.url, auth },
+          { name: 'guarded', url: peer.url, auth: { ...auth, issuer: as?.issuer } },
           { name: 'guarded-bare', url: bare.url, retry: { attempts: 1 } },
         ],
       }),
@@ -70,7 +70,7 @@ describe('an OAuth-guarded HTTP server in host.yaml', () => {
       'unset.yaml',
       stringify({
         collisionPolicy: 'prefix',
-        servers: [{ name: 'guarded', url: 'http://127.0.0.1:9/mcp', auth }],
+        servers: [{ name: 'guarded', url: 'http://127.0.0.1:9/mcp', auth: { ...auth, issuer: as?.issuer } }],
       }),
     );
     await expect(loadHostConfig(file)).rejects.toThrow(
