@@ -416,11 +416,15 @@ async function runProbe(
   // The audit follows only a settled modern (DiscoverResult) or legacy verdict: never an ambiguous answer,
   // a modern error, or a modern_incompatible node.
   const settled = (state.discovered && v.verdict === 'modern') || v.verdict === 'legacy';
-  if (state.discovered && v.verdict === 'modern' && v.negotiatedVersion && wantsCatalog(target, v)) {
+  // The audit comes before the modern catalog: a stdio process that has served a modern tools/list is
+  // pinned to the modern era and refuses an initialize (-32022), which would read a dual-era server as
+  // modern-only, and only on the cycles that list the catalog.
+  const audit = target.auditLegacy && !state.modernErrorSeen && settled;
+  const modernCatalog =
+    state.discovered && v.verdict === 'modern' && v.negotiatedVersion && wantsCatalog(target, v);
+  if (audit) await auditLegacy(transport, options, state);
+  if (modernCatalog && v.negotiatedVersion) {
     await listModernCatalog(transport, options, state, v.negotiatedVersion);
-  }
-  if (target.auditLegacy && !state.modernErrorSeen && settled) {
-    await auditLegacy(transport, options, state);
   }
 }
 

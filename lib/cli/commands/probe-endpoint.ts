@@ -292,12 +292,14 @@ export function formatVerdict(v: Verdict): string {
     );
   }
   if (v.auth) lines.push(...formatAuth(v.auth));
+  // Over stdio there is no HTTP status: the exchange is labelled by its transport instead.
+  const stdio = v.url.startsWith('stdio:');
   for (const e of v.evidence) {
-    const status = e.httpStatus === null ? '-' : String(e.httpStatus);
+    const via = stdio ? 'stdio' : `HTTP ${e.httpStatus === null ? '-' : String(e.httpStatus)}`;
     const rpc = e.rpcError ? ` ${e.rpcError.code} ${e.rpcError.message}` : '';
     const detail = e.detail ? ` (${e.detail})` : '';
     lines.push(
-      `  ${e.step} ${e.protocolVersion} id=${e.requestId}: HTTP ${status} ${e.outcome}${rpc}, ${e.elapsedMs} ms${detail}`,
+      `  ${e.step} ${e.protocolVersion} id=${e.requestId}: ${via} ${e.outcome}${rpc}, ${e.elapsedMs} ms${detail}`,
     );
   }
   return `${lines.join('\n')}\n`;
