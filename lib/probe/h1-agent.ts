@@ -4,7 +4,8 @@
 // fetches use) goes to an undici Agent with the same guarded connector. A probe is a handful of small
 // exchanges, and undici's layers per request (agent, pool, client, request object, handler wrapping, the
 // parser's callbacks) made the HTTP client the largest part of the poller's CPU: at 60,000 nodes this cut
-// the poller's CPU per probe by about a sixth (docs/poller.md).
+// the poller's CPU per probe by about a sixth (docs/poller.md); the measurement against undici's own Pool,
+// and the guarantees against hostile servers, are in docs/probe.md "The HTTP client".
 import net from 'node:net';
 import tls from 'node:tls';
 import { Dispatcher, type Agent } from 'undici';
