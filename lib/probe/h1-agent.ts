@@ -78,6 +78,13 @@ interface Target {
 
 type BodyMode = 'none' | 'length' | 'chunked' | 'close';
 
+/** A request waiting for a socket: its handler, its bytes, and whether it may be sent twice. */
+interface Outgoing {
+  handler: NewHandler;
+  payload: string;
+  idempotent: boolean;
+}
+
 /** One exchange on one connection: parses the response head and body and feeds the handler. */
 class Exchange {
   readonly controller: Controller;
@@ -97,6 +104,8 @@ class Exchange {
     readonly conn: Connection,
     readonly handler: NewHandler,
     readonly payload: string,
+    /** Safe to send again (the dispatch said `idempotent`): never an initialize. */
+    readonly idempotent: boolean,
     /** This request already went out once on a reused socket that closed before answering. */
     readonly retried: boolean,
   ) {
@@ -369,7 +378,8 @@ class Connection {
    * (its close crossed our request): the request goes once more, on a fresh socket.
    */
   private retry(ex: Exchange): boolean {
-    if (!this.reused || ex.sawBytes || ex.retried || ex.done || ex.controller.aborted) return false;
+    if (!this.reused || !ex.idempotent || ex.sawBytes || ex.retried || ex.done || ex.controller.aborted)
+      return false;
     ex.done = true;
     this.pool.agent.resend(this.pool, ex);
     return true;
@@ -497,12 +507,13 @@ export class H1Agent extends Dispatcher {
       return false;
     }
     const pool = this.poolFor(target);
+    const request: Outgoing = { handler, payload, idempotent: opts.idempotent === true };
     const reused = pool.take();
     if (reused) {
-      this.beginReused(pool, reused, handler, payload);
+      this.beginReused(pool, reused, request);
       return true;
     }
-    this.beginFresh(pool, handler, payload, false, null);
+    this.beginFresh(pool, request, false, null);
     return true;
   }
 
@@ -511,27 +522,23 @@ export class H1Agent extends Dispatcher {
    * second answer to the previous request) arrive while it is idle, poison it, and the request goes out on
    * a fresh socket instead of taking them as its answer.
    */
-  private beginReused(pool: Pool, conn: Connection, handler: NewHandler, payload: string): void {
+  private beginReused(pool: Pool, conn: Connection, request: Outgoing): void {
     setImmediate(() =>
       setImmediate(() => {
-        if (conn.closed) this.beginFresh(pool, handler, payload, false, null);
-        else this.begin(conn, handler, payload, false);
+        if (conn.closed) this.beginFresh(pool, request, false, null);
+        else this.begin(conn, request, false);
       }),
     );
   }
 
   /** The request once more, on a fresh socket, after a reused one closed before answering. */
   resend(pool: Pool, ex: Exchange): void {
-    this.beginFresh(pool, ex.handler, ex.payload, true, ex.controller);
+    const request = { handler: ex.handler, payload: ex.payload, idempotent: ex.idempotent };
+    this.beginFresh(pool, request, true, ex.controller);
   }
 
-  private beginFresh(
-    pool: Pool,
-    handler: NewHandler,
-    payload: string,
-    retried: boolean,
-    previous: Controller | null,
-  ): void {
+  private beginFresh(pool: Pool, request: Outgoing, retried: boolean, previous: Controller | null): void {
+    const { handler } = request;
     pool.busy++;
     this.open(pool).then(
       (conn) => {
@@ -546,7 +553,7 @@ export class H1Agent extends Dispatcher {
           handler.onResponseError?.(previous, previous.reason ?? new Error('aborted'));
           return;
         }
-        this.begin(conn, handler, payload, retried);
+        this.begin(conn, request, retried);
       },
       (err: unknown) => {
         pool.busy--;
@@ -559,8 +566,9 @@ export class H1Agent extends Dispatcher {
     );
   }
 
-  private begin(conn: Connection, handler: NewHandler, payload: string, retried: boolean): void {
-    const ex = new Exchange(conn, handler, payload, retried);
+  private begin(conn: Connection, request: Outgoing, retried: boolean): void {
+    const { handler, payload } = request;
+    const ex = new Exchange(conn, handler, payload, request.idempotent, retried);
     handler.onRequestStart?.(ex.controller, {});
     if (ex.controller.aborted) {
       // Stopped before a byte was written: the connection is still clean.

@@ -70,6 +70,8 @@ export function post(
   port: number,
   body = '{"id":1}',
   stopAfter?: number,
+  /** As the transport marks every request but initialize: safe to send again on a fresh socket. */
+  idempotent = true,
 ): Promise<Result> {
   return new Promise((resolve) => {
     const result: Result = { status: null, headers: {}, body: '', error: null };
@@ -81,6 +83,7 @@ export function post(
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body,
+        idempotent,
       },
       {
         onRequestStart(c) {

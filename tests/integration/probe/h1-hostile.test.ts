@@ -3,7 +3,9 @@
 // everything undici refuses.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Pool } from 'undici';
+import { DEFAULT_PROBE_OPTIONS, probeNode } from '@/lib/probe';
 import { H1Agent } from '@/lib/probe/h1-agent';
+import { initializeResult, legacyHandler, startFaultPeer } from '@/tests/support/fault-peer';
 import { post, rawServer, type RawServer } from '@/tests/support/raw-http';
 
 const LOOPBACK = { allowLoopback: true, allowPrivate: false };
@@ -83,6 +85,25 @@ describe('a keep-alive socket a server tries to put out of step', () => {
     expect(server.connections()).toBe(2);
   });
 
+  it('never sends a request marked not idempotent (an initialize) twice', async () => {
+    const served = new WeakMap<object, number>();
+    const server = await serve((_head, index, socket) => {
+      const n = (served.get(socket) ?? 0) + 1;
+      served.set(socket, n);
+      if (n > 1) {
+        socket.destroy();
+        return null;
+      }
+      return [json(`{"answer":"request ${index}"}`)];
+    });
+    const agent = agentFor();
+    expect((await post(agent, server.port)).body).toBe('{"answer":"request 0"}');
+    const once = await post(agent, server.port, '{"method":"initialize"}', undefined, false);
+    expect(once.error?.message).toMatch(/closed/);
+    expect(server.heads).toHaveLength(2);
+    expect(server.connections()).toBe(1);
+  });
+
   it('retries only once: a fresh socket that closes without an answer is the answer', async () => {
     const server = await serve((_head, index, socket) => {
       if (index === 0) return [json('{"answer":"first"}')];
@@ -151,5 +172,28 @@ describe('framing undici refuses, the probe refuses too', () => {
     expect(ours.error?.message).toBeTruthy();
     const theirs = await undiciPost(server.port);
     expect(theirs.error).not.toBeNull();
+  });
+});
+
+describe('a legacy node that closes each connection right after answering', () => {
+  it('is legacy: the initialize goes out on a fresh socket, never on the dead one', async () => {
+    const answer = legacyHandler((id) => initializeResult(id));
+    const peer = await startFaultPeer((req, res) => {
+      // A complete keep-alive answer, then the server closes the connection a moment later.
+      res.on('finish', () => setImmediate(() => res.socket?.destroy()));
+      return answer(req, res);
+    });
+    open.push(peer);
+    const agent = agentFor();
+    const v = await probeNode(
+      { url: peer.url, allowLegacy: true },
+      { ...DEFAULT_PROBE_OPTIONS, timeoutMs: 5_000, legacyProbeTimeoutMs: 5_000 },
+      { dispatcher: agent, egress: { allowLoopback: true, allowPrivate: true } },
+    );
+    expect(v).toMatchObject({ verdict: 'legacy', reason: 'legacy_positive_evidence' });
+    expect(v.evidence.map((e) => [e.step, e.outcome])).toEqual([
+      ['discover', 'rpc_error'],
+      ['initialize', 'result'],
+    ]);
   });
 });
