@@ -16,6 +16,8 @@ import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/db/queries/balancers';
 import { startPollerWith } from '@/lib/poller/poll-role';
 import { closeDefaultProbe } from '@/lib/poller/default-probe';
+import { probeNode } from '@/lib/probe';
+import { UndiciProbeClient } from './support/undici-probe-client';
 import { parsePollerArgs, type PollerArgs } from './support/poller-args';
 import { startFakeFleet } from './support/fake-fleet';
 import { runWorkers, weigh } from './poller-workers';
@@ -85,8 +87,16 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     const lags: number[] = [];
     let probesMeasured = 0;
     let probesStarted = 0;
+    // `--http-client undici`: the same probe over undici's Pool per origin, the reference it is measured by.
+    const egress = { allowLoopback: true, allowPrivate: true };
+    const undici =
+      args.httpClient === 'undici' ? new UndiciProbeClient(egress, { keepAliveTimeoutMs: 30_000 }) : null;
+    process.stdout.write(`  http client: ${args.httpClient}\n`);
     const handle = startPollerWith({
       store,
+      ...(undici
+        ? { probe: (target, options) => probeNode(target, options, { dispatcher: undici, egress }) }
+        : {}),
       settings: { ...settings, allowLoopback: true, pollerConcurrency: args.concurrency },
       log: (l) => process.stdout.write(`  [poller] ${l}\n`),
     });
@@ -158,6 +168,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     const fleetAfter = await fleet.stats();
     await handle.stop();
     await closeDefaultProbe();
+    await undici?.close();
 
     const after = await weigh(store, null);
     const bytesAfter = after.total;

@@ -1,4 +1,5 @@
-// `npm run bench -- probe [--duration-ms N] [--concurrency N] [--rounds N]`: probeNode throughput beside a
+// `npm run bench -- probe [--duration-ms N] [--concurrency N] [--rounds N] [--http-client h1|undici]`:
+// probeNode (over the project's HTTP client, or undici's Pool per origin as the reference) throughput beside a
 // raw undici POST loop of the same request bytes at the same concurrency, against (1) a canned-DiscoverResult
 // server in its own process, so the client side is what is measured, and (2) the real v2 SDK server.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -6,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
 import { startPeer, stopChild } from '@/lib/peers/spawn';
 import { createProbeAgent, DEFAULT_PROBE_OPTIONS, probeNode } from '@/lib/probe';
+import { parseHttpClient, UndiciProbeClient, type HttpClientName } from './support/undici-probe-client';
 
 const CANNED_SERVER = `
 import { createServer } from 'node:http';
@@ -123,10 +125,15 @@ async function measure(
   concurrency: number,
   durationMs: number,
   rounds: number,
+  client: HttpClientName,
 ): Promise<Row> {
   const target = new URL(url);
   const raw = new Agent({ keepAliveTimeout: 30_000 });
-  const probeAgent = createProbeAgent({ allowLoopback: true, allowPrivate: true });
+  const policy = { allowLoopback: true, allowPrivate: true };
+  const probeAgent: Dispatcher =
+    client === 'h1'
+      ? createProbeAgent(policy)
+      : new UndiciProbeClient(policy, { keepAliveTimeoutMs: 30_000 });
   const deps = { dispatcher: probeAgent, egress: { allowLoopback: true, allowPrivate: true } };
   const probeOnce = async (): Promise<boolean> =>
     (await probeNode({ url }, DEFAULT_PROBE_OPTIONS, deps)).verdict === 'modern';
@@ -216,8 +223,10 @@ export async function run(argv: string[]): Promise<number> {
         'duration-ms': { type: 'string', default: '1500' },
         concurrency: { type: 'string', default: '32' },
         rounds: { type: 'string', default: '5' },
+        'http-client': { type: 'string', default: 'h1' },
       },
     }));
+    parseHttpClient(values['http-client']);
   } catch (err) {
     process.stderr.write(`bench probe: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
@@ -225,6 +234,7 @@ export async function run(argv: string[]): Promise<number> {
   const durationMs = Number(values['duration-ms']);
   const concurrency = Number(values.concurrency);
   const rounds = Number(values.rounds);
+  const client = parseHttpClient(values['http-client']);
   for (const [name, value, max] of [
     ['--duration-ms', durationMs, 600_000],
     ['--concurrency', concurrency, 1_024],
@@ -239,16 +249,17 @@ export async function run(argv: string[]): Promise<number> {
   const canned = await startCanned();
   const rows: Row[] = [];
   try {
-    rows.push(await measure('canned DiscoverResult', canned.url, concurrency, durationMs, rounds));
+    rows.push(await measure('canned DiscoverResult', canned.url, concurrency, durationMs, rounds, client));
   } finally {
     await stopChild(canned.child);
   }
   const v2 = await startPeer('v2-dual');
   try {
-    rows.push(await measure('real v2 SDK 2.4.0 (dual-era)', v2.url, concurrency, durationMs, rounds));
+    rows.push(await measure('real v2 SDK 2.4.0 (dual-era)', v2.url, concurrency, durationMs, rounds, client));
   } finally {
     await v2.stop();
   }
+  process.stdout.write(`http client: ${client}\n`);
   printRows(rows, concurrency, durationMs, rounds);
   const cannedRatio = rows[0]?.ratio ?? 0;
   process.stdout.write(

@@ -1,6 +1,7 @@
 // The poller benchmark's flags. Without --store postgres or --workers it runs the poller in its own process on
 // SQLite (the one-box figures); with either, it starts real `erawatch worker --roles poll` processes.
 import { parseDuration } from './args';
+import { parseHttpClient, type HttpClientName } from './undici-probe-client';
 
 export type BenchStore = 'sqlite' | 'postgres';
 
@@ -13,6 +14,8 @@ export interface PollerArgs {
   store: BenchStore;
   /** Worker processes; null runs the poller inside the benchmark (SQLite only). */
   workers: number | null;
+  /** The probe's HTTP client: the project's (h1) or undici's Pool per origin (in-process runs only). */
+  httpClient: HttpClientName;
 }
 
 export const MAX_BENCH_WORKERS = 16;
@@ -35,6 +38,7 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
     perBalancer: 100,
     store: 'sqlite',
     workers: null,
+    httpClient: 'h1',
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
@@ -45,6 +49,7 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
     else if (flag === '--nodes') a.nodes = positiveInteger('--nodes', value);
     else if (flag === '--concurrency') a.concurrency = positiveInteger('--concurrency', value, 10_000);
     else if (flag === '--per-balancer') a.perBalancer = positiveInteger('--per-balancer', value);
+    else if (flag === '--http-client') a.httpClient = parseHttpClient(value);
     else if (flag === '--workers') a.workers = positiveInteger('--workers', value, MAX_BENCH_WORKERS);
     else if (flag === '--store') {
       if (value !== 'sqlite' && value !== 'postgres')
@@ -55,5 +60,7 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
   if (a.durationMs <= a.intervalMs)
     throw new Error('--duration must be longer than --interval (the warm-up)');
   if (a.store === 'postgres' && a.workers === null) a.workers = DEFAULT_PG_WORKERS;
+  if (a.httpClient !== 'h1' && a.workers !== null)
+    throw new Error('--http-client undici applies to the in-process run only (no --workers, SQLite)');
   return a;
 }

@@ -326,10 +326,23 @@ export function BalancerForm({ mode, initial, id }: Props) {
           </div>
           <div className="field-row">
             <Field
+              field="authIssuer"
+              label="Issuer"
+              error={errors.fields.authIssuer}
+              help="The authorization server the credential belongs to; required without a token URL."
+            >
+              <input
+                type="url"
+                value={values.authIssuer}
+                onChange={(e) => set('authIssuer', e.target.value)}
+                {...fieldProps('authIssuer')}
+              />
+            </Field>
+            <Field
               field="authScope"
               label="Scope"
               error={errors.fields.authScope}
-              help="Space-separated, e.g. mcp:read."
+              help="Optional: the challenge's scope, else the resource's scopes_supported, else none."
             >
               <input
                 type="text"
@@ -342,7 +355,7 @@ export function BalancerForm({ mode, initial, id }: Props) {
               field="authTokenUrl"
               label="Token URL"
               error={errors.fields.authTokenUrl}
-              help="Optional: found from the protected-resource metadata, then RFC 8414."
+              help="Optional: found from the issuer's RFC 8414 metadata."
             >
               <input
                 type="url"

@@ -1,6 +1,8 @@
 // One configured server as the host holds it: a stdio process (restarted when it has exited) or an HTTP
 // endpoint, probed with the shared probe engine and listed under the era the cache holds for it.
 import { isPlainObject, rpcErrorOf, checkLegacyInitialize, classifyDiscover } from '@/lib/probe/classify';
+import { createHash } from 'node:crypto';
+import { credentialOf } from '@/lib/probe/probe-auth';
 import { httpPeerKey, stdioPeerKey, type EraEntry, type PeerIncarnation } from '@/lib/probe/era-cache';
 import { HttpTransport } from '@/lib/probe/http-transport';
 import { probeNode } from '@/lib/probe/probe-node';
@@ -249,7 +251,7 @@ export class HttpHostPeer implements HostPeer {
   readonly key: string;
 
   constructor(readonly config: HttpServerConfig) {
-    this.key = httpPeerKey(config.url);
+    this.key = httpPeerKey(config.url, credentialIdentity(config));
   }
 
   ensureStarted(): boolean {
@@ -388,4 +390,36 @@ export function createHostPeer(
   onStderr?: (server: string, line: string) => void,
 ): HostPeer {
   return server.kind === 'stdio' ? new StdioHostPeer(server, onStderr) : new HttpHostPeer(server);
+}
+
+/**
+ * Which credential an HTTP entry presents, as a digest (the secret never in a key): its OAuth client and
+ * where it gets tokens, or its credential headers; '' for none.
+ */
+export function credentialIdentity(config: Pick<HttpServerConfig, 'oauth' | 'headers' | 'url'>): string {
+  const kind = credentialOf({
+    url: config.url,
+    headers: config.headers,
+    ...(config.oauth ? { oauth: config.oauth } : {}),
+  });
+  if (kind === 'none') return '';
+  const o = config.oauth;
+  const material =
+    kind === 'oauth' && o
+      ? [
+          'oauth',
+          o.clientId,
+          o.clientSecret,
+          o.issuer ?? '',
+          o.tokenUrl ?? '',
+          o.scope ?? '',
+          o.resource ?? '',
+        ]
+      : [
+          'header',
+          ...Object.entries(config.headers)
+            .sort(([a], [b]) => (a < b ? -1 : 1))
+            .flat(),
+        ];
+  return createHash('sha256').update(JSON.stringify(material)).digest('base64url').slice(0, 16);
 }

@@ -179,10 +179,17 @@ export interface EgressAgentOptions {
  * connects to exactly that address. To pin a request to another IP, send it to origin `scheme://IP:port`
  * with the original `host` header: undici then derives TLS SNI from that header (see pinnedOrigin).
  */
-export function createEgressAgent(policy: EgressPolicy, options: EgressAgentOptions = {}): Agent {
+/**
+ * The guarded connector: resolve, check the address against the policy, connect to exactly that address
+ * (TLS SNI kept from the host name). Every undici dispatcher Erawatch builds connects through it.
+ */
+export function createEgressConnector(
+  policy: EgressPolicy,
+  options: EgressAgentOptions = {},
+): buildConnector.connector {
   const lookup = options.lookup ?? defaultLookup;
   const base = buildConnector({ timeout: options.connectTimeoutMs ?? 10_000, ...options.tls });
-  const connect: buildConnector.connector = (opts, callback) => {
+  return (opts, callback) => {
     resolveAllowed(opts.hostname, policy, lookup).then(
       (address) => {
         const named = isIP(opts.hostname) === 0;
@@ -199,8 +206,11 @@ export function createEgressAgent(policy: EgressPolicy, options: EgressAgentOpti
       (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), null),
     );
   };
+}
+
+export function createEgressAgent(policy: EgressPolicy, options: EgressAgentOptions = {}): Agent {
   return new Agent({
-    connect,
+    connect: createEgressConnector(policy, options),
     connections: options.connections ?? null,
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
     pipelining: 1,

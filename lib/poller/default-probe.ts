@@ -6,7 +6,7 @@ import { createProbeAgent, probeEgressPolicy, probeNode, type ProbeAgent } from 
 import type { Settings } from '@/lib/settings';
 import type { ProbeFn, ResolveFn } from './types';
 
-/** One keep-alive agent per source address ('' for the system's choice). */
+/** One keep-alive agent per source address ('' for the system's choice), and one without loopback. */
 const agents = new Map<string, ProbeAgent>();
 
 /**
@@ -19,13 +19,23 @@ export function createDefaultProbe(
   const egress = probeEgressPolicy(settings);
   const localAddress = settings.probeSourceAddress;
   return (target, options) => {
-    let agent = agents.get(localAddress ?? '');
-    if (!agent) {
-      agent = createProbeAgent(egress, localAddress ? { localAddress } : {});
-      agents.set(localAddress ?? '', agent);
-    }
-    return probeNode(target, options, { dispatcher: agent, egress });
+    const agent = agentFor(localAddress ?? '', egress);
+    // URLs a server names get the loopback exemption only on the target's own host.
+    const strictDispatcher = egress.allowLoopback
+      ? agentFor(`strict:${localAddress ?? ''}`, { ...egress, allowLoopback: false })
+      : agent;
+    return probeNode(target, options, { dispatcher: agent, egress, strictDispatcher });
   };
+}
+
+function agentFor(key: string, egress: ReturnType<typeof probeEgressPolicy>): ProbeAgent {
+  let agent = agents.get(key);
+  if (!agent) {
+    const localAddress = key.replace(/^strict:/, '');
+    agent = createProbeAgent(egress, localAddress ? { localAddress } : {});
+    agents.set(key, agent);
+  }
+  return agent;
 }
 
 export async function closeDefaultProbe(): Promise<void> {

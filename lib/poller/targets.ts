@@ -60,7 +60,8 @@ export function resolveOAuth(
     oauth: {
       clientId: auth.clientId,
       clientSecret: secret,
-      scope: auth.scope,
+      ...(auth.scope ? { scope: auth.scope } : {}),
+      ...(auth.issuer ? { issuer: auth.issuer } : {}),
       ...(auth.tokenUrl ? { tokenUrl: auth.tokenUrl } : {}),
       ...(auth.resource ? { resource: auth.resource } : {}),
     },

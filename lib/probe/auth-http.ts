@@ -20,6 +20,8 @@ export class SideRequestError extends Error {
 
 export interface SideFetchOptions {
   dispatcher: Dispatcher;
+  /** Picks the dispatcher per URL (a server-named URL off the target's host gets one without loopback). */
+  dispatcherFor?: (url: URL) => Dispatcher;
   /** Epoch ms by which the exchange must be complete. */
   deadline: number;
   now: () => number;
@@ -51,7 +53,7 @@ export function createSideFetch(opts: SideFetchOptions) {
         method,
         headers,
         body: typeof body === 'string' || body instanceof URLSearchParams ? String(body) : undefined,
-        dispatcher: opts.dispatcher,
+        dispatcher: opts.dispatcherFor ? opts.dispatcherFor(new URL(url)) : opts.dispatcher,
         signal: controller.signal,
         headersTimeout: remaining + 1_000,
         bodyTimeout: remaining + 1_000,

@@ -53,6 +53,17 @@ export function newestMutual(theirs: readonly string[], ours: readonly string[])
   return sortRevisions(theirs.filter((r) => mine.has(r)))[0] ?? null;
 }
 
+/**
+ * A server-sent value quoted for evidence text: never recursive (an id may be an object nested thousands
+ * deep) and never long (an id may be a megabyte string).
+ */
+export function quoteValue(value: unknown): string {
+  if (Array.isArray(value)) return '(an array)';
+  if (typeof value === 'object' && value !== null) return '(an object)';
+  const text = JSON.stringify(value ?? null) ?? String(value);
+  return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -93,7 +104,7 @@ export function settleOutcome(status: number, reading: BodyReading, expectedId: 
       if (value.id === expectedId || (isError && value.id === null)) {
         return { outcome: isError ? 'rpc_error' : 'result', message: value };
       }
-      return { outcome: 'wrong_id', message: value, detail: `response id ${JSON.stringify(value.id)}` };
+      return { outcome: 'wrong_id', message: value, detail: `response id ${quoteValue(value.id)}` };
     }
     return { outcome: statusFailure ?? 'not_jsonrpc', message: null };
   }
@@ -104,6 +115,21 @@ export function settleOutcome(status: number, reading: BodyReading, expectedId: 
   return { outcome: 'unsupported_content_type', message: null };
 }
 
+const DATA_LIMIT = 4096;
+
+/** An error's `data` as evidence keeps: a server decides its size and depth, the stored verdict must not. */
+function boundedData(data: unknown): unknown {
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(data);
+  } catch {
+    return '(error data nested too deep to keep)';
+  }
+  if (text !== undefined && text.length > DATA_LIMIT)
+    return `(error data of ${text.length} characters not kept)`;
+  return data;
+}
+
 export function rpcErrorOf(message: Record<string, unknown> | null): RpcErrorInfo | null {
   const error = message?.error;
   if (!isPlainObject(error) || typeof error.code !== 'number') return null;
@@ -111,7 +137,7 @@ export function rpcErrorOf(message: Record<string, unknown> | null): RpcErrorInf
     code: error.code,
     message: typeof error.message === 'string' ? error.message : '',
   };
-  if ('data' in error) info.data = error.data;
+  if ('data' in error) info.data = boundedData(error.data);
   return info;
 }
 
@@ -200,7 +226,7 @@ export function checkLegacyInitialize(
     {
       name: 'id_match',
       passed: message.jsonrpc === '2.0' && message.id === expectedId,
-      detail: `expected ${JSON.stringify(expectedId)}, got ${JSON.stringify(message.id ?? null)}`,
+      detail: `expected ${quoteValue(expectedId)}, got ${quoteValue(message.id)}`,
     },
     {
       name: 'single_result',

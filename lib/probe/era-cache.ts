@@ -21,9 +21,15 @@ export function stdioPeerKey(spec: StdioPeerSpec, launch = ''): string {
   return `stdio:${JSON.stringify([spec.command, [...spec.args], env, spec.cwd ?? null, launch])}`;
 }
 
-/** Cache key of an HTTP peer: its origin (the era is a property of the server, not of one path or connection). */
-export function httpPeerKey(url: string): string {
-  return `http:${new URL(url).origin}`;
+/**
+ * Cache key of an HTTP peer: its origin (the era is a property of the server, not of one path or connection)
+ * and the credential it is reached with. An era learned with a credential says nothing about what the same
+ * address answers without it (a gateway lets the token through and refuses the rest), so entries that
+ * share an address but not a credential are two peers. `credential` is an opaque identity, never a secret.
+ */
+export function httpPeerKey(url: string, credential = ''): string {
+  const origin = `http:${new URL(url).origin}`;
+  return credential === '' ? origin : `${origin}#${credential}`;
 }
 
 /**

@@ -4,7 +4,8 @@
 // fetches use) goes to an undici Agent with the same guarded connector. A probe is a handful of small
 // exchanges, and undici's layers per request (agent, pool, client, request object, handler wrapping, the
 // parser's callbacks) made the HTTP client the largest part of the poller's CPU: at 60,000 nodes this cut
-// the poller's CPU per probe by about a sixth (docs/poller.md).
+// the poller's CPU per probe by about a sixth (docs/poller.md); the measurement against undici's own Pool,
+// and the guarantees against hostile servers, are in docs/probe.md "The HTTP client".
 import net from 'node:net';
 import tls from 'node:tls';
 import { Dispatcher, type Agent } from 'undici';
@@ -27,6 +28,8 @@ export class H1Error extends Error {
 }
 
 const MAX_HEAD_BYTES = 16 * 1024;
+/** Informational (1xx) answers taken before the real one: an endless stream of them costs nothing more. */
+const MAX_INFORMATIONAL = 8;
 /** A server's `keep-alive: timeout=N` hint is trusted to this much less than N, as undici does. */
 const KEEP_ALIVE_THRESHOLD_MS = 2_000;
 const SWEEP_EVERY_MS = 1_000;
@@ -75,6 +78,13 @@ interface Target {
 
 type BodyMode = 'none' | 'length' | 'chunked' | 'close';
 
+/** A request waiting for a socket: its handler, its bytes, and whether it may be sent twice. */
+interface Outgoing {
+  handler: NewHandler;
+  payload: string;
+  idempotent: boolean;
+}
+
 /** One exchange on one connection: parses the response head and body and feeds the handler. */
 class Exchange {
   readonly controller: Controller;
@@ -84,18 +94,27 @@ class Exchange {
   private remaining = 0;
   private chunkState: 'size' | 'data' | 'data-crlf' | 'trailers' = 'size';
   private line: Buffer | null = null;
+  private informational = 0;
+  /** A byte of the response arrived: from then on a closed socket is the server's answer, not a retry. */
+  sawBytes = false;
   done = false;
   reusable = true;
 
   constructor(
     readonly conn: Connection,
     readonly handler: NewHandler,
+    readonly payload: string,
+    /** Safe to send again (the dispatch said `idempotent`): never an initialize. */
+    readonly idempotent: boolean,
+    /** This request already went out once on a reused socket that closed before answering. */
+    readonly retried: boolean,
   ) {
     this.controller = new Controller((reason) => conn.abort(this, reason));
   }
 
   /** Feeds bytes read from the socket; returns the bytes past the end of this response, if any. */
   read(data: Buffer): Buffer | null {
+    if (data.length > 0) this.sawBytes = true;
     let rest: Buffer | null = data;
     while (rest && rest.length > 0 && !this.done) {
       rest = this.started ? this.body(rest) : this.readHead(rest);
@@ -118,10 +137,17 @@ class Exchange {
     const rest = buf.subarray(end + 4);
     const lineEnd = text.indexOf('\r\n');
     const statusLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
-    const match = /^HTTP\/1\.([01]) (\d{3})(?: (.*))?$/.exec(statusLine);
+    const match = /^HTTP\/1\.([01]) ([1-5]\d\d)(?: (.*))?$/.exec(statusLine);
     if (!match) throw new H1Error('ERAWATCH_HTTP_PARSE', `invalid status line: ${statusLine.slice(0, 80)}`);
     const minor = match[1];
     const status = Number(match[2]);
+    // Informational answers (100 Continue, 103 Early Hints) precede the real one; a few of them at most.
+    if (status < 200 && status !== 101) {
+      this.informational += 1;
+      if (this.informational > MAX_INFORMATIONAL) {
+        throw new H1Error('ERAWATCH_HTTP_PARSE', `more than ${MAX_INFORMATIONAL} informational responses`);
+      }
+    }
     const headers: Record<string, string | string[]> = {};
     let pos = lineEnd < 0 ? text.length : lineEnd + 2;
     while (pos < text.length) {
@@ -131,7 +157,13 @@ class Exchange {
       if (colon < 0 || colon > eol || colon === pos) {
         throw new H1Error('ERAWATCH_HTTP_PARSE', 'invalid header line');
       }
-      const name = text.slice(pos, colon).toLowerCase();
+      const raw = text.slice(pos, colon);
+      // RFC 9112 §5.1: no whitespace between the name and the colon (a smuggling vector), a token name.
+      if (!goodResponseNames.has(raw)) {
+        if (!TOKEN.test(raw)) throw new H1Error('ERAWATCH_HTTP_PARSE', 'invalid header name');
+        if (goodResponseNames.size < 1_000) goodResponseNames.add(raw);
+      }
+      const name = raw.toLowerCase();
       const value = text.slice(colon + 1, eol).trim();
       const seen = headers[name];
       if (seen === undefined) headers[name] = value;
@@ -139,7 +171,6 @@ class Exchange {
       else headers[name] = [seen, value];
       pos = eol + 2;
     }
-    // Informational answers (100 Continue, 103 Early Hints) precede the real one.
     if (status < 200 && status !== 101) return rest;
     if (status === 101) throw new H1Error('ERAWATCH_HTTP_PARSE', 'unexpected protocol upgrade');
     this.started = true;
@@ -150,6 +181,10 @@ class Exchange {
     this.conn.keepAliveHint(headers['keep-alive']);
     const transfer = String(headers['transfer-encoding'] ?? '').toLowerCase();
     const length = headers['content-length'];
+    // RFC 9112 §6.1: a sender must not send both; a response with both is refused, as undici refuses it.
+    if (transfer !== '' && length !== undefined) {
+      throw new H1Error('ERAWATCH_HTTP_PARSE', 'transfer-encoding together with content-length');
+    }
     if (status === 204 || status === 304) this.mode = 'none';
     else if (transfer !== '') {
       if (!transfer.endsWith('chunked'))
@@ -208,7 +243,11 @@ class Exchange {
         continue;
       }
       this.line = null;
-      const text = line.toString('latin1').replace(/\r?\n$/, '');
+      // Every chunk line ends in CRLF: a bare LF is refused, as undici's parser refuses it.
+      if (line.length < 2 || line[line.length - 2] !== 0x0d) {
+        throw new H1Error('ERAWATCH_HTTP_PARSE', 'chunk line not ended by CRLF');
+      }
+      const text = line.toString('latin1', 0, line.length - 2);
       if (this.chunkState === 'data-crlf') {
         if (text !== '') throw new H1Error('ERAWATCH_HTTP_PARSE', 'missing CRLF after chunk');
         this.chunkState = 'size';
@@ -264,6 +303,8 @@ class Connection {
   idleSince = 0;
   idleLimitMs: number;
   closed = false;
+  /** Taken from the idle list: an answer may already have been lost to a close the server sent. */
+  reused = false;
 
   constructor(
     readonly pool: Pool,
@@ -321,13 +362,27 @@ class Connection {
     if (this.closed && !this.exchange) return;
     const ex = this.detach();
     this.destroy();
+    if (ex && this.retry(ex)) return;
     ex?.ended();
   }
 
   private onError(err: Error): void {
     const ex = this.detach();
     this.destroy();
+    if (ex && this.retry(ex)) return;
     ex?.fail(err);
+  }
+
+  /**
+   * A reused socket that closes before the first byte of its answer was closed by the server while idle
+   * (its close crossed our request): the request goes once more, on a fresh socket.
+   */
+  private retry(ex: Exchange): boolean {
+    if (!this.reused || !ex.idempotent || ex.sawBytes || ex.retried || ex.done || ex.controller.aborted)
+      return false;
+    ex.done = true;
+    this.pool.agent.resend(this.pool, ex);
+    return true;
   }
 
   finished(ex: Exchange): void {
@@ -393,6 +448,7 @@ class Pool {
     const conn = this.idle.pop();
     if (!conn) return null;
     this.busy++;
+    conn.reused = true;
     return conn;
   }
 }
@@ -451,35 +507,68 @@ export class H1Agent extends Dispatcher {
       return false;
     }
     const pool = this.poolFor(target);
+    const request: Outgoing = { handler, payload, idempotent: opts.idempotent === true };
     const reused = pool.take();
     if (reused) {
-      this.begin(reused, handler, payload);
+      this.beginReused(pool, reused, request);
       return true;
     }
+    this.beginFresh(pool, request, false, null);
+    return true;
+  }
+
+  /**
+   * A reused socket gets the request only after one pass of reading: bytes already on their way (a late
+   * second answer to the previous request) arrive while it is idle, poison it, and the request goes out on
+   * a fresh socket instead of taking them as its answer.
+   */
+  private beginReused(pool: Pool, conn: Connection, request: Outgoing): void {
+    setImmediate(() =>
+      setImmediate(() => {
+        if (conn.closed) this.beginFresh(pool, request, false, null);
+        else this.begin(conn, request, false);
+      }),
+    );
+  }
+
+  /** The request once more, on a fresh socket, after a reused one closed before answering. */
+  resend(pool: Pool, ex: Exchange): void {
+    const request = { handler: ex.handler, payload: ex.payload, idempotent: ex.idempotent };
+    this.beginFresh(pool, request, true, ex.controller);
+  }
+
+  private beginFresh(pool: Pool, request: Outgoing, retried: boolean, previous: Controller | null): void {
+    const { handler } = request;
     pool.busy++;
     this.open(pool).then(
       (conn) => {
         if (this.destroyed) {
           conn.destroy();
-          handler.onResponseError?.(new Controller(() => undefined), this.destroyed);
+          handler.onResponseError?.(previous ?? new Controller(() => undefined), this.destroyed);
           return;
         }
-        this.begin(conn, handler, payload);
+        if (previous?.aborted) {
+          // The exchange was stopped while its retry was connecting: the fresh socket is still clean.
+          conn.pool.release(conn);
+          handler.onResponseError?.(previous, previous.reason ?? new Error('aborted'));
+          return;
+        }
+        this.begin(conn, request, retried);
       },
       (err: unknown) => {
         pool.busy--;
         this.settled();
         handler.onResponseError?.(
-          new Controller(() => undefined),
+          previous ?? new Controller(() => undefined),
           err instanceof Error ? err : new Error(String(err)),
         );
       },
     );
-    return true;
   }
 
-  private begin(conn: Connection, handler: NewHandler, payload: string): void {
-    const ex = new Exchange(conn, handler);
+  private begin(conn: Connection, request: Outgoing, retried: boolean): void {
+    const { handler, payload } = request;
+    const ex = new Exchange(conn, handler, payload, request.idempotent, retried);
     handler.onRequestStart?.(ex.controller, {});
     if (ex.controller.aborted) {
       // Stopped before a byte was written: the connection is still clean.
@@ -637,6 +726,8 @@ function targetOf(opts: Dispatcher.DispatchOptions): Target {
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Header names already checked against TOKEN: the probe sends the same few on every request. */
 const goodNames = new Set<string>();
+/** The same for response header names: servers send the same few on every answer. */
+const goodResponseNames = new Set<string>();
 
 function requestText(opts: Dispatcher.DispatchOptions, target: Target): string {
   const method = opts.method;

@@ -128,6 +128,9 @@ export class HttpTransport implements ProbeTransport {
       this.headersFor(options, message.method),
       options,
       message.id,
+      // Safe to send again on a fresh socket when a reused one closed before answering: everything but
+      // initialize, which reaches a node at most once per probe.
+      message.method !== 'initialize',
     );
   }
 
@@ -138,11 +141,19 @@ export class HttpTransport implements ProbeTransport {
       this.headersFor(options, message.method),
       options,
       null,
+      false,
     );
   }
 
   endSession(sessionId: string, options: SendOptions): Promise<Exchange> {
-    return this.exchange('DELETE', null, this.headersFor({ ...options, sessionId }, null), options, null);
+    return this.exchange(
+      'DELETE',
+      null,
+      this.headersFor({ ...options, sessionId }, null),
+      options,
+      null,
+      true,
+    );
   }
 
   /** One HTTP exchange under one deadline. `expectedId` null means no JSON-RPC response is expected. */
@@ -152,6 +163,7 @@ export class HttpTransport implements ProbeTransport {
     headers: Record<string, string>,
     options: SendOptions,
     expectedId: string | number | null,
+    idempotent: boolean,
   ): Promise<Exchange> {
     return new Promise((resolve) => {
       const handler = new ExchangeHandler(expectedId, options, this.config, this.attribution, resolve);
@@ -163,6 +175,7 @@ export class HttpTransport implements ProbeTransport {
             method,
             headers,
             body,
+            idempotent,
             headersTimeout: options.timeoutMs + 1_000,
             bodyTimeout: options.timeoutMs + 1_000,
           },

@@ -1,11 +1,14 @@
-// OAuth 2.1 client credentials for probes, through oauth4webapi. The token endpoint is configured, or found
-// from the resource's protected-resource metadata and then the authorization server's RFC 8414 metadata.
+// OAuth 2.1 client credentials for probes, through oauth4webapi. A credential is bound to its issuer: the
+// token endpoint is the configured tokenUrl, or the one the issuer's RFC 8414 metadata names (its `issuer`
+// must be the credential's, exactly), never one a node's own metadata points at. A protected resource whose
+// metadata does not list the issuer gets no token request. The scope is configured, or chosen by the MCP
+// rule: the challenge's scope, else the resource's scopes_supported, else none.
 // Tokens are cached per credential until shortly before they expire; one request at a time per credential.
 import { createHash } from 'node:crypto';
 import { isIP } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import { SideRequestError, type SideFetch } from './auth-http';
-import type { OAuthClientCredentials, ProtectedResourceEvidence, TokenEvidence } from './types';
+import type { OAuthClientCredentials, ProtectedResourceEvidence, ScopeSource, TokenEvidence } from './types';
 
 /** A token is replaced this long before it expires (at most a tenth of its lifetime). */
 const EXPIRY_MARGIN_MS = 60_000;
@@ -17,7 +20,12 @@ const METADATA_REUSE_MS = 60 * 60_000;
 const CACHE_LIMIT = 1_024;
 
 export interface TokenContext {
+  /** For URLs the operator gave: the issuer's metadata, a configured tokenUrl. */
   fetch: SideFetch;
+  /** For URLs a server named (a token endpoint from metadata): loopback only on the target's own host. */
+  namedFetch?: SideFetch;
+  /** The scope of the challenge that asked for a new token, if any. */
+  challengeScope?: string | null;
   /** The resource indicator when the credential names none: the balancer's public URL. */
   defaultResource: string;
   /** Finds the trusted protected-resource metadata of `defaultResource` (for token endpoint discovery). */
@@ -94,9 +102,10 @@ export class OAuthTokenCache {
     const secret = createHash('sha256').update(creds.clientSecret).digest('base64url');
     return JSON.stringify([
       creds.tokenUrl ?? '',
+      creds.issuer ?? '',
       creds.clientId,
       secret,
-      creds.scope,
+      creds.scope ?? '',
       creds.resource ?? ctx.defaultResource,
     ]);
   }
@@ -150,16 +159,13 @@ export class OAuthTokenCache {
     if (creds.tokenUrl) {
       evidence.tokenEndpoint = creds.tokenUrl;
       evidence.endpointSource = 'configured';
-      return { issuer: new URL(creds.tokenUrl).origin, token_endpoint: creds.tokenUrl };
+      return { issuer: creds.issuer ?? new URL(creds.tokenUrl).origin, token_endpoint: creds.tokenUrl };
     }
-    const metadata = await ctx.findMetadata();
-    const issuer = metadata?.trusted ? metadata.authorizationServers[0] : undefined;
+    const issuer = creds.issuer;
     if (!issuer) {
       throw new TokenSetupError(
-        'no_token_endpoint',
-        metadata
-          ? 'the protected-resource metadata is not trusted or names no authorization server'
-          : 'no tokenUrl and no protected-resource metadata',
+        'no_issuer',
+        'the credential names neither an issuer nor a tokenUrl, so no token endpoint can be trusted',
       );
     }
     const cached = this.servers.get(issuer);
@@ -186,6 +192,13 @@ export class OAuthTokenCache {
         if (err instanceof SideRequestError && err.outcome === 'timeout') break;
       }
     }
+    if (as && as.issuer !== issuer) {
+      // RFC 8414 §3.3: identical to the issuer the metadata was asked for, character for character.
+      throw new TokenSetupError(
+        'issuer_mismatch',
+        `the metadata of ${issuer} names the issuer ${as.issuer}; no token was requested`,
+      );
+    }
     if (!as?.token_endpoint) {
       const { detail } = tokenErrorOf(lastError);
       throw new TokenSetupError('no_token_endpoint', `authorization server metadata of ${issuer}: ${detail}`);
@@ -196,6 +209,31 @@ export class OAuthTokenCache {
     return as;
   }
 
+  /** The issuer binding: a protected resource that lists authorization servers must list the issuer. */
+  private checkListed(creds: OAuthClientCredentials, metadata: ProtectedResourceEvidence | null): void {
+    if (!creds.issuer || !metadata?.trusted) return;
+    if (metadata.authorizationServers.includes(creds.issuer)) return;
+    const listed = metadata.authorizationServers.join(', ') || 'none';
+    throw new TokenSetupError(
+      'issuer_not_listed',
+      `the protected resource ${metadata.resource ?? metadata.url} lists authorization servers ${listed}, not the credential's issuer ${creds.issuer}; no token was requested`,
+    );
+  }
+
+  /** The MCP rule: configured, else the challenge's scope, else the resource's scopes_supported, else none. */
+  private async scopeOf(
+    creds: OAuthClientCredentials,
+    ctx: TokenContext,
+    metadata: () => Promise<ProtectedResourceEvidence | null>,
+  ): Promise<{ scope: string | null; source: ScopeSource }> {
+    if (creds.scope) return { scope: creds.scope, source: 'configured' };
+    if (ctx.challengeScope) return { scope: ctx.challengeScope, source: 'challenge' };
+    const found = await metadata();
+    const supported = found?.trusted ? found.scopesSupported : [];
+    if (supported.length > 0) return { scope: supported.join(' '), source: 'metadata' };
+    return { scope: null, source: 'none' };
+  }
+
   private async request(
     creds: OAuthClientCredentials,
     ctx: TokenContext,
@@ -203,11 +241,21 @@ export class OAuthTokenCache {
     const evidence: TokenEvidence = {
       tokenEndpoint: null,
       endpointSource: null,
+      issuer: creds.issuer ?? null,
+      scope: null,
+      scopeSource: null,
       refreshed: false,
       error: null,
     };
     try {
+      // The resource's metadata is looked up at most once per token request, and only when needed.
+      let metadata: Promise<ProtectedResourceEvidence | null> | null = null;
+      const findMetadata = () => (metadata ??= ctx.findMetadata());
+      if (creds.issuer) this.checkListed(creds, await findMetadata());
       const as = await this.endpointOf(creds, ctx, evidence);
+      const chosen = await this.scopeOf(creds, ctx, findMetadata);
+      evidence.scope = chosen.scope;
+      evidence.scopeSource = chosen.source;
       const client: oauth.Client = { client_id: creds.clientId };
       const methods = as.token_endpoint_auth_methods_supported;
       const clientAuth =
@@ -215,12 +263,14 @@ export class OAuthTokenCache {
           ? oauth.ClientSecretBasic(creds.clientSecret)
           : oauth.ClientSecretPost(creds.clientSecret);
       const params: Record<string, string> = { resource: creds.resource ?? ctx.defaultResource };
-      if (creds.scope) params.scope = creds.scope;
+      if (chosen.scope) params.scope = chosen.scope;
       const endpoint = new URL(as.token_endpoint ?? '');
+      // A token endpoint from metadata is a URL a server named; a configured one is the operator's.
+      const tokenFetch = evidence.endpointSource === 'discovered' ? (ctx.namedFetch ?? ctx.fetch) : ctx.fetch;
       const issuedAt = this.now();
       this.requests += 1;
       const res = await oauth.clientCredentialsGrantRequest(as, client, clientAuth, params, {
-        [oauth.customFetch]: oauthFetch(ctx.fetch),
+        [oauth.customFetch]: oauthFetch(tokenFetch),
         [oauth.allowInsecureRequests]: insecureAllowed(endpoint),
       });
       const tokens = await oauth.processClientCredentialsResponse(as, client, res);

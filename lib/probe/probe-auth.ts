@@ -1,6 +1,8 @@
 // The auth side of one HTTP probe: the bearer token before discover (OAuth client credentials), one refresh
 // when a cached token draws a 401, and the evidence of a refusal: the parsed challenge and the
 // protected-resource metadata. Every side request is bounded and stays inside the probe's deadline.
+// A URL a server names (a challenge's resource_metadata, a token endpoint from metadata) keeps the loopback
+// exemption only on the target's own host (or the credential's issuer's, which the operator named).
 import type { Dispatcher } from 'undici';
 import { challengeEvidence } from './auth-challenge';
 import { createSideFetch, type SideFetch } from './auth-http';
@@ -30,17 +32,27 @@ export class ProbeAuth {
   readonly credential: CredentialKind;
   evidence: AuthEvidence | null = null;
   private sideFetch: SideFetch | null = null;
+  private namedSideFetch: SideFetch | null = null;
   private readonly sideFetchOptions: Parameters<typeof createSideFetch>[0];
+  private readonly strictDispatcher: () => Dispatcher;
+  private readonly ownHosts: Set<string>;
   private readonly tokens: OAuthTokenCache;
   private readonly resource: string;
   private accessToken: string | null = null;
+  private tokenScope: string | null = null;
   private tokenFromCache = false;
   private refreshed = false;
 
   constructor(
     private readonly target: ProbeTarget,
     options: ProbeOptions,
-    deps: { dispatcher: Dispatcher; now: () => number; tokens?: OAuthTokenCache },
+    deps: {
+      dispatcher: Dispatcher;
+      /** The same egress without the loopback exemption, built on first use; defaults to `dispatcher`. */
+      strictDispatcher?: () => Dispatcher;
+      now: () => number;
+      tokens?: OAuthTokenCache;
+    },
     started: number,
   ) {
     this.credential = credentialOf(target);
@@ -49,6 +61,20 @@ export class ProbeAuth {
     const deadline = started + probeDeadlineMs(options);
     this.sideFetchOptions = { dispatcher: deps.dispatcher, deadline, now: deps.now };
     this.resource = target.oauth?.resource ?? target.publicUrl ?? target.url;
+    this.strictDispatcher = deps.strictDispatcher ?? (() => deps.dispatcher);
+    this.ownHosts = new Set([hostOf(target.url)]);
+    if (target.oauth?.issuer) this.ownHosts.add(hostOf(target.oauth.issuer));
+  }
+
+  /** For URLs a server named: the full egress on the target's (or issuer's) host, no loopback elsewhere. */
+  private get namedFetch(): SideFetch {
+    const strict = this.strictDispatcher;
+    const full = this.sideFetchOptions.dispatcher;
+    this.namedSideFetch ??= createSideFetch({
+      ...this.sideFetchOptions,
+      dispatcherFor: (url) => (this.ownHosts.has(hostOf(url.href)) ? full : strict()),
+    });
+    return this.namedSideFetch;
   }
 
   /** Built on first use: most probes carry no OAuth and draw no refusal, so they never fetch on the side. */
@@ -76,9 +102,10 @@ export class ProbeAuth {
   private context(oauth: OAuthClientCredentials): TokenContext {
     return {
       fetch: this.fetch,
+      namedFetch: this.namedFetch,
       defaultResource: oauth.resource ?? this.resource,
       findMetadata: async () => {
-        const found = await findProtectedResource(this.resource, null, this.accepted(), this.fetch);
+        const found = await findProtectedResource(this.resource, null, this.accepted(), this.namedFetch);
         const ev = this.ensureEvidence();
         ev.metadataAttempts.push(...found.attempts);
         ev.metadata ??= found.metadata;
@@ -103,22 +130,31 @@ export class ProbeAuth {
     ev.token = { ...got.evidence, refreshed: false };
     if (!got.ok) return { ok: false, reason: `oauth_token_failed: ${got.evidence.error ?? 'unknown'}` };
     this.accessToken = got.accessToken;
+    this.tokenScope = got.evidence.scope ?? null;
     this.tokenFromCache = got.fromCache;
     return { ok: true, headers: this.withToken() };
   }
 
-  /** After a 401 on a cached token: one new token. Null when there is nothing to refresh (or it failed). */
-  async refresh(status: number | null): Promise<Record<string, string> | null> {
+  /**
+   * After a refusal of our token, one new token: a cached token drew a 401, or (no scope configured) the
+   * challenge names a scope the token was not asked with. Null when there is nothing to refresh (or it failed).
+   */
+  async refresh(status: number | null, header?: string | null): Promise<Record<string, string> | null> {
     const oauth = this.target.oauth;
-    if (!oauth || status !== 401 || !this.tokenFromCache || this.refreshed || !this.accessToken) return null;
+    if (!oauth || this.refreshed || !this.accessToken) return null;
+    const challengeScope = oauth.scope ? null : (challengeEvidence(header ?? null)?.scope ?? null);
+    const wantsScope = challengeScope !== null && challengeScope !== this.tokenScope;
+    const expired = status === 401 && this.tokenFromCache;
+    if (!(status === 401 || status === 403) || !(expired || wantsScope)) return null;
     this.refreshed = true;
-    const ctx = this.context(oauth);
+    const ctx = { ...this.context(oauth), challengeScope };
     this.tokens.invalidate(oauth, ctx, this.accessToken);
     const got = await this.tokens.token(oauth, ctx);
     const ev = this.ensureEvidence();
     ev.token = { ...got.evidence, refreshed: got.ok };
     if (!got.ok) return null;
     this.accessToken = got.accessToken;
+    this.tokenScope = got.evidence.scope ?? null;
     return this.withToken();
   }
 
@@ -134,11 +170,20 @@ export class ProbeAuth {
         this.target.url,
         ev.challenge?.resourceMetadata ?? null,
         this.accepted(),
-        this.fetch,
+        this.namedFetch,
       );
       ev.metadataAttempts.push(...found.attempts);
       ev.metadata = found.metadata;
     }
     return this.credential === 'none' ? 'auth_required' : 'auth_failed';
+  }
+}
+
+/** A URL's host name, brackets and case normalised; '' for a URL that does not parse. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+  } catch {
+    return '';
   }
 }

@@ -30,6 +30,7 @@ import { listCatalog, settledKeyOf } from './catalog';
 import { HttpTransport, outcomeOfError } from './http-transport';
 import type { OAuthTokenCache } from './oauth';
 import { ProbeAuth } from './probe-auth';
+import { redactInPlace, secretForms } from './redact';
 import type { Exchange, JsonRpcRequest, ProbeTransport, SendOptions } from './transport';
 import { unavailableVerdict } from './types';
 import type {
@@ -53,6 +54,11 @@ export interface ProbeDeps {
   transport?: ProbeTransport;
   /** OAuth tokens by credential; defaults to the process-wide cache. */
   tokens?: OAuthTokenCache;
+  /**
+   * The dispatcher for URLs a server names off the target's host (resource metadata, token endpoints from
+   * metadata): the same egress without the loopback exemption. Default: the shared one for that policy.
+   */
+  strictDispatcher?: Dispatcher;
 }
 
 export const DEFAULT_EGRESS: EgressPolicy = { allowLoopback: false, allowPrivate: true };
@@ -139,6 +145,8 @@ export async function probeNode(
   v.supported = sortRevisions(state.served);
   v.servedEras = deriveServedEras(v.supported);
   v.durationMs = Math.max(0, now() - started);
+  // Whatever a server echoed of the secret goes no further than this probe.
+  if (target.oauth) redactInPlace(v, secretForms(target.oauth));
   return v;
 }
 
@@ -204,6 +212,7 @@ interface OpenHttp {
   address: string;
   attributionHeader: string | undefined;
   now: () => number;
+  policy: EgressPolicy;
 }
 
 // A plain function over a data record rather than a closure per probe: under the source runner every
@@ -251,7 +260,7 @@ async function openHttpTransport(
   }
   state.verdict.address = address;
   const dispatcher = deps.dispatcher ?? sharedProbeAgent(policy);
-  return { dispatcher, url, address, attributionHeader: target.attributionHeader, now };
+  return { dispatcher, url, address, attributionHeader: target.attributionHeader, now, policy };
 }
 
 /** An HTTP probe: the credential first (OAuth token), then the era probe with the auth hooks. */
@@ -267,7 +276,12 @@ async function probeHttp(
   const auth = new ProbeAuth(
     target,
     options,
-    { dispatcher: http.dispatcher, now, tokens: deps.tokens },
+    {
+      dispatcher: http.dispatcher,
+      strictDispatcher: () => strictDispatcherOf(http, deps),
+      now,
+      tokens: deps.tokens,
+    },
     started,
   );
   const prepared = await auth.prepare();
@@ -277,6 +291,13 @@ async function probeHttp(
     await runProbe(openTransport(http, prepared.headers), target, options, state, { auth, http });
   }
   if (auth.evidence) state.verdict.auth = auth.evidence;
+}
+
+/** Only probes that fetch on the side ever build it; without the loopback exemption it is the same one. */
+function strictDispatcherOf(http: OpenHttp, deps: ProbeDeps): Dispatcher {
+  if (deps.strictDispatcher) return deps.strictDispatcher;
+  if (!http.policy.allowLoopback) return http.dispatcher;
+  return sharedProbeAgent({ ...http.policy, allowLoopback: false });
 }
 
 interface AuthHooks {
@@ -358,7 +379,7 @@ async function runProbe(
   if (ex.address) v.address = ex.address;
 
   if (ex.outcome === 'auth_required' && hooks) {
-    const headers = await hooks.auth.refresh(ex.httpStatus);
+    const headers = await hooks.auth.refresh(ex.httpStatus, ex.challenge);
     if (headers) {
       transport = openTransport(hooks.http, headers);
       const again = discoverRequest(asked, options);
@@ -395,11 +416,15 @@ async function runProbe(
   // The audit follows only a settled modern (DiscoverResult) or legacy verdict: never an ambiguous answer,
   // a modern error, or a modern_incompatible node.
   const settled = (state.discovered && v.verdict === 'modern') || v.verdict === 'legacy';
-  if (state.discovered && v.verdict === 'modern' && v.negotiatedVersion && wantsCatalog(target, v)) {
+  // The audit comes before the modern catalog: a stdio process that has served a modern tools/list is
+  // pinned to the modern era and refuses an initialize (-32022), which would read a dual-era server as
+  // modern-only, and only on the cycles that list the catalog.
+  const audit = target.auditLegacy && !state.modernErrorSeen && settled;
+  const modernCatalog =
+    state.discovered && v.verdict === 'modern' && v.negotiatedVersion && wantsCatalog(target, v);
+  if (audit) await auditLegacy(transport, options, state);
+  if (modernCatalog && v.negotiatedVersion) {
     await listModernCatalog(transport, options, state, v.negotiatedVersion);
-  }
-  if (target.auditLegacy && !state.modernErrorSeen && settled) {
-    await auditLegacy(transport, options, state);
   }
 }
 
@@ -588,7 +613,8 @@ async function negotiateAfterUnsupported(
 
 /** A modern error's data.supported names revisions the server serves. */
 function addSupportedFromError(state: ProbeState, message: Record<string, unknown> | null): void {
-  const data = rpcErrorOf(message)?.data;
+  const error = isPlainObject(message?.error) ? message.error : null;
+  const data = error?.data;
   const supported = isPlainObject(data) ? data.supported : undefined;
   if (!Array.isArray(supported)) return;
   for (const revision of supported) if (typeof revision === 'string') state.served.add(revision);

@@ -2,7 +2,7 @@
 // the server's log and never an error signal; stdout that is not JSON-RPC, an exit, or silence is a broken
 // server, not a legacy one. The command is spawned without a shell, exactly as configured.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { isJsonRpcResponse, isPlainObject } from './classify';
+import { isJsonRpcResponse, isPlainObject, quoteValue } from './classify';
 import { childEnvironment } from '@/lib/settings';
 import type { StdioPeerSpec } from './era-cache';
 import type {
@@ -97,6 +97,8 @@ export class StdioTransport implements ProbeTransport {
       stdio: ['pipe', 'pipe', 'pipe'],
       shell: false,
       windowsHide: true,
+      // Its own process group: whatever it forks is ended with it (signalGroup), not just its own pid.
+      detached: process.platform !== 'win32',
     });
     this.child.on('error', (err: NodeJS.ErrnoException) => {
       // 'error' without a pid means the process never started; with one it is a kill or pipe failure.
@@ -159,7 +161,7 @@ export class StdioTransport implements ProbeTransport {
       return Promise.resolve(this.exchange(refusal.outcome, null, startedAt, refusal.detail, false));
     if (this.pending.has(message.id) || this.retired.has(message.id)) {
       return Promise.reject(
-        new Error(`request id ${JSON.stringify(message.id)} was already used on this transport`),
+        new Error(`request id ${quoteValue(message.id)} was already used on this transport`),
       );
     }
     return new Promise<Exchange>((resolve) => {
@@ -177,7 +179,7 @@ export class StdioTransport implements ProbeTransport {
             null,
             `no answer within ${options.timeoutMs} ms${kill ? '; process killed' : ''}`,
           );
-          if (kill) this.child.kill('SIGKILL');
+          if (kill) this.signalGroup('SIGKILL');
         }, options.timeoutMs),
         settle: (outcome, reply, detail) => {
           if (!this.pending.delete(message.id)) return;
@@ -234,15 +236,55 @@ export class StdioTransport implements ProbeTransport {
     return this.exchange('result', null, Date.now(), 'no sessions on stdio', false);
   }
 
-  /** Closes stdin, then SIGTERM, then SIGKILL after the grace period; resolves once the process is gone. */
+  /**
+   * Ends the process and everything it forked: stdin closed, SIGTERM to its process group, SIGKILL to the
+   * group after the grace period if any member is left, and the pipes destroyed, so a grandchild that holds
+   * stdout keeps neither this process nor the caller's event loop alive. Resolves once the command is gone.
+   */
   async close(): Promise<ProcessExit> {
-    if (this.exit) return this.exit;
+    this.closing ??= this.end();
+    return this.closing;
+  }
+
+  private closing: Promise<ProcessExit> | null = null;
+
+  private async end(): Promise<ProcessExit> {
+    const graceEnds = Date.now() + this.options.killGraceMs;
     this.child.stdin?.end();
-    this.child.kill('SIGTERM');
-    const killer = setTimeout(() => this.child.kill('SIGKILL'), this.options.killGraceMs);
+    this.signalGroup('SIGTERM');
+    const killer = setTimeout(() => this.signalGroup('SIGKILL'), this.options.killGraceMs);
     const exit = await this.exited();
     clearTimeout(killer);
+    // The command is gone; members of its group that outlived the SIGTERM get the rest of the grace.
+    while (this.groupAlive() && Date.now() < graceEnds) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    if (this.groupAlive()) this.signalGroup('SIGKILL');
+    for (const pipe of [this.child.stdin, this.child.stdout, this.child.stderr]) pipe?.destroy();
     return exit;
+  }
+
+  /** Sends `signal` to the command's process group (the command alone where there are no groups). */
+  private signalGroup(signal: NodeJS.Signals): void {
+    const pid = this.child.pid;
+    if (pid === undefined) return;
+    try {
+      if (process.platform === 'win32') this.child.kill(signal);
+      else process.kill(-pid, signal);
+    } catch {
+      // The group is already gone.
+    }
+  }
+
+  private groupAlive(): boolean {
+    const pid = this.child.pid;
+    if (pid === undefined || process.platform === 'win32') return false;
+    try {
+      process.kill(-pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private refusal(): { outcome: Outcome; detail: string } | null {
@@ -327,7 +369,7 @@ export class StdioTransport implements ProbeTransport {
     if (oldest.done) return;
     // An error with a null id answers the request that could not be parsed: on a pipe, the oldest one.
     if (id === null && 'error' in value) oldest.value.settle('rpc_error', value);
-    else oldest.value.settle('wrong_id', value, `response id ${JSON.stringify(id)}`);
+    else oldest.value.settle('wrong_id', value, `response id ${quoteValue(id)}`);
   }
 
   private readStderr(chunk: string): void {

@@ -194,11 +194,19 @@ export interface ProtectedResourceEvidence {
 export const CREDENTIAL_KINDS = ['none', 'header', 'oauth'] as const;
 export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
 
+export const SCOPE_SOURCES = ['configured', 'challenge', 'metadata', 'none'] as const;
+export type ScopeSource = (typeof SCOPE_SOURCES)[number];
+
 export interface TokenEvidence {
   /** The token endpoint used (or tried), when known. */
   tokenEndpoint: string | null;
-  /** Where the endpoint came from: configured, or discovered via protected-resource then RFC 8414 metadata. */
+  /** Where the endpoint came from: configured (`tokenUrl`), or the credential's issuer's RFC 8414 metadata. */
   endpointSource: 'configured' | 'discovered' | null;
+  /** The issuer the credential is bound to, when it names one. */
+  issuer?: string | null;
+  /** The scope asked for (null: no scope parameter) and where it came from (the MCP authorization rule). */
+  scope?: string | null;
+  scopeSource?: ScopeSource | null;
   /** A cached token was rejected with a 401 and a new one obtained (once). */
   refreshed: boolean;
   /** The authorization server's `error` (or our own code) when no token could be had. */
@@ -223,8 +231,14 @@ export interface AuthEvidence {
 export interface OAuthClientCredentials {
   clientId: string;
   clientSecret: string;
+  /**
+   * The authorization server the credential belongs to: its RFC 8414 metadata names the token endpoint
+   * (its `issuer` must be this, exactly), and a protected resource must list it. Needed without tokenUrl.
+   */
+  issuer?: string;
   tokenUrl?: string;
-  scope: string;
+  /** Default: the challenge's scope, else the metadata's scopes_supported, else no scope parameter. */
+  scope?: string;
   /** RFC 8707 resource indicator; defaults to the public URL. */
   resource?: string;
 }

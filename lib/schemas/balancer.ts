@@ -42,21 +42,32 @@ export const OAuthClientCredentialsInput = z
     clientSecret: headerValue
       .min(1, 'is required')
       .meta({ description: 'the secret, or env:NAME to read it from the environment at probe time' }),
-    tokenUrl: httpUrl
-      .optional()
-      .meta({ description: 'default: discovered from the protected-resource metadata, then RFC 8414' }),
+    issuer: httpUrl.optional().meta({
+      description:
+        'the authorization server the credential belongs to; without tokenUrl its RFC 8414 metadata names the token endpoint and must name this issuer exactly; a protected resource must list it',
+    }),
+    tokenUrl: httpUrl.optional().meta({ description: "default: from the issuer's RFC 8414 metadata" }),
     scope: z
       .string()
       .trim()
-      .min(1, 'is required')
+      .min(1, 'must not be empty (leave it out for the default)')
       .max(1024, 'must be at most 1024 characters')
       .regex(
         /^[\x21\x23-\x5b\x5d-\x7e]+( [\x21\x23-\x5b\x5d-\x7e]+)*$/,
         'must be space-separated scope tokens',
-      ),
+      )
+      .optional()
+      .meta({
+        description:
+          "default: the challenge's scope, else the protected resource's scopes_supported, else no scope parameter",
+      }),
     resource: httpUrl
       .optional()
       .meta({ description: 'RFC 8707 resource indicator; default: the public URL' }),
+  })
+  .refine((a) => a.issuer !== undefined || a.tokenUrl !== undefined, {
+    path: ['issuer'],
+    message: 'is required unless tokenUrl is set: a credential is only sent to its own authorization server',
   })
   .meta({ id: 'OAuthClientCredentials' });
 export type OAuthClientCredentialsInput = z.output<typeof OAuthClientCredentialsInput>;

@@ -28,6 +28,7 @@ export interface BalancerFormValues {
   authEnabled: boolean;
   authClientId: string;
   authClientSecret: string;
+  authIssuer: string;
   authTokenUrl: string;
   authScope: string;
   authResource: string;
@@ -53,6 +54,7 @@ export const FORM_FIELDS = [
   'authEnabled',
   'authClientId',
   'authClientSecret',
+  'authIssuer',
   'authTokenUrl',
   'authScope',
   'authResource',
@@ -79,6 +81,7 @@ export const EMPTY_FORM: BalancerFormValues = {
   authEnabled: false,
   authClientId: '',
   authClientSecret: '',
+  authIssuer: '',
   authTokenUrl: '',
   authScope: '',
   authResource: '',
@@ -107,6 +110,7 @@ export function formFromBalancer(b: Balancer): BalancerFormValues {
     authEnabled: b.auth !== null,
     authClientId: b.auth?.clientId ?? '',
     authClientSecret: b.auth?.clientSecret ?? '',
+    authIssuer: b.auth?.issuer ?? '',
     authTokenUrl: b.auth?.tokenUrl ?? '',
     authScope: b.auth?.scope ?? '',
     authResource: b.auth?.resource ?? '',
@@ -165,7 +169,8 @@ export function bodyFromForm(v: BalancerFormValues): Record<string, unknown> {
         type: 'oauth-client-credentials',
         clientId: v.authClientId.trim(),
         clientSecret: v.authClientSecret.trim(),
-        scope: v.authScope.trim(),
+        ...(v.authScope.trim() ? { scope: v.authScope.trim() } : {}),
+        ...(v.authIssuer.trim() ? { issuer: v.authIssuer.trim() } : {}),
         ...(v.authTokenUrl.trim() ? { tokenUrl: v.authTokenUrl.trim() } : {}),
         ...(v.authResource.trim() ? { resource: v.authResource.trim() } : {}),
       }

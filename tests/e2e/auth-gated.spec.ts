@@ -79,6 +79,7 @@ test('auth-gated without credentials, modern with OAuth client credentials from 
   await page.getByLabel(/OAuth client credentials/).check();
   await page.getByLabel('Client ID').fill('erawatch');
   await page.getByLabel('Client secret').fill('env:E2E_OAUTH_SECRET');
+  await page.getByLabel('Issuer').fill(as.issuer);
   await page.getByLabel('Scope').fill('mcp:read');
   await page.screenshot({ path: screenshotPath('form-oauth'), fullPage: true });
   await page.getByRole('button', { name: 'Register balancer' }).click();

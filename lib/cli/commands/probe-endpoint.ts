@@ -20,7 +20,7 @@ import { formatHelp, HELP_FLAG, USAGE_EXIT, UsageError, type CommandHelp } from 
 export const HELP: CommandHelp = {
   usage: [
     "erawatch probe <url> [--allow-legacy] [--audit-legacy] [--catalog] [--timeout-ms N] [--legacy-timeout-ms N] [--header 'Name: value']... [--json]",
-    '         [--oauth-client-id ID --oauth-client-secret-env NAME --oauth-scope SCOPE [--oauth-token-url URL] [--oauth-resource URL]]',
+    '         [--oauth-client-id ID --oauth-client-secret-env NAME (--oauth-issuer URL | --oauth-token-url URL) [--oauth-scope SCOPE] [--oauth-resource URL]]',
     'erawatch probe --stdio [--allow-legacy] [--audit-legacy] [--catalog] [--timeout-ms N] [--legacy-timeout-ms N] [--json] -- <command> [args...]',
   ],
   about:
@@ -43,11 +43,15 @@ export const HELP: CommandHelp = {
       '--oauth-client-secret-env NAME',
       'the variable holding the client secret (never given on the command line)',
     ],
-    ['--oauth-scope SCOPE', 'the scope to ask for'],
     [
-      '--oauth-token-url URL',
-      "the token endpoint (default: discovered from the node's protected-resource metadata)",
+      '--oauth-issuer URL',
+      "the credential's authorization server: its RFC 8414 metadata names the token endpoint",
     ],
+    [
+      '--oauth-scope SCOPE',
+      "the scope to ask for (default: the challenge's, else the resource's scopes_supported, else none)",
+    ],
+    ['--oauth-token-url URL', "the token endpoint (default: from the issuer's metadata)"],
     ['--oauth-resource URL', 'the resource indicator to send (RFC 8707)'],
     ['--stdio', 'probe the command after -- over stdio instead of a URL'],
     ['--json', 'print the verdict as one JSON object'],
@@ -134,6 +138,7 @@ export function parseProbeArgs(argv: string[], env: Env): ProbeCommand {
         'oauth-client-id': { type: 'string' },
         'oauth-client-secret-env': { type: 'string' },
         'oauth-token-url': { type: 'string' },
+        'oauth-issuer': { type: 'string' },
         'oauth-scope': { type: 'string' },
         'oauth-resource': { type: 'string' },
       },
@@ -202,6 +207,7 @@ export function parseProbeArgs(argv: string[], env: Env): ProbeCommand {
 const OAUTH_FLAGS = [
   'oauth-client-id',
   'oauth-client-secret-env',
+  'oauth-issuer',
   'oauth-token-url',
   'oauth-scope',
   'oauth-resource',
@@ -218,13 +224,16 @@ function parseOAuth(
   const scope = values['oauth-scope'];
   if (!clientId) throw new UsageError('--oauth-* needs --oauth-client-id');
   if (!secretEnv) throw new UsageError('--oauth-* needs --oauth-client-secret-env NAME');
-  if (!scope) throw new UsageError('--oauth-* needs --oauth-scope');
+  if (scope !== undefined && scope.trim() === '') throw new UsageError('--oauth-scope must not be empty');
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(secretEnv))
     throw new UsageError(`--oauth-client-secret-env takes a variable name, got '${secretEnv}'`);
   const clientSecret = env[secretEnv];
   if (!clientSecret) throw new UsageError(`--oauth-client-secret-env: ${secretEnv} is not set`);
-  const oauth: OAuthClientCredentials = { clientId, clientSecret, scope };
+  if (values['oauth-issuer'] === undefined && values['oauth-token-url'] === undefined)
+    throw new UsageError('--oauth-* needs --oauth-issuer URL (or --oauth-token-url URL)');
+  const oauth: OAuthClientCredentials = { clientId, clientSecret, ...(scope ? { scope: scope.trim() } : {}) };
   for (const [flag, key] of [
+    ['oauth-issuer', 'issuer'],
     ['oauth-token-url', 'tokenUrl'],
     ['oauth-resource', 'resource'],
   ] as const) {
@@ -283,12 +292,14 @@ export function formatVerdict(v: Verdict): string {
     );
   }
   if (v.auth) lines.push(...formatAuth(v.auth));
+  // Over stdio there is no HTTP status: the exchange is labelled by its transport instead.
+  const stdio = v.url.startsWith('stdio:');
   for (const e of v.evidence) {
-    const status = e.httpStatus === null ? '-' : String(e.httpStatus);
+    const via = stdio ? 'stdio' : `HTTP ${e.httpStatus === null ? '-' : String(e.httpStatus)}`;
     const rpc = e.rpcError ? ` ${e.rpcError.code} ${e.rpcError.message}` : '';
     const detail = e.detail ? ` (${e.detail})` : '';
     lines.push(
-      `  ${e.step} ${e.protocolVersion} id=${e.requestId}: HTTP ${status} ${e.outcome}${rpc}, ${e.elapsedMs} ms${detail}`,
+      `  ${e.step} ${e.protocolVersion} id=${e.requestId}: ${via} ${e.outcome}${rpc}, ${e.elapsedMs} ms${detail}`,
     );
   }
   return `${lines.join('\n')}\n`;
@@ -319,8 +330,9 @@ function formatAuth(a: AuthEvidence): string[] {
   if (a.token) {
     const t = a.token;
     out.push(
-      `  token: ${t.error ? `failed: ${t.error}` : 'obtained'}${t.refreshed ? ', refreshed after a 401' : ''}${t.tokenEndpoint ? ` from ${t.tokenEndpoint} (${t.endpointSource ?? '?'})` : ''}`,
+      `  token: ${t.error ? `failed: ${t.error}` : 'obtained'}${t.refreshed ? ', refreshed after a refusal' : ''}${t.tokenEndpoint ? ` from ${t.tokenEndpoint} (${t.endpointSource ?? '?'})` : ''}${t.scopeSource ? `; scope ${t.scope ? `"${t.scope}"` : 'none'} (${t.scopeSource})` : ''}`,
     );
+    if (t.error && t.detail) out.push(`  token detail: ${t.detail}`);
   }
   return out;
 }

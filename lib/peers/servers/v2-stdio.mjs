@@ -1,9 +1,12 @@
 // A real v2 SDK MCP server (@modelcontextprotocol/server 2.4.0) over stdio, as an agent host launches it.
 // node v2-stdio.mjs [--name N] [--version V] [--tools echo,search] [--legacy serve|reject]
-//   [--slow-first-ms N] [--hold-until-requests N] [--chatter] [--record FILE]
+//   [--slow-first-ms N] [--hold-until-requests N] [--chatter] [--record FILE] [--fork-grandchild PIDFILE]
 // --slow-first-ms holds every request until N ms after the first one arrived (a server slow to start);
 // --hold-until-requests holds everything until the Nth request arrived (slow until the client retried);
-// --chatter logs each message to stderr; --record appends every received method to FILE.
+// --chatter logs each message to stderr; --record appends every received method to FILE;
+// --fork-grandchild forks a process that ignores SIGTERM and holds this server's stdout, its pid in PIDFILE.
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { McpServer } from '@modelcontextprotocol/server';
 import { serveStdio, StdioServerTransport } from '@modelcontextprotocol/server/stdio';
@@ -20,8 +23,18 @@ const { values } = parseArgs({
     'hold-until-requests': { type: 'string', default: '0' },
     chatter: { type: 'boolean', default: false },
     record: { type: 'string' },
+    'fork-grandchild': { type: 'string' },
   },
 });
+if (values['fork-grandchild']) {
+  // Inherits stdout (the probe's pipe) and outlives a SIGTERM: only its process group's SIGKILL ends it.
+  const grandchild = spawn(
+    process.execPath,
+    ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 60000);"],
+    { stdio: ['ignore', 'inherit', 'inherit'] },
+  );
+  writeFileSync(values['fork-grandchild'], String(grandchild.pid));
+}
 if (values.legacy !== 'serve' && values.legacy !== 'reject') {
   console.error(`unknown legacy mode ${values.legacy}`);
   process.exit(2);

@@ -123,6 +123,22 @@ describe('balancer auth settings through the API', () => {
     expect(detach.json?.auth).toBeNull();
   });
 
+  it('takes an issuer without a token URL or a scope, and gives it back', async () => {
+    const bound = {
+      type: 'oauth-client-credentials',
+      clientId: 'erawatch',
+      clientSecret: 'env:MCP_CLIENT_SECRET',
+      issuer: 'https://as.example.com',
+    };
+    const created = await call(handler(collection, 'POST'), '/api/v1/balancers', 'POST', {
+      name: 'oauth-issuer',
+      publicUrl: 'https://mcp.example.com/mcp',
+      auth: bound,
+    });
+    expect(created.status).toBe(201);
+    expect(created.json?.auth).toEqual(bound);
+  });
+
   it('shows an env:NAME secret as written', async () => {
     const created = await call(handler(collection, 'POST'), '/api/v1/balancers', 'POST', {
       name: 'oauth-env',
@@ -137,7 +153,9 @@ describe('balancer auth settings through the API', () => {
     ['no client id', { ...auth, clientId: ' ' }, '/auth/clientId'],
     ['no secret', { ...auth, clientSecret: '' }, '/auth/clientSecret'],
     ['a secret with a line break', { ...auth, clientSecret: 'a\nb' }, '/auth/clientSecret'],
-    ['no scope', { ...auth, scope: undefined }, '/auth/scope'],
+    ['an empty scope', { ...auth, scope: ' ' }, '/auth/scope'],
+    ['neither an issuer nor a token URL', { ...auth, tokenUrl: undefined }, '/auth/issuer'],
+    ['an issuer that is not http(s)', { ...auth, issuer: 'ftp://as.example.com' }, '/auth/issuer'],
     ['a scope with a quote', { ...auth, scope: 'mcp:"read"' }, '/auth/scope'],
     [
       'a token URL that is not http(s)',
@@ -168,5 +186,6 @@ describe('balancer auth settings through the API', () => {
     expect(text).toContain('oauth-client-credentials');
     expect(text).toContain('clientSecret');
     expect(text).toContain('tokenUrl');
+    expect(text).toContain('issuer');
   });
 });

@@ -2,6 +2,7 @@
 // modern and lists its tools with the same token; without them it is auth-gated; an unset secret is a file error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
+import { HttpHostPeer } from '@/lib/host-check/peer';
 import { loadHostConfig } from '@/lib/host-check/config';
 import { runHostCheck } from '@/lib/host-check/session';
 import { closeSharedProbeAgents } from '@/lib/probe/agent';
@@ -51,7 +52,7 @@ describe('an OAuth-guarded HTTP server in host.yaml', () => {
       stringify({
         collisionPolicy: 'prefix',
         servers: [
-          { name: 'guarded', url: peer.url, auth },
+          { name: 'guarded', url: peer.url, auth: { ...auth, issuer: as?.issuer } },
           { name: 'guarded-bare', url: bare.url, retry: { attempts: 1 } },
         ],
       }),
@@ -64,13 +65,40 @@ describe('an OAuth-guarded HTTP server in host.yaml', () => {
     expect(JSON.stringify(report)).not.toContain(SECRET);
   });
 
+  it('an entry without credentials on the same address as an OAuth entry is auth-gated, not given its era', async () => {
+    if (!peer) throw new Error('peers did not start');
+    process.env.HOST_OAUTH_SECRET = SECRET;
+    const file = tmp.write(
+      'shared.yaml',
+      stringify({
+        collisionPolicy: 'prefix',
+        servers: [
+          { name: 'guarded', url: peer.url, auth: { ...auth, issuer: as?.issuer } },
+          { name: 'same-address-bare', url: peer.url, retry: { attempts: 1 } },
+        ],
+      }),
+    );
+    const config = await loadHostConfig(file);
+    // One address, two credentials: two era-cache peers, so the era learned with the token is not the bare one's.
+    const [withToken, without] = config.servers.map((c) =>
+      c.kind === 'http' ? new HttpHostPeer(c).key : '',
+    );
+    expect(withToken).not.toBe(without);
+    expect(withToken).not.toContain(SECRET);
+    const report = await runHostCheck(config);
+    expect(report.servers.map((s) => [s.name, s.era, s.reason])).toEqual([
+      ['guarded', 'modern', 'discover_result'],
+      ['same-address-bare', 'unavailable', 'auth_required'],
+    ]);
+  });
+
   it('an unset secret variable is a file error naming the field', async () => {
     delete process.env.HOST_OAUTH_SECRET;
     const file = tmp.write(
       'unset.yaml',
       stringify({
         collisionPolicy: 'prefix',
-        servers: [{ name: 'guarded', url: 'http://127.0.0.1:9/mcp', auth }],
+        servers: [{ name: 'guarded', url: 'http://127.0.0.1:9/mcp', auth: { ...auth, issuer: as?.issuer } }],
       }),
     );
     await expect(loadHostConfig(file)).rejects.toThrow(

@@ -235,3 +235,25 @@ describe('erawatch probe --stdio', () => {
     pidsOf('garbage.jsonl');
   });
 });
+
+describe('erawatch probe --stdio against a dual-era SDK server', () => {
+  const tmp = makeTempDir('probe-cli-dual');
+  afterAll(() => tmp.remove());
+  const WIDE = ['--timeout-ms', '30000', '--legacy-timeout-ms', '30000'];
+
+  it('--audit-legacy --catalog reads it dual-era and lists its tools; text output says stdio, not HTTP', async () => {
+    const command = ['--', process.execPath, peerScript('v2-stdio'), '--record', tmp.file('dual.jsonl')];
+    const json = await runCli(['--stdio', '--json', '--audit-legacy', '--catalog', ...WIDE, ...command]);
+    expect(json.code).toBe(0);
+    const out = JSON.parse(json.stdout) as {
+      servedEras: string;
+      catalog: { status: string; names: string[] };
+    };
+    expect(out).toMatchObject({ verdict: 'modern', servedEras: 'dual-era' });
+    expect(out.catalog).toMatchObject({ status: 'listed', names: ['echo'] });
+    const text = await runCli(['--stdio', ...WIDE, ...command]);
+    expect(text.stdout).toContain('discover 2026-07-28');
+    expect(text.stdout).toMatch(/: stdio result/);
+    expect(text.stdout).not.toContain('HTTP -');
+  });
+});

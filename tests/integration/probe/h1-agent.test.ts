@@ -1,113 +1,12 @@
 // The probe's HTTP/1.1 client against raw loopback servers that write exact bytes: framing (length, chunked,
 // read-until-close, informational answers), keep-alive reuse and hints, malformed answers, and aborts.
-import net from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { Dispatcher } from 'undici';
 import { request } from 'undici';
 import { H1Agent } from '@/lib/probe/h1-agent';
 import { outcomeOfError } from '@/lib/probe/http-transport';
+import { post, rawServer, type RawServer } from '@/tests/support/raw-http';
 
 const LOOPBACK = { allowLoopback: true, allowPrivate: false };
-
-interface RawServer {
-  port: number;
-  /** Connections accepted so far. */
-  connections: () => number;
-  /** Each request head received, in order. */
-  heads: string[];
-  /** Connections open now. */
-  open: () => number;
-  close: () => Promise<void>;
-}
-
-/** A server that answers every request head with `answer(head, index)`, written in the given pieces. */
-async function rawServer(
-  answer: (head: string, index: number, socket: net.Socket) => Array<string | Buffer> | null,
-): Promise<RawServer> {
-  let accepted = 0;
-  const heads: string[] = [];
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    accepted++;
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.on('error', () => undefined);
-    let pending = '';
-    socket.on('data', (data) => {
-      pending += data.toString('latin1');
-      for (;;) {
-        const end = pending.indexOf('\r\n\r\n');
-        if (end < 0) return;
-        const head = pending.slice(0, end);
-        const length = Number(/content-length: (\d+)/i.exec(head)?.[1] ?? 0);
-        if (pending.length < end + 4 + length) return;
-        pending = pending.slice(end + 4 + length);
-        heads.push(head);
-        const pieces = answer(head, heads.length - 1, socket);
-        if (pieces) for (const p of pieces) socket.write(p);
-      }
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const port = (server.address() as net.AddressInfo).port;
-  return {
-    port,
-    connections: () => accepted,
-    heads,
-    open: () => sockets.size,
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-interface Result {
-  status: number | null;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-  error: (Error & { code?: string }) | null;
-}
-
-/** One POST through the agent with the newer handler callbacks, as the probe's transport dispatches it. */
-function post(agent: H1Agent, port: number, body = '{"id":1}', stopAfter?: number): Promise<Result> {
-  return new Promise((resolve) => {
-    const result: Result = { status: null, headers: {}, body: '', error: null };
-    let controller: Dispatcher.DispatchController | null = null;
-    agent.dispatch(
-      {
-        origin: `http://127.0.0.1:${port}`,
-        path: '/mcp',
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body,
-      },
-      {
-        onRequestStart(c) {
-          controller = c;
-        },
-        onResponseStart(_c, status, headers) {
-          result.status = status;
-          result.headers = headers;
-        },
-        onResponseData(_c, chunk) {
-          result.body += chunk.toString('utf8');
-          if (stopAfter !== undefined && result.body.length >= stopAfter) {
-            controller?.abort(new Error('enough'));
-          }
-        },
-        onResponseEnd() {
-          resolve(result);
-        },
-        onResponseError(_c, err) {
-          result.error = err as Error & { code?: string };
-          resolve(result);
-        },
-      },
-    );
-  });
-}
 
 const open: Array<{ close: () => Promise<void> }> = [];
 afterEach(async () => {

@@ -59,6 +59,7 @@ const creds = (over: Partial<NonNullable<ProbeTarget['oauth']>> = {}) => ({
   clientId: 'erawatch',
   clientSecret: SECRET,
   scope: 'mcp:read',
+  issuer: as.issuer,
   ...over,
 });
 
@@ -114,9 +115,13 @@ describe('a node behind OAuth, probed without a credential', () => {
       authorizationServers: [as.issuer],
     });
     expect(v.auth?.metadataAttempts[0]?.detail).toMatch(/is not the URL probed/);
-    // Without a tokenUrl the untrusted metadata cannot lead to a token endpoint.
+    // The untrusted metadata leads nowhere: the token endpoint comes from the credential's issuer, and a
+    // credential bound to none is never sent.
     const withCreds = await probe({ url: mismatched.url, oauth: creds() });
-    expect(withCreds.reason).toBe('oauth_token_failed: no_token_endpoint');
+    expect(withCreds.verdict).toBe('modern');
+    expect(withCreds.auth?.token).toMatchObject({ issuer: as.issuer, tokenEndpoint: `${as.issuer}/token` });
+    const unbound = await probe({ url: mismatched.url, oauth: creds({ issuer: undefined }) });
+    expect(unbound.reason).toBe('oauth_token_failed: no_issuer');
   });
 
   it('answers a bare 401 with auth_required and "no challenge", still finding the well-known metadata', async () => {
@@ -158,7 +163,10 @@ describe('OAuth client credentials', () => {
   });
 
   it('a configured tokenUrl skips discovery', async () => {
-    const v = await probe({ url: peer.url, oauth: creds({ tokenUrl: `${as.issuer}/token` }) });
+    const v = await probe({
+      url: peer.url,
+      oauth: creds({ tokenUrl: `${as.issuer}/token`, issuer: undefined }),
+    });
     expect(v.verdict).toBe('modern');
     expect(v.auth?.token).toMatchObject({ endpointSource: 'configured' });
     expect(v.auth?.metadataAttempts).toEqual([]);
@@ -168,12 +176,12 @@ describe('OAuth client credentials', () => {
     // The cache's clock stands still, so it keeps offering the first token after the server's has expired it.
     const issuedAt = Date.now();
     const tokens = new OAuthTokenCache({ now: () => issuedAt });
-    const first = await probe({ url: shortPeer.url, oauth: creds() }, tokens);
+    const first = await probe({ url: shortPeer.url, oauth: creds({ issuer: shortAs.issuer }) }, tokens);
     expect(first.verdict).toBe('modern');
     // Wait for the event: the server rejecting the cached token as expired (bounded, one probe per step).
     let refreshed: Verdict | null = null;
     for (let i = 0; i < 120 && !refreshed; i++) {
-      const v = await probe({ url: shortPeer.url, oauth: creds() }, tokens);
+      const v = await probe({ url: shortPeer.url, oauth: creds({ issuer: shortAs.issuer }) }, tokens);
       if (v.auth?.token?.refreshed) refreshed = v;
       else await new Promise((r) => setTimeout(r, 250));
     }
@@ -227,6 +235,7 @@ describe('the poller and the CLI', () => {
         clientId: 'erawatch',
         clientSecret: 'env:ERAWATCH_TEST_OAUTH_SECRET',
         scope: 'mcp:read',
+        issuer: as.issuer,
       },
     });
     const ok = await runBalancerCycle(env.store, b.id);
@@ -259,6 +268,8 @@ describe('the poller and the CLI', () => {
       'MCP_SECRET',
       '--oauth-scope',
       'mcp:read',
+      '--oauth-issuer',
+      as.issuer,
     ];
     const good = await run([peer.url, '--json', ...flags], { MCP_SECRET: SECRET });
     expect(good.code).toBe(0);
@@ -278,6 +289,7 @@ describe('the poller and the CLI', () => {
 
   it.each([
     [['--oauth-client-id', 'x', '--oauth-scope', 's'], /needs --oauth-client-secret-env NAME/],
+    [['--oauth-client-id', 'x', '--oauth-client-secret-env', 'HOME'], /needs --oauth-issuer URL/],
     [
       ['--oauth-client-id', 'x', '--oauth-client-secret-env', 'UNSET_VAR_9', '--oauth-scope', 's'],
       /UNSET_VAR_9 is not set/,

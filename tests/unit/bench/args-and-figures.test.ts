@@ -32,7 +32,17 @@ describe('parsePollerArgs', () => {
     expect(parsePollerArgs(['--workers', '3'])).toMatchObject({ store: 'sqlite', workers: 3 });
   });
 
+  it('takes the probe HTTP client for the in-process run', () => {
+    expect(parsePollerArgs([])).toMatchObject({ httpClient: 'h1' });
+    expect(parsePollerArgs(['--http-client', 'undici'])).toMatchObject({ httpClient: 'undici' });
+  });
+
   it.each([
+    [['--http-client', 'fetch'], "--http-client must be h1 or undici, got 'fetch'"],
+    [
+      ['--http-client', 'undici', '--workers', '2'],
+      '--http-client undici applies to the in-process run only',
+    ],
     [['--store', 'mysql'], "--store must be sqlite or postgres, got 'mysql'"],
     [['--store', ''], "--store must be sqlite or postgres, got ''"],
     [['--workers', '0'], "--workers must be an integer from 1 to 16, got '0'"],

@@ -158,3 +158,40 @@ describe('the catalog digest', () => {
     expect(one.names).toEqual(['a', 'b']);
   });
 });
+
+describe('canonicalJson on server-controlled depth', () => {
+  // The recursive definition it replaces: the digests of every catalog listed before stay the same.
+  function reference(value: unknown): string {
+    if (Array.isArray(value)) return `[${value.map(reference).join(',')}]`;
+    if (typeof value === 'object' && value !== null) {
+      const record = value as Record<string, unknown>;
+      const keys = Object.keys(record).sort();
+      return `{${keys.map((k) => `${JSON.stringify(k)}:${reference(record[k])}`).join(',')}}`;
+    }
+    return JSON.stringify(value ?? null);
+  }
+
+  it('writes what the recursive definition wrote', () => {
+    for (const value of [
+      null,
+      'text',
+      3.5,
+      [],
+      {},
+      [1, [2, [3, {}]], { b: null, a: [true, false] }],
+      { z: { y: [{ x: 'é', w: undefined }] }, '': 0, 'a"b': [null, 'c'] },
+    ]) {
+      expect(canonicalJson(value)).toBe(reference(value));
+      if (value !== undefined) expect(JSON.parse(canonicalJson(value))).toEqual(JSON.parse(reference(value)));
+    }
+  });
+
+  it('takes a schema nested 100,000 levels without touching the call stack', () => {
+    const depth = 100_000;
+    const source = `${'{"a":['.repeat(depth)}{}${']}'.repeat(depth)}`;
+    const deep = JSON.parse(source) as unknown;
+    expect(() => reference(deep)).toThrow(RangeError);
+    expect(canonicalJson(deep)).toBe(source);
+    expect(toolEntryOf({ name: 'deep', inputSchema: deep })).toMatchObject({ name: 'deep' });
+  });
+});
