@@ -68,6 +68,7 @@ export async function revokeApiToken(store: Store, id: string, now: number = Dat
 
 export interface TokenIdentity {
   id: string;
+  name: string;
   scope: TokenScope;
 }
 
@@ -91,5 +92,5 @@ export async function findTokenBySecret(
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     await store.write((db) => db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.id)));
   }
-  return { id: row.id, scope: row.scope };
+  return { id: row.id, name: row.name, scope: row.scope };
 }

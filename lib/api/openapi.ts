@@ -568,11 +568,13 @@ export function describeAccess(access: Access): string {
     case 'public':
       return 'no credentials';
     case 'read':
-      return 'a read or write token';
+      return 'a read or write token, or a session of the viewer role or above';
     case 'write':
-      return 'a write token, or a dashboard session';
+      return 'a write token, or a session of the operator role or above';
     case 'admin':
-      return 'the admin secret or a dashboard session';
+      return 'the admin secret, or a session of the admin role';
+    case 'account':
+      return 'a person (a session of any role, or the admin secret), not a token';
   }
 }
 

@@ -4,15 +4,21 @@ import { revokeSession } from '@/db/queries/sessions';
 import { SESSION_COOKIE, issueSession, sameOrigin, sessionCookie, sessionOf } from '@/lib/auth/session';
 import { secretsEqual } from '@/lib/auth/tokens';
 import { LoginInput } from '@/lib/schemas/session';
+import { principalRole } from '@/lib/auth/roles';
+import { endSessionUrl } from '@/lib/auth/oidc';
+import { oidcSettingsOf } from '@/lib/auth/oidc-config';
 
 export const dynamic = 'force-dynamic';
 
-/** Who the caller is: lets the dashboard decide whether to show the login form. */
-export const GET = withApi('public', ({ principal, mode }) =>
+/** Who the caller is and what they may do: lets the dashboard decide what to show. */
+export const GET = withApi('public', ({ principal, mode, settings }) =>
   json({
     authenticated: principal.kind !== 'anonymous',
     via: principal.kind === 'admin' ? principal.via : principal.kind,
     loginRequired: !mode.local,
+    role: principalRole(principal),
+    user: principal.kind === 'session' ? principal.user : null,
+    sso: oidcSettingsOf(settings) !== null,
   }),
 );
 
@@ -35,11 +41,17 @@ export const POST = withApi('public', async ({ req, mode, now }) => {
   });
 });
 
-/** Log out: the session is ended in the store, so its cookie is refused by every web process, and cleared. */
-export const DELETE = withApi('public', async ({ req, mode, now, store }) => {
+/**
+ * Log out: the session is ended in the store, so its cookie is refused by every web process, and cleared. A
+ * signed-in user is also offered the provider's logout (`endSessionUrl`) when the provider has one.
+ */
+export const DELETE = withApi('public', async ({ req, mode, now, store, settings }) => {
   const session = sessionOf(req, mode.adminSecret, now);
   if (session !== null) await revokeSession(store, session.sid, session.expiresAt);
-  return json({ authenticated: false }, 200, {
+  const oidc = oidcSettingsOf(settings);
+  const providerLogout =
+    session?.user && oidc ? await endSessionUrl(oidc, { publicUrl: settings.publicUrl }) : null;
+  return json({ authenticated: false, ...(providerLogout ? { endSessionUrl: providerLogout } : {}) }, 200, {
     'set-cookie': `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0`,
   });
 });
