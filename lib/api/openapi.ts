@@ -34,6 +34,7 @@ import {
   WebhookEnvelope,
 } from '@/lib/schemas/webhook';
 import type { Access } from './with-api';
+import { AuditEntry, AuditQuery } from '@/lib/schemas/audit';
 
 export interface Operation {
   method: 'get' | 'post' | 'patch' | 'delete';
@@ -413,18 +414,18 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'get',
     path: '/tokens',
-    summary: 'List API tokens (never their secrets)',
+    summary: 'List API tokens (never their secrets): an admin sees everyone’s, others their own',
     tag: 'tokens',
-    access: 'admin',
+    access: 'account',
     response: z.object({ items: z.array(ApiToken) }),
     errors: [401, 403, 429],
   },
   {
     method: 'post',
     path: '/tokens',
-    summary: 'Create an API token (shown once)',
+    summary: 'Create an API token (shown once), of a scope no higher than the caller’s role',
     tag: 'tokens',
-    access: 'admin',
+    access: 'account',
     body: CreateTokenInput,
     response: CreatedApiToken,
     status: 201,
@@ -433,11 +434,21 @@ export const OPERATIONS: Operation[] = [
   {
     method: 'delete',
     path: '/tokens/{id}',
-    summary: 'Revoke an API token',
+    summary: 'Revoke an API token (one’s own; an admin any)',
     tag: 'tokens',
-    access: 'admin',
+    access: 'account',
     response: ApiToken,
     errors: [401, 403, 404, 429],
+  },
+  {
+    method: 'get',
+    path: '/audit',
+    summary: 'The audit trail: who changed what, from where, with each field before and after',
+    tag: 'audit',
+    access: 'admin',
+    query: AuditQuery,
+    response: pageOf(AuditEntry),
+    errors: [400, 401, 403, 429],
   },
   {
     method: 'get',

@@ -3,6 +3,7 @@ import { listNodes } from '@/db/queries/nodes';
 import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
 import { analysisView, balancerView } from '@/lib/api/views';
+import { audited } from '@/lib/api/audit';
 import { UpdateBalancerInput } from '@/lib/schemas/balancer';
 import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-view';
 
@@ -17,7 +18,8 @@ export const GET = withApi<{ id: string }>('read', async ({ store, params }) => 
   });
 });
 
-export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now, settings }) => {
+export const PATCH = withApi<{ id: string }>('write', async (ctx) => {
+  const { req, store, params, now, settings } = ctx;
   const body = await readJsonBody(req);
   const patch = parseBody(UpdateBalancerInput.strict(), body);
   assertTargetUrlsAllowed(patch, settings);
@@ -26,10 +28,20 @@ export const PATCH = withApi<{ id: string }>('write', async ({ req, store, param
   const sent = { ...(body as Record<string, unknown>) };
   if (patch.headers) sent.headers = restoreRedacted(patch.headers, current.headers);
   if (patch.auth) sent.auth = restoreRedactedAuth(patch.auth, current.auth);
-  return json(balancerView(await updateBalancer(store, params.id, sent, now)));
+  const view = await audited(ctx, { operation: 'balancer.update', subjectType: 'balancer' }, async () => {
+    const before = balancerView(await getBalancer(store, params.id));
+    const after = balancerView(await updateBalancer(store, params.id, sent, now));
+    return { subject: { id: after.id, name: after.name }, before, after, result: after };
+  });
+  return json(view);
 });
 
-export const DELETE = withApi<{ id: string }>('write', async ({ store, params }) => {
-  await deleteBalancer(store, params.id);
+export const DELETE = withApi<{ id: string }>('write', async (ctx) => {
+  const { store, params } = ctx;
+  await audited(ctx, { operation: 'balancer.delete', subjectType: 'balancer' }, async () => {
+    const before = balancerView(await getBalancer(store, params.id));
+    await deleteBalancer(store, params.id);
+    return { subject: { id: before.id, name: before.name }, before, after: null, result: null };
+  });
   return noContent();
 });

@@ -1,5 +1,6 @@
 import { deleteWebhook, getWebhookRow, toWebhookEndpoint, updateWebhook } from '@/db/queries/webhooks';
 import { assertWebhookUrlAllowed } from '@/lib/api/webhook-input';
+import { audited } from '@/lib/api/audit';
 import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
 import { UpdateWebhookInput } from '@/lib/schemas/webhook';
 
@@ -9,14 +10,25 @@ export const GET = withApi<{ id: string }>('read', async ({ store, params, now }
   json(toWebhookEndpoint(await getWebhookRow(store, params.id), now)),
 );
 
-export const PATCH = withApi<{ id: string }>('write', async ({ req, store, params, now, settings }) => {
+export const PATCH = withApi<{ id: string }>('write', async (ctx) => {
+  const { req, store, params, now, settings } = ctx;
   const body = await readJsonBody(req);
   const patch = parseBody(UpdateWebhookInput, body);
   assertWebhookUrlAllowed(patch.url, settings);
-  return json(await updateWebhook(store, params.id, body as Record<string, unknown>, now));
+  const updated = await audited(ctx, { operation: 'webhook.update', subjectType: 'webhook' }, async () => {
+    const before = toWebhookEndpoint(await getWebhookRow(store, params.id), now);
+    const after = await updateWebhook(store, params.id, body as Record<string, unknown>, now);
+    return { subject: { id: after.id, name: after.name }, before, after, result: after };
+  });
+  return json(updated);
 });
 
-export const DELETE = withApi<{ id: string }>('write', async ({ store, params }) => {
-  await deleteWebhook(store, params.id);
+export const DELETE = withApi<{ id: string }>('write', async (ctx) => {
+  const { store, params, now } = ctx;
+  await audited(ctx, { operation: 'webhook.delete', subjectType: 'webhook' }, async () => {
+    const before = toWebhookEndpoint(await getWebhookRow(store, params.id), now);
+    await deleteWebhook(store, params.id);
+    return { subject: { id: before.id, name: before.name }, before, after: null, result: null };
+  });
   return noContent();
 });

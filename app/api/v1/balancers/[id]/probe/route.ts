@@ -1,4 +1,5 @@
 import { getBalancer } from '@/db/queries/balancers';
+import { auditAction } from '@/lib/api/audit';
 import { json, withApi } from '@/lib/api/with-api';
 import { probeBalancerNow } from '@/lib/api/probe-now';
 
@@ -8,8 +9,10 @@ export const dynamic = 'force-dynamic';
  * Asks the workers of the balancer's regions for a cycle now and answers with what they stored: 503 when a
  * region that must probe it has no live poll worker, 504 when a cycle did not finish in time.
  */
-export const POST = withApi<{ id: string }>('write', async ({ store, params, settings }) => {
-  await getBalancer(store, params.id);
+export const POST = withApi<{ id: string }>('write', async (ctx) => {
+  const { store, params, settings } = ctx;
+  const balancer = await getBalancer(store, params.id);
+  await auditAction(ctx, 'balancer.probe', { type: 'balancer', id: balancer.id, name: balancer.name });
   const result = await probeBalancerNow(store, params.id, settings);
   return json({ ...result, events: result.events.map(({ seq: _seq, ...e }) => e) });
 });

@@ -1,11 +1,29 @@
 import { rotateWebhookSecret } from '@/db/queries/webhooks';
+import { audited } from '@/lib/api/audit';
+import { getWebhookRow } from '@/db/queries/webhooks';
 import { json, readJson, withApi } from '@/lib/api/with-api';
 import { RotateSecretInput } from '@/lib/schemas/webhook';
 
 export const dynamic = 'force-dynamic';
 
 /** A new secret (returned once); the old one keeps signing beside it for `overlapMs`. */
-export const POST = withApi<{ id: string }>('write', async ({ req, store, params, now }) => {
+export const POST = withApi<{ id: string }>('write', async (ctx) => {
+  const { req, store, params, now } = ctx;
   const input = await readJson(req, RotateSecretInput);
-  return json(await rotateWebhookSecret(store, params.id, input, now));
+  const rotated = await audited(
+    ctx,
+    { operation: 'webhook.rotate_secret', subjectType: 'webhook' },
+    async () => {
+      const row = await getWebhookRow(store, params.id);
+      const result = await rotateWebhookSecret(store, params.id, input, now);
+      // The secrets themselves never reach the trail: only that one was rotated, and the overlap.
+      return {
+        subject: { id: row.id, name: row.name },
+        before: { secret: 'old' },
+        after: { secret: 'new', overlapMs: input.overlapMs },
+        result,
+      };
+    },
+  );
+  return json(rotated);
 });

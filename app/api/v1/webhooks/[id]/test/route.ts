@@ -1,10 +1,15 @@
 import { sendTestDelivery } from '@/lib/webhooks/test-send';
+import { auditAction } from '@/lib/api/audit';
+import { getWebhookRow } from '@/db/queries/webhooks';
 import { json, withApi } from '@/lib/api/with-api';
 import { defaultDeliveryDeps } from '@/lib/webhooks/deliver-role';
 
 export const dynamic = 'force-dynamic';
 
 /** Sends a signed `webhook.test` event now and answers with the attempt. */
-export const POST = withApi<{ id: string }>('write', async ({ store, params, settings }) =>
-  json(await sendTestDelivery(store, params.id, defaultDeliveryDeps(settings))),
-);
+export const POST = withApi<{ id: string }>('write', async (ctx) => {
+  const { store, params, settings } = ctx;
+  const row = await getWebhookRow(store, params.id);
+  await auditAction(ctx, 'webhook.test', { type: 'webhook', id: row.id, name: row.name });
+  return json(await sendTestDelivery(store, params.id, defaultDeliveryDeps(settings)));
+});
