@@ -2,6 +2,7 @@
 // What the signed-in person may do, for hiding or disabling what their role may not (the API refuses it
 // anyway). Reads the same session query as the top bar. While it loads, or in local mode, nothing is hidden.
 import { useQuery } from '@tanstack/react-query';
+import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { Icon } from '@/components/ui/icon';
 import { browserFetcher, requestJson } from '@/lib/query/fetch-json';
@@ -62,4 +63,10 @@ export function RoleGate({
       <Icon name="info" /> {roleReason(what, need, role)}
     </p>
   );
+}
+
+/** The login page's link, named for how this server signs in. */
+export function LoginLink() {
+  const session = useSessionInfo();
+  return <Link href="/login">{session.data?.sso ? 'Sign in' : 'Log in with the admin secret'}</Link>;
 }
