@@ -15,6 +15,8 @@ import {
 import { issueSession, sessionCookie } from '@/lib/auth/session';
 import { oidcSettingsOf } from '@/lib/auth/oidc-config';
 import { processSettings } from '@/lib/settings';
+import { getStore } from '@/db/index';
+import { auditAction } from './audit';
 import { checkHost, errorToResponse } from './with-api';
 
 /** Only same-site paths are followed after sign-in, never another origin. */
@@ -90,6 +92,17 @@ export function ssoCallbackHandler(runtime: OidcRuntime = {}) {
         runtime,
       );
       const session = issueSession(mode.adminSecret, now, { user: signedIn.user, role: signedIn.role });
+      await auditAction(
+        {
+          store: await getStore({ settings }),
+          req,
+          now,
+          principal: { kind: 'session', sid: session.sid, role: signedIn.role, user: signedIn.user },
+        },
+        'session.login',
+        { type: 'session', id: session.sid, name: signedIn.user.email ?? signedIn.user.sub },
+        { role: signedIn.role, groups: signedIn.groups },
+      );
       const secure = isSecure(req, settings.publicUrl);
       return redirect(`${settings.publicUrl}${signedIn.next}`, [
         clearTxCookie,

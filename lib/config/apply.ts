@@ -4,7 +4,7 @@
 import type { Store } from '@/db/index';
 import { createAlertSink, findAlertSinkByName, updateAlertSink } from '@/db/queries/alert-sinks';
 import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from '@/db/queries/balancers';
-import { upsertStdioTarget } from '@/db/queries/stdio-targets';
+import { listStdioTargetRows, upsertStdioTarget, type StdioTarget } from '@/db/queries/stdio-targets';
 import { createWebhook, getWebhookByName, replaceWebhookSecret, updateWebhook } from '@/db/queries/webhooks';
 import { NotFoundError } from '@/lib/errors';
 import { canonicalJson } from '@/lib/probe/catalog';
@@ -19,6 +19,13 @@ const CONFIG_ACTOR = { kind: 'config', id: null, name: 'config file', address: n
 function shown(b: Balancer | null): Record<string, unknown> | null {
   if (!b) return null;
   return { ...settingsOf(b), headers: redactHeaders(b.headers), auth: redactAuth(b.auth) };
+}
+
+/** A stdio target as the audit trail shows it: the environment's names, never its values. */
+function shownStdio(t: StdioTarget | undefined): Record<string, unknown> | null {
+  if (!t) return null;
+  const { id: _id, env, envTemplates: _t, ...rest } = t;
+  return { ...rest, env: Object.keys(env).sort() };
 }
 
 /** The config file's change of one subject, recorded in the apply's transaction. */
@@ -220,6 +227,7 @@ export async function applyConfig(
       summary.updated.push(label);
     }
     await applyAlertSinks(store, config, summary, now);
+    const stdioBefore = new Map((await listStdioTargetRows(store)).map((t) => [t.name, t]));
     for (const wanted of config.stdio) {
       const result = await upsertStdioTarget(
         store,
@@ -228,6 +236,16 @@ export async function applyConfig(
         now,
       );
       summary[result].push(`stdio target '${wanted.name}'`);
+      if (result === 'unchanged') continue;
+      const after = (await listStdioTargetRows(store)).find((t) => t.name === wanted.name);
+      await auditConfig(
+        store,
+        now,
+        `stdio_target.${result === 'created' ? 'create' : 'update'}`,
+        { type: 'stdio_target', id: after?.id ?? wanted.name, name: wanted.name },
+        shownStdio(stdioBefore.get(wanted.name)),
+        shownStdio(after),
+      );
     }
   });
   return summary;

@@ -155,6 +155,28 @@ describe('sign-in through the provider', () => {
     }
   });
 
+  it('records each sign-in and logout in the audit trail, with the role the groups gave', async () => {
+    const { session } = await signIn('operator');
+    await handler(
+      sessionRoute,
+      'DELETE',
+    )(
+      new Request(`${BASE}/api/v1/session`, {
+        method: 'DELETE',
+        headers: headers(`erawatch_session=${session}`, { origin: BASE }),
+      }),
+    );
+    const { getStore } = await import('@/db/index');
+    const { listAudit } = await import('@/db/queries/audit');
+    const { items } = await listAudit(await getStore(), { actor: OIDC_USERS.operator.sub });
+    expect(items.map((e) => e.operation).slice(0, 2)).toEqual(['session.logout', 'session.login']);
+    expect(items[1]).toMatchObject({
+      actor: { kind: 'user', name: OIDC_USERS.operator.email },
+      subject: { type: 'session' },
+      changes: { role: { before: null, after: 'operator' } },
+    });
+  });
+
   it('enforces the role on the API: a viewer reads but may not write, an operator writes', async () => {
     const viewer = (await signIn('viewer')).session;
     const operator = (await signIn('operator')).session;

@@ -4,6 +4,7 @@ import { revokeSession } from '@/db/queries/sessions';
 import { SESSION_COOKIE, issueSession, sameOrigin, sessionCookie, sessionOf } from '@/lib/auth/session';
 import { secretsEqual } from '@/lib/auth/tokens';
 import { LoginInput } from '@/lib/schemas/session';
+import { auditAction } from '@/lib/api/audit';
 import { principalRole } from '@/lib/auth/roles';
 import { endSessionUrl } from '@/lib/auth/oidc';
 import { oidcSettingsOf } from '@/lib/auth/oidc-config';
@@ -23,7 +24,8 @@ export const GET = withApi('public', ({ principal, mode, settings }) =>
 );
 
 /** Dashboard login with the admin secret; sets an HttpOnly session cookie. */
-export const POST = withApi('public', async ({ req, mode, now }) => {
+export const POST = withApi('public', async (ctx) => {
+  const { req, mode, now } = ctx;
   if (!sameOrigin(req)) {
     throw new HttpProblem(403, 'origin_mismatch', 'log in from a page of this server (Origin must match)');
   }
@@ -35,6 +37,11 @@ export const POST = withApi('public', async ({ req, mode, now }) => {
     throw new HttpProblem(401, 'invalid_secret', 'the admin secret is not correct');
   }
   const session = issueSession(mode.adminSecret, now);
+  await auditAction({ ...ctx, principal: { kind: 'admin', via: 'secret' } }, 'session.login', {
+    type: 'session',
+    id: session.sid,
+    name: 'admin secret',
+  });
   const secure = new URL(req.url).protocol === 'https:' || req.headers.get('x-forwarded-proto') === 'https';
   return json({ authenticated: true, expiresAt: session.expiresAt }, 200, {
     'set-cookie': sessionCookie(session.value, session.expiresAt - now, secure),
@@ -45,9 +52,22 @@ export const POST = withApi('public', async ({ req, mode, now }) => {
  * Log out: the session is ended in the store, so its cookie is refused by every web process, and cleared. A
  * signed-in user is also offered the provider's logout (`endSessionUrl`) when the provider has one.
  */
-export const DELETE = withApi('public', async ({ req, mode, now, store, settings }) => {
+export const DELETE = withApi('public', async (ctx) => {
+  const { req, mode, now, store, settings, principal } = ctx;
   const session = sessionOf(req, mode.adminSecret, now);
-  if (session !== null) await revokeSession(store, session.sid, session.expiresAt);
+  if (session !== null) {
+    await store.write(async () => {
+      await revokeSession(store, session.sid, session.expiresAt);
+      await auditAction(ctx, 'session.logout', {
+        type: 'session',
+        id: session.sid,
+        name:
+          principal.kind === 'session' && principal.user
+            ? (principal.user.email ?? principal.user.sub)
+            : 'admin secret',
+      });
+    });
+  }
   const oidc = oidcSettingsOf(settings);
   const providerLogout =
     session?.user && oidc ? await endSessionUrl(oidc, { publicUrl: settings.publicUrl }) : null;
