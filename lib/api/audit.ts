@@ -45,6 +45,7 @@ export interface AuditContext {
 
 /** Fields of a view that are state, not configuration: they change without anyone changing them. */
 const STATE_FIELDS = [
+  'id',
   'updatedAt',
   'createdAt',
   'analysis',

@@ -29,6 +29,9 @@ export const SessionState = z
     user: SessionUser.nullable()
       .optional()
       .meta({ description: 'the signed-in person; null for the admin secret, a token or local mode' }),
+    endSessionUrl: z.string().optional().meta({
+      description: "on logout of a single sign-on user: the provider's logout, for the browser to visit",
+    }),
     sso: z.boolean().optional().meta({ description: 'single sign-on is set up: the login page offers it' }),
   })
   .meta({ id: 'Session' });

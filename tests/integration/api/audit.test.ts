@@ -126,6 +126,8 @@ describe('the audit trail', () => {
     expect(update?.changes.samplesPerCycle).toEqual({ before: 4, after: 9 });
     expect(update?.at).toBeGreaterThan(0);
     expect(create?.changes.name).toEqual({ before: null, after: 'audited-one' });
+    // The subject's id is the subject, not a change.
+    expect(create?.changes).not.toHaveProperty('id');
     // Secrets never reach the trail; that they changed is not even visible, as both sides are redacted.
     expect(JSON.stringify(page)).not.toMatch(/very-secret-key|another-secret/);
     expect(create?.changes.headers?.after).toEqual({ 'x-api-key': '[redacted]' });
