@@ -3,21 +3,21 @@
 // the read token travels in metadata.token; it is checked like a bearer token and never logged or echoed.
 import type { Store } from '@/db/index';
 import type { AuthMode } from '@/lib/auth/mode';
-import { FlaggerHookInput, type FlaggerHookAnswer } from '@/lib/schemas/rollout';
+import type { z } from 'zod';
+import type { FlaggerHookAnswer, FlaggerHookInput } from '@/lib/schemas/rollout';
 import { answerGate } from './gate';
 import type { Settings } from '@/lib/settings';
 import { HttpProblem, buildProblem, problemResponse } from './problem';
 import { askForCycles } from './probe-now';
-import { enforceRateLimit, json, parseBody, principalForSecret, readJsonBody } from './with-api';
+import { enforceRateLimit, json, principalForSecret } from './with-api';
 
 export type FlaggerHookKind = 'gate' | 'rollback';
 
 export async function answerFlaggerHook(
   kind: FlaggerHookKind,
-  req: Request,
+  body: z.output<typeof FlaggerHookInput>,
   ctx: { store: Store; mode: AuthMode; now: number; settings: Settings },
 ): Promise<Response> {
-  const body = parseBody(FlaggerHookInput, await readJsonBody(req));
   const token = body.metadata.token?.trim() ?? '';
   if (token === '') {
     throw new HttpProblem(

@@ -16,12 +16,9 @@ import { HttpProblem, buildProblem, problemResponse, zodIssuesToParams, type Inv
 import { getRateLimiters } from './rate-limit';
 import { processSettings, type Settings } from '@/lib/settings';
 
-/**
- * `read` and `write` are token scopes, and the viewer and operator roles; `admin` (sessions, audit, everyone's
- * tokens) needs the admin role; `account` (one's own tokens) any person: a session, the admin secret or local
- * mode, never a token. lib/auth/roles.ts maps each to the role it needs.
- */
-export type Access = 'public' | 'read' | 'write' | 'admin' | 'account';
+import type { Access } from './routes';
+
+export type { Access };
 
 export type Principal =
   | { kind: 'token'; id: string; name: string; scope: TokenScope }
@@ -147,7 +144,7 @@ function requireAccess(principal: Principal, access: Access): void {
     const need =
       access === 'admin' || access === 'account'
         ? 'the admin secret or a dashboard session'
-        : `a token with scope '${access}'`;
+        : `a token with scope '${access === 'viewer' ? 'read' : 'write'}'`;
     throw new HttpProblem(403, 'insufficient_scope', `this endpoint needs ${need}`);
   }
   const need = needOf(access as Exclude<Access, 'public'>);
@@ -261,6 +258,7 @@ function requestKey(req: Request, mode: AuthMode): string | null {
   return mode.local ? 'local' : null;
 }
 
+/** The API wrapper around one handler; route files reach it through `route()` (lib/api/route.ts). */
 export function withApi<P extends Record<string, string> = Record<string, never>>(
   access: Access,
   handler: (ctx: ApiContext<P>) => Response | Promise<Response>,

@@ -1,15 +1,15 @@
-// What each role may do. Until every operation is declared in one route table, the role a route needs follows
-// from the access level it declares today: read → viewer, write → operator, admin → admin, and `account` (one's
-// own tokens) → any person. A token stands for the role of its scope: read → viewer, write → operator.
+// What each role may do. Each operation in the route table (lib/api/routes.ts) names the role it needs;
+// `account` (one's own tokens) needs any person. A token stands for the role of its scope: read → viewer,
+// write → operator.
 import { USER_ROLES, type UserRole } from '@/lib/schemas/session';
 import type { TokenScope } from '@/lib/schemas/token';
 
 export const ACCESS_ROLE = {
-  read: 'viewer',
-  write: 'operator',
+  viewer: 'viewer',
+  operator: 'operator',
   admin: 'admin',
   account: 'viewer',
-} as const satisfies Record<'read' | 'write' | 'admin' | 'account', UserRole>;
+} as const satisfies Record<'viewer' | 'operator' | 'admin' | 'account', UserRole>;
 
 export function accessRole(access: keyof typeof ACCESS_ROLE): UserRole {
   return ACCESS_ROLE[access];

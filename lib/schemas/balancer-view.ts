@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { AVAILABILITIES, CLIENT_ERAS, type Verdict } from '@/lib/probe/types';
 import { OAuthClientCredentialsInput } from './balancer';
-import { Timestamp } from './common';
+import { Limit, Timestamp } from './common';
 
 export const REDACTED = '[redacted]';
 
@@ -186,3 +186,8 @@ export const BalancerListQuery = z.object({
   cursor: z.string().max(400).optional(),
   q: z.string().max(100, 'must be at most 100 characters').optional(),
 });
+
+export const NodeHistoryQuery = z.object({ limit: Limit });
+
+/** What "probe now" answers: the stored cycles' summary. */
+export const ProbeNowResult = z.record(z.string(), z.unknown()).meta({ description: 'the cycle summary' });

@@ -44,3 +44,12 @@ export const NodeSummaryView = NodeView.pick({
     .nullable(),
 });
 export type NodeSummary = z.output<typeof NodeSummaryView>;
+
+/** The node ids whose labels a list needs, comma-separated. */
+export const NodeLabelsQuery = z.object({
+  ids: z
+    .string()
+    .max(20_000)
+    .transform((s) => s.split(',').filter((id) => id !== ''))
+    .pipe(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be node ids')).max(500, 'at most 500 ids')),
+});

@@ -1,7 +1,7 @@
 // Webhook endpoint and delivery contract. Client-safe. Signing secrets are accepted on create and returned only
 // once (CreatedWebhookEndpoint, rotation); every other response omits them.
 import { z } from 'zod';
-import { Id, Timestamp } from './common';
+import { Cursor, Id, Limit, Timestamp } from './common';
 import { EventType } from './event';
 
 export const DELIVERY_STATUSES = ['pending', 'held', 'succeeded', 'failed', 'suppressed'] as const;
@@ -119,3 +119,19 @@ export const WebhookEnvelope = z
   })
   .meta({ id: 'WebhookEnvelope' });
 export type WebhookEnvelope = z.infer<typeof WebhookEnvelope>;
+
+/** The delivery log's query: a page, optionally of one status. */
+export const DeliveriesQuery = z.object({
+  limit: Limit,
+  cursor: Cursor.optional(),
+  status: z.enum(DELIVERY_STATUSES, { error: `must be one of ${DELIVERY_STATUSES.join(', ')}` }).optional(),
+});
+
+/** The one attempt of a test send. */
+export const WebhookTestResult = z.object({
+  deliveryId: z.string(),
+  outcome: z.string(),
+  httpStatus: z.int().nullable(),
+  error: z.string().nullable(),
+  durationMs: z.int(),
+});

@@ -1,8 +1,8 @@
-// The readable API reference: the same operation table and zod schemas as /api/v1/openapi.json, rendered on
+// The readable API reference: the same route table and zod schemas as /api/v1/openapi.json, rendered on
 // the server with no external assets.
 import type { Metadata } from 'next';
 import type { z } from 'zod';
-import { OPERATIONS, describeAccess, type Operation } from '@/lib/api/openapi';
+import { apiOperations, describeAccess, type Operation } from '@/lib/api/openapi';
 import { toJSONSchema } from 'zod';
 
 export const metadata: Metadata = { title: 'API reference' };
@@ -76,7 +76,7 @@ function OperationEntry({ op }: { op: Operation }) {
       </h3>
       <p>
         {op.summary}. {op.description ?? `Needs ${describeAccess(op.access)}.`} Answers {op.status ?? 200};
-        errors {op.errors.join(', ')} as <code>application/problem+json</code>.
+        errors {op.problems.join(', ')} as <code>application/problem+json</code>.
       </p>
       {op.query && (
         <>
@@ -101,7 +101,8 @@ function OperationEntry({ op }: { op: Operation }) {
 }
 
 export default function ApiDocsPage() {
-  const tags = [...new Set(OPERATIONS.map((o) => o.tag))];
+  const operations = apiOperations();
+  const tags = [...new Set(operations.map((o) => o.tag))];
   return (
     <article className="api-docs">
       <h1>Erawatch API v1</h1>
@@ -123,9 +124,11 @@ export default function ApiDocsPage() {
       {tags.map((t) => (
         <section key={t} id={t}>
           <h2>{t}</h2>
-          {OPERATIONS.filter((o) => o.tag === t).map((op) => (
-            <OperationEntry key={`${op.method} ${op.path}`} op={op} />
-          ))}
+          {operations
+            .filter((o) => o.tag === t)
+            .map((op) => (
+              <OperationEntry key={`${op.method} ${op.path}`} op={op} />
+            ))}
         </section>
       ))}
     </article>

@@ -1,4 +1,4 @@
-import { withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
 import { refreshFleetGauges } from '@/lib/metrics/collect';
 import { getMetrics } from '@/lib/metrics/registry';
 import { renderStoredSeries } from '@/lib/metrics/stored';
@@ -6,7 +6,7 @@ import { renderStoredSeries } from '@/lib/metrics/stored';
 export const dynamic = 'force-dynamic';
 
 /** Prometheus exposition; needs a read token except in local mode (balancer names are fleet information). */
-export const GET = withApi('read', async ({ store }) => {
+export const GET = route('metrics', async ({ store }) => {
   const metrics = getMetrics();
   await refreshFleetGauges(store, metrics);
   const body = (await metrics.registry.metrics()) + (await renderStoredSeries(store));

@@ -1,11 +1,12 @@
 import { getStore } from '@/db/index';
 import { checkReadiness } from '@/lib/api/readiness';
+import { route } from '@/lib/api/route';
 import { processSettings } from '@/lib/settings';
 
 export const dynamic = 'force-dynamic';
 
 /** 200 when ready, 503 with the failing check otherwise; public and secret-free, for load balancers. */
-export async function GET(): Promise<Response> {
+export const GET = route('readiness', async () => {
   let body;
   try {
     const settings = processSettings();
@@ -14,4 +15,4 @@ export async function GET(): Promise<Response> {
     body = { ready: false, error: err instanceof Error ? err.message : String(err) };
   }
   return Response.json(body, { status: body.ready ? 200 : 503, headers: { 'cache-control': 'no-store' } });
-}
+});

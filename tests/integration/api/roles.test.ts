@@ -1,4 +1,4 @@
-// Every route × every role: each operation the API declares (lib/api/openapi.ts) is called as a viewer, an
+// Every route × every role: each operation of the route table (lib/api/routes.ts) is called as a viewer, an
 // operator and an admin (real session cookies), with read and write tokens, the admin secret and no
 // credential. Where the role may not, the answer is 403 problem+json (401 without a credential); where it
 // may, it is anything but those. Tokens: everyone sees their own, an admin all; nobody mints above their role.
@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../support/store';
 import { issueSession } from '@/lib/auth/session';
 import type { UserRole } from '@/lib/schemas/session';
-import type { Access } from '@/lib/api/with-api';
+import type { Access } from '@/lib/api/routes';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-roles-'));
 process.env.ERAWATCH_DB = await storeLocation(dir, 'roles.db');
@@ -39,8 +39,8 @@ const CALLERS: Caller[] = [
 
 /** What the issue says each may do, written out rather than derived from the code under test. */
 const MAY: Record<Exclude<Access, 'public'>, Caller[]> = {
-  read: ['readToken', 'writeToken', 'viewer', 'operator', 'admin', 'adminSecret'],
-  write: ['writeToken', 'operator', 'admin', 'adminSecret'],
+  viewer: ['readToken', 'writeToken', 'viewer', 'operator', 'admin', 'adminSecret'],
+  operator: ['writeToken', 'operator', 'admin', 'adminSecret'],
   admin: ['admin', 'adminSecret'],
   account: ['viewer', 'operator', 'admin', 'adminSecret'],
 };
@@ -81,10 +81,28 @@ async function call(h: Handler, url: string, method: string, who: Caller, body?:
   return { status: res.status, type: res.headers.get('content-type') ?? '', text };
 }
 
-let operations: Array<{ method: string; path: string; access: Access }>;
+let operations: Array<{ operationId: string; method: string; path: string; access: Access }>;
+const handlers = new Map<string, Handler>();
 
 beforeAll(async () => {
-  ({ OPERATIONS: operations } = await import('@/lib/api/openapi'));
+  const { routeEntries } = await import('@/lib/api/routes');
+  operations = routeEntries().map((r) => ({
+    operationId: r.operationId,
+    method: r.method.toLowerCase(),
+    path: r.path,
+    access: r.access,
+  }));
+  // Every route file's exports, by the operation each serves.
+  const files = (fs.readdirSync(path.join(root, 'app'), { recursive: true }) as string[]).filter(
+    (f) => path.basename(f) === 'route.ts',
+  );
+  for (const file of files.map((f) => path.join('app', f))) {
+    const mod = (await import(path.join(root, file))) as Record<string, unknown>;
+    for (const value of Object.values(mod)) {
+      const id = (value as { operationId?: string } | null)?.operationId;
+      if (typeof value === 'function' && id) handlers.set(id, value as Handler);
+    }
+  }
   credentials.viewer = session('viewer', 'vera');
   credentials.operator = session('operator', 'otto');
   credentials.admin = session('admin', 'ada');
@@ -112,12 +130,10 @@ describe('every route × every role', () => {
     const walked: string[] = [];
     for (const op of operations) {
       if (op.access === 'public') continue;
-      const file = path.join(root, 'app/api/v1', op.path.replace(/\{(\w+)\}/g, '[$1]'), 'route.ts');
-      const mod = (await import(file)) as Mod;
-      const h = mod[op.method.toUpperCase()];
+      const h = handlers.get(op.operationId);
       expect(h, `${op.method} ${op.path} has a handler`).toBeTypeOf('function');
       // Ids that do not exist: an allowed call gets as far as the handler (404, 422 …), never 401/403.
-      const url = `/api/v1${op.path.replace(/\{(\w+)\}/g, (_m, name: string) => `missing-${name}`)}`;
+      const url = `${op.path.replace(/\{(\w+)\}/g, (_m, name: string) => `missing-${name}`)}`;
       const body = op.method === 'get' || op.method === 'delete' ? undefined : {};
       for (const who of CALLERS) {
         const r = await call(h as Handler, url, op.method.toUpperCase(), who, body);

@@ -149,11 +149,14 @@ describe('writes on stdio targets answer 405 and change nothing', () => {
 });
 
 describe('OpenAPI', () => {
-  it('documents both read routes with their schemas', async () => {
+  it('documents both read routes with their schemas, and every write as a 405 refusal', async () => {
     const r = await call(openapi.GET, '/api/v1/openapi.json', 'GET', null);
-    const paths = r.json.paths as Record<string, Record<string, unknown>>;
-    expect(Object.keys(paths['/stdio-targets'] ?? {})).toEqual(['get']);
-    expect(Object.keys(paths['/stdio-targets/{id}'] ?? {})).toEqual(['get']);
+    const paths = r.json.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    for (const p of ['/stdio-targets', '/stdio-targets/{id}']) {
+      expect(Object.keys(paths[p] ?? {})).toEqual(['get', 'post', 'put', 'patch', 'delete']);
+      for (const m of ['post', 'put', 'patch', 'delete'])
+        expect(Object.keys(paths[p]?.[m]?.responses ?? {})).toEqual(['405']);
+    }
     const schemas = (r.json.components as { schemas: Record<string, unknown> }).schemas;
     expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['StdioTarget', 'StdioTargetDetail']));
   });

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { getStdioTarget, listStdioTargetRows } from '@/db/queries/stdio-targets';
-import { listUnits } from '@/db/queries/units';
+import { listUnits, requestUnitCycles } from '@/db/queries/units';
 import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
 import { parseConfig } from '@/lib/config/load';
@@ -89,8 +89,11 @@ describe('stdio targets with regions', () => {
       [id('anywhere'), id('eu-only')].sort(),
     );
 
-    // An interval and a half later every unit is due: each worker probes what it holds.
+    // Every unit is asked for now (as probe-now asks), in the store's clock on either engine (PostgreSQL's
+    // is the database's, which the pollers' frozen clock does not move): each worker probes what it holds.
     t += 90_000;
+    await requestUnitCycles(db.store, 'stdio', id('anywhere'), ['us-east', 'eu-west'], t);
+    await requestUnitCycles(db.store, 'stdio', id('eu-only'), ['eu-west'], t);
     const launches = (n: string) => new Set(readRecord(file(`${n}.jsonl`)).map((r) => r.pid)).size;
     await waitFor('eu-only probed from eu-west, and anywhere from both regions', 60_000, async () => {
       const units = await listUnits(db.store);

@@ -1,5 +1,6 @@
 // The probe over stdio against real SDK servers and broken programs: the same three outcome classes, the
 // same allowlist and five-point evidence as over HTTP, and a broken process is never mistaken for legacy.
+import { existsSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { probeNode } from '@/lib/probe/probe-node';
 import { StdioTransport, type StdioTransportOptions } from '@/lib/probe/stdio-transport';
@@ -12,6 +13,7 @@ import {
   readRecord,
   waitForRecord,
 } from '../host-check/fixtures';
+import { pollUntil } from '../../support/wait';
 
 const tmp = makeTempDir('stdio-probe');
 const open: StdioTransport[] = [];
@@ -163,11 +165,14 @@ describe('stdio probe against broken programs', () => {
 
   it('silence is a timeout; an allowlisted silent server gets one initialize whose deadline kills the process', async () => {
     const record = tmp.file('silent.jsonl');
-    const t = launch('fault-stdio', ['--fault', 'silent', '--record', record]);
+    const ready = tmp.file('silent.ready');
+    const t = launch('fault-stdio', ['--fault', 'silent', '--record', record, '--ready', ready]);
     const pid = t.pid ?? 0;
+    // The deadlines start once the process reads its stdin, so each request reaches it before its kill.
+    await pollUntil('the silent server reading its stdin', 60_000, () => existsSync(ready), { everyMs: 20 });
     const v = await probeNode(
       { url: 'stdio:silent', allowLegacy: true },
-      { ...options, timeoutMs: 400, legacyProbeTimeoutMs: 400 },
+      { ...options, timeoutMs: 1_000, legacyProbeTimeoutMs: 1_000 },
       { transport: t },
     );
     expect(v).toMatchObject({ verdict: 'unavailable', reason: 'timeout', initializeSent: true });

@@ -1,16 +1,16 @@
 import { createAlertSink, listAlertSinks } from '@/db/queries/alert-sinks';
 import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
 import { audited } from '@/lib/api/audit';
-import { json, readJson, withApi } from '@/lib/api/with-api';
-import { CreateAlertSinkInput } from '@/lib/schemas/alert-sink';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('read', async ({ store }) => json({ items: await listAlertSinks(store) }));
+export const GET = route('listAlertSinks', async ({ store }) => json({ items: await listAlertSinks(store) }));
 
-export const POST = withApi('write', async (ctx) => {
-  const { req, store, now, settings } = ctx;
-  const input = await readJson(req, CreateAlertSinkInput);
+export const POST = route('createAlertSink', async (ctx) => {
+  const { store, now, settings } = ctx;
+  const input = await ctx.body();
   assertAlertSinkUrlsAllowed(input.urls, settings);
   const created = await audited(
     ctx,

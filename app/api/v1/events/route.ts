@@ -1,6 +1,6 @@
 import { listEvents, type StoredEvent } from '@/db/queries/events';
-import { asQueryErrors, json, readQuery, withApi } from '@/lib/api/with-api';
-import { EventQuery } from '@/lib/schemas/event';
+import { route } from '@/lib/api/route';
+import { asQueryErrors, json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
@@ -8,8 +8,7 @@ function view({ seq: _seq, ...event }: StoredEvent) {
   return event;
 }
 
-export const GET = withApi('read', async ({ req, store }) => {
-  const q = readQuery(req, EventQuery);
+export const GET = route('listEvents', async ({ store, query: q }) => {
   const page = await asQueryErrors(
     async () =>
       await listEvents(store, {

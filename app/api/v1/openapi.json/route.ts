@@ -1,6 +1,7 @@
 import { buildOpenApiDocument } from '@/lib/api/openapi';
-import { json, withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi('public', () => json(buildOpenApiDocument('1.0.0')));
+export const GET = route('getOpenApiDocument', () => json(buildOpenApiDocument('1.0.0')));

@@ -1,9 +1,9 @@
 import { HttpProblem } from '@/lib/api/problem';
-import { json, readJson, withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 import { revokeSession } from '@/db/queries/sessions';
 import { SESSION_COOKIE, issueSession, sameOrigin, sessionCookie, sessionOf } from '@/lib/auth/session';
 import { secretsEqual } from '@/lib/auth/tokens';
-import { LoginInput } from '@/lib/schemas/session';
 import { auditAction } from '@/lib/api/audit';
 import { principalRole } from '@/lib/auth/roles';
 import { endSessionUrl } from '@/lib/auth/oidc';
@@ -12,7 +12,7 @@ import { oidcSettingsOf } from '@/lib/auth/oidc-config';
 export const dynamic = 'force-dynamic';
 
 /** Who the caller is and what they may do: lets the dashboard decide what to show. */
-export const GET = withApi('public', ({ principal, mode, settings }) =>
+export const GET = route('getSession', ({ principal, mode, settings }) =>
   json({
     authenticated: principal.kind !== 'anonymous',
     via: principal.kind === 'admin' ? principal.via : principal.kind,
@@ -24,12 +24,12 @@ export const GET = withApi('public', ({ principal, mode, settings }) =>
 );
 
 /** Dashboard login with the admin secret; sets an HttpOnly session cookie. */
-export const POST = withApi('public', async (ctx) => {
+export const POST = route('login', async (ctx) => {
   const { req, mode, now } = ctx;
   if (!sameOrigin(req)) {
     throw new HttpProblem(403, 'origin_mismatch', 'log in from a page of this server (Origin must match)');
   }
-  const { secret } = await readJson(req, LoginInput);
+  const { secret } = await ctx.body();
   if (mode.adminSecret === null) {
     throw new HttpProblem(409, 'no_admin_secret', 'no admin secret is configured; local mode needs no login');
   }
@@ -52,7 +52,7 @@ export const POST = withApi('public', async (ctx) => {
  * Log out: the session is ended in the store, so its cookie is refused by every web process, and cleared. A
  * signed-in user is also offered the provider's logout (`endSessionUrl`) when the provider has one.
  */
-export const DELETE = withApi('public', async (ctx) => {
+export const DELETE = route('logout', async (ctx) => {
   const { req, mode, now, store, settings, principal } = ctx;
   const session = sessionOf(req, mode.adminSecret, now);
   if (session !== null) {

@@ -1,24 +1,24 @@
 import { createApiToken, listApiTokens } from '@/db/queries/tokens';
 import { audited } from '@/lib/api/audit';
 import { HttpProblem } from '@/lib/api/problem';
-import { json, readJson, withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 import { maxTokenScope, principalRole, roleAtLeast, tokenScopeRole } from '@/lib/auth/roles';
 import { tokenOwnerOf } from '@/lib/api/token-owner';
-import { CreateTokenInput } from '@/lib/schemas/token';
 
 export const dynamic = 'force-dynamic';
 
 /** An admin sees every token; anyone else the tokens they minted. */
-export const GET = withApi('account', async ({ store, principal }) => {
+export const GET = route('listTokens', async ({ store, principal }) => {
   const owner = tokenOwnerOf(principal);
   const all = principalRole(principal) === 'admin';
   return json({ items: await listApiTokens(store, all ? undefined : owner.by) });
 });
 
 /** The response carries the token itself; it is never shown again. Nobody mints above their own role. */
-export const POST = withApi('account', async (ctx) => {
-  const { req, store, now, principal } = ctx;
-  const input = await readJson(req, CreateTokenInput);
+export const POST = route('createToken', async (ctx) => {
+  const { store, now, principal } = ctx;
+  const input = await ctx.body();
   const role = principalRole(principal) ?? 'viewer';
   if (!roleAtLeast(role, tokenScopeRole(input.scope))) {
     throw new HttpProblem(

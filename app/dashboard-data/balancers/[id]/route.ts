@@ -1,9 +1,10 @@
-// One balancer's headline for the detail screen (auth as for API reads). See lib/ui/read-model.ts.
-import { json, withApi } from '@/lib/api/with-api';
+// One balancer's headline for the detail screen (auth as for API reads). See lib/api/read-model.ts.
 import { readBalancerDetail } from '@/db/queries/dashboard';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
+export const GET = route('dashboardBalancer', async ({ store, params }) =>
   json(await readBalancerDetail(store, params.id)),
 );

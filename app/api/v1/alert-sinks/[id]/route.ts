@@ -1,19 +1,19 @@
 import { deleteAlertSink, getAlertSink, updateAlertSink } from '@/db/queries/alert-sinks';
 import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
 import { audited } from '@/lib/api/audit';
-import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
-import { UpdateAlertSinkInput } from '@/lib/schemas/alert-sink';
+import { route } from '@/lib/api/route';
+import { json, noContent } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
+export const GET = route('getAlertSink', async ({ store, params }) =>
   json(await getAlertSink(store, params.id)),
 );
 
-export const PATCH = withApi<{ id: string }>('write', async (ctx) => {
-  const { req, store, params, now, settings } = ctx;
-  const body = await readJsonBody(req);
-  const patch = parseBody(UpdateAlertSinkInput, body);
+export const PATCH = route('updateAlertSink', async (ctx) => {
+  const { store, params, now, settings } = ctx;
+  const body = await ctx.rawBody();
+  const patch = await ctx.body();
   assertAlertSinkUrlsAllowed(patch.urls, settings);
   const updated = await audited(
     ctx,
@@ -27,7 +27,7 @@ export const PATCH = withApi<{ id: string }>('write', async (ctx) => {
   return json(updated);
 });
 
-export const DELETE = withApi<{ id: string }>('write', async (ctx) => {
+export const DELETE = route('deleteAlertSink', async (ctx) => {
   const { store, params } = ctx;
   await audited(ctx, { operation: 'alert_sink.delete', subjectType: 'alert_sink' }, async () => {
     const before = await getAlertSink(store, params.id);

@@ -1,15 +1,15 @@
 import { deleteBalancer, getBalancer, readBalancerAnalysis, updateBalancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
-import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
+import { json, noContent } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
 import { analysisView, balancerView } from '@/lib/api/views';
 import { audited } from '@/lib/api/audit';
-import { UpdateBalancerInput } from '@/lib/schemas/balancer';
 import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-view';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', async ({ store, params }) => {
+export const GET = route('getBalancer', async ({ store, params }) => {
   const balancer = await getBalancer(store, params.id);
   return json({
     ...balancerView(balancer),
@@ -18,10 +18,10 @@ export const GET = withApi<{ id: string }>('read', async ({ store, params }) => 
   });
 });
 
-export const PATCH = withApi<{ id: string }>('write', async (ctx) => {
-  const { req, store, params, now, settings } = ctx;
-  const body = await readJsonBody(req);
-  const patch = parseBody(UpdateBalancerInput.strict(), body);
+export const PATCH = route('updateBalancer', async (ctx) => {
+  const { store, params, now, settings } = ctx;
+  const body = await ctx.rawBody();
+  const patch = await ctx.body();
   assertTargetUrlsAllowed(patch, settings);
   const current = await getBalancer(store, params.id);
   // Only the keys sent are applied (the store ignores defaults the schema filled in).
@@ -36,7 +36,7 @@ export const PATCH = withApi<{ id: string }>('write', async (ctx) => {
   return json(view);
 });
 
-export const DELETE = withApi<{ id: string }>('write', async (ctx) => {
+export const DELETE = route('deleteBalancer', async (ctx) => {
   const { store, params } = ctx;
   await audited(ctx, { operation: 'balancer.delete', subjectType: 'balancer' }, async () => {
     const before = balancerView(await getBalancer(store, params.id));

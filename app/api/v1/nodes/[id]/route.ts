@@ -1,8 +1,7 @@
 import { getNode } from '@/db/queries/nodes';
-import { json, withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
-  json(await getNode(store, params.id)),
-);
+export const GET = route('getNode', async ({ store, params }) => json(await getNode(store, params.id)));

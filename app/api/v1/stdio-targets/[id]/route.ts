@@ -1,14 +1,15 @@
 import { getStdioTarget } from '@/db/queries/stdio-targets';
+import { route } from '@/lib/api/route';
 import { refuseStdioWrite } from '@/lib/api/stdio-read-only';
-import { json, withApi } from '@/lib/api/with-api';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', async ({ store, params, settings }) =>
+export const GET = route('getStdioTarget', async ({ store, params, settings }) =>
   json(await getStdioTarget(store, params.id, settings.region)),
 );
 
-export const POST = refuseStdioWrite;
-export const PUT = refuseStdioWrite;
-export const PATCH = refuseStdioWrite;
-export const DELETE = refuseStdioWrite;
+export const POST = route('postStdioTarget', refuseStdioWrite);
+export const PUT = route('putStdioTarget', refuseStdioWrite);
+export const PATCH = route('patchStdioTarget', refuseStdioWrite);
+export const DELETE = route('deleteStdioTarget', refuseStdioWrite);

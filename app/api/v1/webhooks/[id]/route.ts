@@ -1,19 +1,19 @@
 import { deleteWebhook, getWebhookRow, toWebhookEndpoint, updateWebhook } from '@/db/queries/webhooks';
 import { assertWebhookUrlAllowed } from '@/lib/api/webhook-input';
 import { audited } from '@/lib/api/audit';
-import { json, noContent, parseBody, readJsonBody, withApi } from '@/lib/api/with-api';
-import { UpdateWebhookInput } from '@/lib/schemas/webhook';
+import { route } from '@/lib/api/route';
+import { json, noContent } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', async ({ store, params, now }) =>
+export const GET = route('getWebhook', async ({ store, params, now }) =>
   json(toWebhookEndpoint(await getWebhookRow(store, params.id), now)),
 );
 
-export const PATCH = withApi<{ id: string }>('write', async (ctx) => {
-  const { req, store, params, now, settings } = ctx;
-  const body = await readJsonBody(req);
-  const patch = parseBody(UpdateWebhookInput, body);
+export const PATCH = route('updateWebhook', async (ctx) => {
+  const { store, params, now, settings } = ctx;
+  const body = await ctx.rawBody();
+  const patch = await ctx.body();
   assertWebhookUrlAllowed(patch.url, settings);
   const updated = await audited(ctx, { operation: 'webhook.update', subjectType: 'webhook' }, async () => {
     const before = toWebhookEndpoint(await getWebhookRow(store, params.id), now);
@@ -23,7 +23,7 @@ export const PATCH = withApi<{ id: string }>('write', async (ctx) => {
   return json(updated);
 });
 
-export const DELETE = withApi<{ id: string }>('write', async (ctx) => {
+export const DELETE = route('deleteWebhook', async (ctx) => {
   const { store, params, now } = ctx;
   await audited(ctx, { operation: 'webhook.delete', subjectType: 'webhook' }, async () => {
     const before = toWebhookEndpoint(await getWebhookRow(store, params.id), now);

@@ -1,9 +1,10 @@
-// A balancer's nodes for the matrix, without evidence (auth as for API reads). See lib/ui/read-model.ts.
-import { json, withApi } from '@/lib/api/with-api';
+// A balancer's nodes for the matrix, without evidence (auth as for API reads). See lib/api/read-model.ts.
 import { readNodeSummaries } from '@/db/queries/dashboard';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = withApi<{ id: string }>('read', async ({ store, params }) =>
+export const GET = route('dashboardBalancerNodes', async ({ store, params }) =>
   json({ items: await readNodeSummaries(store, params.id), nextCursor: null }),
 );

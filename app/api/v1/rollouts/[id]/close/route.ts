@@ -1,11 +1,12 @@
 import { closeRolloutWindow } from '@/db/queries/rollouts';
 import { audited } from '@/lib/api/audit';
 import { getBalancer } from '@/db/queries/balancers';
-import { json, withApi } from '@/lib/api/with-api';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = withApi<{ id: string }>('write', async (ctx) => {
+export const POST = route('closeRollout', async (ctx) => {
   const { store, params, now } = ctx;
   const closed = await audited(ctx, { operation: 'rollout.close', subjectType: 'balancer' }, async () => {
     const window = await closeRolloutWindow(store, params.id, now);

@@ -1,15 +1,15 @@
 import { rotateWebhookSecret } from '@/db/queries/webhooks';
 import { audited } from '@/lib/api/audit';
 import { getWebhookRow } from '@/db/queries/webhooks';
-import { json, readJson, withApi } from '@/lib/api/with-api';
-import { RotateSecretInput } from '@/lib/schemas/webhook';
+import { route } from '@/lib/api/route';
+import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
 /** A new secret (returned once); the old one keeps signing beside it for `overlapMs`. */
-export const POST = withApi<{ id: string }>('write', async (ctx) => {
-  const { req, store, params, now } = ctx;
-  const input = await readJson(req, RotateSecretInput);
+export const POST = route('rotateWebhookSecret', async (ctx) => {
+  const { store, params, now } = ctx;
+  const input = await ctx.body();
   const rotated = await audited(
     ctx,
     { operation: 'webhook.rotate_secret', subjectType: 'webhook' },
