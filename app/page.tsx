@@ -1,6 +1,7 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { RoleGate } from '@/components/session/role';
 import { FleetView } from '@/components/balancers/fleet-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
 import { fleetQuery } from '@/lib/query/options';
@@ -19,9 +20,11 @@ export default async function FleetPage() {
           Is any balancer giving contradictory answers? Non-uniform balancers are listed first.
         </span>
         <span className="spacer" />
-        <Link className="btn btn-primary" href="/balancers/new">
-          Register balancer
-        </Link>
+        <RoleGate need="operator" what="Registering balancers" quiet>
+          <Link className="btn btn-primary" href="/balancers/new">
+            Register balancer
+          </Link>
+        </RoleGate>
       </div>
       <HydrationBoundary state={dehydrate(client)}>
         <FleetView />

@@ -98,6 +98,23 @@ function trustedProxies(raw: string): Parsed<string[]> {
 }
 
 export const MIN_ADMIN_SECRET_LENGTH = 16;
+export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile', 'groups'];
+
+/** Comma- or space-separated names, blanks dropped. */
+function list(raw: string): string[] {
+  return raw
+    .split(/[,\s]+/)
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+/** A secret: the value itself, or `env:NAME` naming the variable that holds it (read where it is used). */
+function secretValue(raw: string): Parsed<string> {
+  const v = raw.trim();
+  if (v.startsWith('env:') && !/^env:[A-Za-z_][A-Za-z0-9_]*$/.test(v))
+    return bad('env: must be followed by a variable name');
+  return ok(v);
+}
 const DEFAULT_DB_FILE = './data/erawatch.db';
 
 const SettingsShape = z.object({
@@ -112,6 +129,18 @@ const SettingsShape = z.object({
           ),
     { secret: true },
   ),
+  ERAWATCH_OIDC_ISSUER: entry<string | null>(null, httpUrl),
+  ERAWATCH_OIDC_CLIENT_ID: entry<string | null>(null, text),
+  ERAWATCH_OIDC_CLIENT_SECRET: entry<string | null>(null, secretValue, { secret: true }),
+  ERAWATCH_OIDC_SCOPES: entry(DEFAULT_OIDC_SCOPES, (raw) => {
+    const scopes = list(raw);
+    return scopes.includes('openid') ? ok(scopes) : bad('must include openid');
+  }),
+  ERAWATCH_OIDC_GROUPS_CLAIM: entry('groups', text),
+  ERAWATCH_OIDC_ADMIN_GROUPS: entry<string[]>([], (raw) => ok(list(raw))),
+  ERAWATCH_OIDC_OPERATOR_GROUPS: entry<string[]>([], (raw) => ok(list(raw))),
+  ERAWATCH_OIDC_VIEWER_GROUPS: entry<string[]>([], (raw) => ok(list(raw))),
+  ERAWATCH_AUDIT_RETENTION_DAYS: entry(365, positiveNumber),
   ERAWATCH_ALLOWED_HOSTS: entry<string[] | 'any' | null>(null, (raw) =>
     raw.trim() === '*'
       ? ok('any')
@@ -156,13 +185,67 @@ const SettingsShape = z.object({
 
 export type SettingName = keyof z.input<typeof SettingsShape>;
 
+/** OpenID Connect sign-in: the provider, the client, and which groups make which role. */
+export interface OidcSettings {
+  issuer: string;
+  clientId: string;
+  /** The value, or `env:NAME`. */
+  clientSecret: string;
+  scopes: string[];
+  groupsClaim: string;
+  adminGroups: string[];
+  operatorGroups: string[];
+  viewerGroups: string[];
+}
+
+function oidcFrom(s: z.output<typeof SettingsShape>): OidcSettings | null {
+  if (
+    s.ERAWATCH_OIDC_ISSUER === null ||
+    s.ERAWATCH_OIDC_CLIENT_ID === null ||
+    s.ERAWATCH_OIDC_CLIENT_SECRET === null
+  )
+    return null;
+  return {
+    issuer: s.ERAWATCH_OIDC_ISSUER,
+    clientId: s.ERAWATCH_OIDC_CLIENT_ID,
+    clientSecret: s.ERAWATCH_OIDC_CLIENT_SECRET,
+    scopes: s.ERAWATCH_OIDC_SCOPES,
+    groupsClaim: s.ERAWATCH_OIDC_GROUPS_CLAIM,
+    adminGroups: s.ERAWATCH_OIDC_ADMIN_GROUPS,
+    operatorGroups: s.ERAWATCH_OIDC_OPERATOR_GROUPS,
+    viewerGroups: s.ERAWATCH_OIDC_VIEWER_GROUPS,
+  };
+}
+
 /** The schema: environment in, settings out (names the code uses). */
-export const SettingsSchema = SettingsShape.transform((s) => ({
+export const SettingsSchema = SettingsShape.superRefine((s, ctx) => {
+  if (s.ERAWATCH_OIDC_ISSUER === null) return;
+  for (const name of ['ERAWATCH_OIDC_CLIENT_ID', 'ERAWATCH_OIDC_CLIENT_SECRET'] as const) {
+    if (s[name] === null)
+      ctx.addIssue({ code: 'custom', path: [name], message: 'is required with ERAWATCH_OIDC_ISSUER' });
+  }
+  const groups = [
+    ...s.ERAWATCH_OIDC_ADMIN_GROUPS,
+    ...s.ERAWATCH_OIDC_OPERATOR_GROUPS,
+    ...s.ERAWATCH_OIDC_VIEWER_GROUPS,
+  ];
+  if (groups.length === 0) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['ERAWATCH_OIDC_VIEWER_GROUPS'],
+      message:
+        'or ERAWATCH_OIDC_OPERATOR_GROUPS or ERAWATCH_OIDC_ADMIN_GROUPS must name a group with ERAWATCH_OIDC_ISSUER',
+    });
+  }
+}).transform((s) => ({
   db: s.ERAWATCH_DB ?? DEFAULT_DB_FILE,
   /** ERAWATCH_DB as set, null when unset (the demo then uses its own file). */
   dbNamed: s.ERAWATCH_DB,
   adminSecret: s.ERAWATCH_ADMIN_SECRET,
   allowedHosts: s.ERAWATCH_ALLOWED_HOSTS,
+  /** Single sign-on from the environment; null when ERAWATCH_OIDC_ISSUER is unset (the config file may set it). */
+  oidc: oidcFrom(s),
+  auditRetentionMs: Math.round(s.ERAWATCH_AUDIT_RETENTION_DAYS * 86_400_000),
   bind: s.ERAWATCH_BIND,
   trustedProxies: s.ERAWATCH_TRUSTED_PROXIES,
   maxConcurrentRequests: s.ERAWATCH_MAX_CONCURRENT_REQUESTS,
@@ -207,6 +290,34 @@ export const SETTING_DOCS: Record<SettingName, { shown: string; meaning: string 
   ERAWATCH_ADMIN_SECRET: {
     shown: 'unset',
     meaning: `required off loopback: dashboard login and admin API (${MIN_ADMIN_SECRET_LENGTH} characters or more)`,
+  },
+  ERAWATCH_OIDC_ISSUER: {
+    shown: 'unset',
+    meaning:
+      'single sign-on: the OpenID Connect issuer URL, discovered at `/.well-known/openid-configuration`',
+  },
+  ERAWATCH_OIDC_CLIENT_ID: { shown: 'unset', meaning: 'the client id registered at the provider' },
+  ERAWATCH_OIDC_CLIENT_SECRET: {
+    shown: 'unset',
+    meaning: 'the client secret: the value, or `env:NAME` to read it from another variable',
+  },
+  ERAWATCH_OIDC_SCOPES: {
+    shown: '`openid email profile groups`',
+    meaning: 'the scopes asked for (comma- or space-separated; must include `openid`)',
+  },
+  ERAWATCH_OIDC_GROUPS_CLAIM: { shown: '`groups`', meaning: 'the claim listing the user’s groups' },
+  ERAWATCH_OIDC_ADMIN_GROUPS: { shown: 'none', meaning: 'groups whose members are admins (comma-separated)' },
+  ERAWATCH_OIDC_OPERATOR_GROUPS: {
+    shown: 'none',
+    meaning: 'groups whose members are operators (comma-separated)',
+  },
+  ERAWATCH_OIDC_VIEWER_GROUPS: {
+    shown: 'none',
+    meaning: 'groups whose members are viewers (comma-separated); a user in no listed group is refused',
+  },
+  ERAWATCH_AUDIT_RETENTION_DAYS: {
+    shown: '365',
+    meaning: 'audit entries older than this are pruned by the maintain role',
   },
   ERAWATCH_ALLOWED_HOSTS: {
     shown: 'bind host, localhost, machine name',

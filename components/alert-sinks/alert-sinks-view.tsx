@@ -2,6 +2,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { ActionError } from '@/components/balancers/balancer-actions';
+import { RoleGate } from '@/components/session/role';
 import { EventTypeChecks } from '@/components/events/event-type-checks';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
@@ -27,7 +28,9 @@ export function AlertSinksView() {
   const sinks = useQuery(alertSinksQuery(browserFetcher));
   return (
     <>
-      <CreateAlertSink />
+      <RoleGate need="operator" what="Adding and changing alert sinks">
+        <CreateAlertSink />
+      </RoleGate>
       {sinks.error && !sinks.data ? <LoadError error={sinks.error} what="alert sinks" /> : null}
       {sinks.isPending ? <Loading what="alert sinks" /> : null}
       {sinks.data && sinks.data.length === 0 ? (
@@ -239,24 +242,26 @@ function Sink({ sink: s }: { sink: AlertSink }) {
         <Badge p={state} />
         <Badge p={firing} />
         <span style={{ flex: 1 }} />
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => toggle.mutate()}
-          disabled={toggle.isPending}
-        >
-          {s.enabled ? 'Disable' : 'Enable'}
-        </button>
-        <button
-          type="button"
-          className="btn btn-small btn-danger"
-          onClick={() => {
-            if (window.confirm(`Delete the alert sink ${s.name}? Its alerts and delivery log go with it.`))
-              remove.mutate();
-          }}
-        >
-          Delete
-        </button>
+        <RoleGate need="operator" what="Changing alert sinks" quiet>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => toggle.mutate()}
+            disabled={toggle.isPending}
+          >
+            {s.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <button
+            type="button"
+            className="btn btn-small btn-danger"
+            onClick={() => {
+              if (window.confirm(`Delete the alert sink ${s.name}? Its alerts and delivery log go with it.`))
+                remove.mutate();
+            }}
+          >
+            Delete
+          </button>
+        </RoleGate>
       </div>
       <div className="panel-body">
         <p style={{ margin: '0 0 6px' }}>

@@ -4,6 +4,7 @@ import Link from 'next/link';
 import { useRouter } from 'next/navigation';
 import { useRef, useState, type FormEvent } from 'react';
 import { Icon } from '@/components/ui/icon';
+import { RoleGate } from '@/components/session/role';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { closeRolloutWindow, deleteBalancer, openRolloutWindow, probeBalancer } from '@/lib/query/mutations';
 import { queryKeys } from '@/lib/query/options';
@@ -24,7 +25,15 @@ export function ActionError({ error }: { error: unknown }) {
   );
 }
 
-export function BalancerActions({ balancer: b }: { balancer: BalancerDetail }) {
+export function BalancerActions({ balancer }: { balancer: BalancerDetail }) {
+  return (
+    <RoleGate need="operator" what="Probing, editing and deleting a balancer">
+      <OperatorActions balancer={balancer} />
+    </RoleGate>
+  );
+}
+
+function OperatorActions({ balancer: b }: { balancer: BalancerDetail }) {
   const client = useQueryClient();
   const router = useRouter();
   const dialogRef = useRef<HTMLDialogElement>(null);
@@ -92,7 +101,15 @@ const TARGET_KINDS = {
 type TargetKind = keyof typeof TARGET_KINDS;
 
 /** Open a window (target revision and deadline) or close the open one. */
-export function WindowControls({ balancer: b }: { balancer: BalancerDetail }) {
+export function WindowControls({ balancer }: { balancer: BalancerDetail }) {
+  return (
+    <RoleGate need="operator" what="Opening and closing a rollout window">
+      <OperatorWindowControls balancer={balancer} />
+    </RoleGate>
+  );
+}
+
+function OperatorWindowControls({ balancer: b }: { balancer: BalancerDetail }) {
   const client = useQueryClient();
   const [kind, setKind] = useState<TargetKind>('negotiatedVersion');
   const [revision, setRevision] = useState('2026-07-28');

@@ -1,4 +1,5 @@
 'use client';
+import { useRole } from '@/components/session/role';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
@@ -285,11 +286,18 @@ function RegionSplitNotice({ analysis: a, events }: { analysis: StoredAnalysis; 
 }
 
 function NotProbedYet() {
+  const { can } = useRole();
   return (
     <div className="notice tone-info" role="status">
       <Icon name="clock" />
       <span>
-        Waiting for the first probe cycle. Use <strong>Probe now</strong> to run one immediately.
+        Waiting for the first probe cycle.
+        {can('operator') ? (
+          <>
+            {' '}
+            Use <strong>Probe now</strong> to run one immediately.
+          </>
+        ) : null}
       </span>
     </div>
   );

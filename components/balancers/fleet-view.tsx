@@ -2,6 +2,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
+import { RoleGate } from '@/components/session/role';
 import { useSearchParams } from 'next/navigation';
 import { useDeferredValue, useMemo, useRef, useState } from 'react';
 import { Age, Since } from '@/components/ui/age';
@@ -257,11 +258,13 @@ function EmptyFleet() {
         Register a balancer (its public URL and, optionally, its node URLs) and Erawatch starts probing it on
         its interval.
       </p>
-      <p>
-        <Link className="btn btn-primary" href="/balancers/new">
-          Register a balancer
-        </Link>
-      </p>
+      <RoleGate need="operator" what="Registering balancers">
+        <p>
+          <Link className="btn btn-primary" href="/balancers/new">
+            Register a balancer
+          </Link>
+        </p>
+      </RoleGate>
       <p className="muted">
         Or run <code>npm run demo</code> to start a demo fleet of real MCP servers mid-rollout.
       </p>

@@ -1,34 +1,41 @@
 'use client';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useRouter } from 'next/navigation';
-import { browserFetcher, requestJson, sendJson } from '@/lib/query/fetch-json';
+import { browserFetcher, sendJson } from '@/lib/query/fetch-json';
+import { useSessionInfo } from './role';
 
-interface SessionInfo {
-  authenticated: boolean;
-  via: string;
-  loginRequired: boolean;
-}
-
-/** "Log out" when a dashboard session is in use; nothing in local mode, where no login exists. */
+/**
+ * Who is signed in, their role and "Log out" when a dashboard session is in use; nothing in local mode, where
+ * no login exists. A single sign-on user is then sent to the provider's logout when it has one.
+ */
 export function SessionStatus() {
   const client = useQueryClient();
   const router = useRouter();
-  const session = useQuery({
-    queryKey: ['session'],
-    queryFn: () => requestJson<SessionInfo>(browserFetcher, '/api/v1/session'),
-    refetchInterval: 60_000,
-  });
+  const session = useSessionInfo();
   const logout = useMutation({
-    mutationFn: () => sendJson<unknown>(browserFetcher, 'DELETE', '/api/v1/session'),
-    onSuccess: () => {
+    mutationFn: () => sendJson<{ endSessionUrl?: string }>(browserFetcher, 'DELETE', '/api/v1/session'),
+    onSuccess: (res) => {
       client.clear();
-      router.push('/login');
+      if (res?.endSessionUrl) window.location.assign(res.endSessionUrl);
+      else router.push('/login');
     },
   });
   if (!session.data?.loginRequired || !session.data.authenticated) return null;
+  const { user, role } = session.data;
+  const who = user ? (user.name ?? user.email ?? user.sub) : 'admin secret';
   return (
-    <button type="button" className="btn btn-small topbar-btn" onClick={() => logout.mutate()}>
-      Log out
-    </button>
+    <span className="topbar-session" data-testid="session-status">
+      <span className="muted" title={user?.email ?? undefined}>
+        {who}
+        {role ? (
+          <span className="role-badge" data-testid="session-role">
+            {role}
+          </span>
+        ) : null}
+      </span>
+      <button type="button" className="btn btn-small topbar-btn" onClick={() => logout.mutate()}>
+        Log out
+      </button>
+    </span>
   );
 }

@@ -5,6 +5,7 @@ import { ActionError } from '@/components/balancers/balancer-actions';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { Icon } from '@/components/ui/icon';
+import { useRole } from '@/components/session/role';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { createToken, revokeToken } from '@/lib/query/mutations';
@@ -15,6 +16,7 @@ import { TOKEN_SCOPES, type TokenScope } from '@/lib/schemas/token';
 export function TokensView() {
   const client = useQueryClient();
   const tokens = useQuery(tokensQuery(browserFetcher));
+  const { role, can } = useRole();
   const [name, setName] = useState('');
   const [scope, setScope] = useState<TokenScope>('read');
   const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
@@ -41,7 +43,10 @@ export function TokensView() {
     <section className="panel" aria-labelledby="tokens-h">
       <div className="panel-head">
         <h2 id="tokens-h">API tokens</h2>
-        <span className="muted">for CI and scripts: Authorization: Bearer &lt;token&gt;</span>
+        <span className="muted">
+          for CI and scripts: Authorization: Bearer &lt;token&gt;
+          {role === 'admin' ? ' · everyone’s tokens' : ' · the tokens you minted'}
+        </span>
       </div>
       <div className="panel-body">
         {shown ? (
@@ -77,8 +82,9 @@ export function TokensView() {
           <label htmlFor="tok-scope">Scope</label>
           <select id="tok-scope" value={scope} onChange={(e) => setScope(e.target.value as TokenScope)}>
             {TOKEN_SCOPES.map((s) => (
-              <option key={s} value={s}>
+              <option key={s} value={s} disabled={s === 'write' && !can('operator')}>
                 {s}
+                {s === 'write' && !can('operator') ? ' (needs the operator role)' : ''}
               </option>
             ))}
           </select>
@@ -106,6 +112,7 @@ export function TokensView() {
                 <th>Scope</th>
                 <th>Prefix</th>
                 <th>Created</th>
+                <th>By</th>
                 <th>Last used</th>
                 <th>State</th>
                 <th />
@@ -120,6 +127,7 @@ export function TokensView() {
                   <td>
                     <Age at={t.createdAt} />
                   </td>
+                  <td>{t.createdByName ?? <span className="muted">—</span>}</td>
                   <td>{t.lastUsedAt ? <Age at={t.lastUsedAt} /> : <span className="muted">never</span>}</td>
                   <td>
                     {t.revokedAt ? (

@@ -1,4 +1,5 @@
 import Link from 'next/link';
+import { LoginLink } from '@/components/session/role';
 import { ApiProblem } from '@/lib/query/problem';
 import { Icon } from './icon';
 
@@ -22,7 +23,7 @@ export function LoadError({ error, what }: { error: unknown; what: string }) {
       <div className="notice tone-warn" role="alert" data-testid="login-needed">
         <Icon name="lock" />
         <span>
-          Log in to see {what}: {message}. <Link href="/login">Log in with the admin secret</Link>
+          Log in to see {what}: {message}. <LoginLink />
         </span>
       </div>
     );

@@ -6,6 +6,7 @@ import { EventTypeChecks } from '@/components/events/event-type-checks';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { Icon } from '@/components/ui/icon';
+import { RoleGate } from '@/components/session/role';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import {
@@ -71,7 +72,11 @@ export function WebhooksView() {
   return (
     <>
       {secret ? <SecretOnce secret={secret.value} what={secret.what} onDone={() => setSecret(null)} /> : null}
-      <CreateWebhook onCreated={(value, name) => setSecret({ value, what: `Signing secret of ${name}.` })} />
+      <RoleGate need="operator" what="Adding, testing and changing webhooks">
+        <CreateWebhook
+          onCreated={(value, name) => setSecret({ value, what: `Signing secret of ${name}.` })}
+        />
+      </RoleGate>
       {hooks.error && !hooks.data ? <LoadError error={hooks.error} what="webhooks" /> : null}
       {hooks.isPending ? <Loading what="webhooks" /> : null}
       {hooks.data && hooks.data.length === 0 ? (
@@ -210,40 +215,42 @@ function Endpoint({ hook: w, onSecret }: { hook: WebhookEndpoint; onSecret: (sec
           {w.url}
         </span>
         <span style={{ flex: 1 }} />
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => test.mutate()}
-          disabled={test.isPending}
-        >
-          {test.isPending ? 'Sending…' : 'Send test event'}
-        </button>
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => rotate.mutate()}
-          disabled={rotate.isPending}
-        >
-          Rotate secret
-        </button>
-        <button
-          type="button"
-          className="btn btn-small"
-          onClick={() => toggle.mutate()}
-          disabled={toggle.isPending}
-        >
-          {w.enabled ? 'Disable' : 'Enable'}
-        </button>
-        <button
-          type="button"
-          className="btn btn-small btn-danger"
-          onClick={() => {
-            if (window.confirm(`Delete the webhook endpoint ${w.name}? Its delivery log goes with it.`))
-              remove.mutate();
-          }}
-        >
-          Delete
-        </button>
+        <RoleGate need="operator" what="Changing webhooks" quiet>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => test.mutate()}
+            disabled={test.isPending}
+          >
+            {test.isPending ? 'Sending…' : 'Send test event'}
+          </button>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => rotate.mutate()}
+            disabled={rotate.isPending}
+          >
+            Rotate secret
+          </button>
+          <button
+            type="button"
+            className="btn btn-small"
+            onClick={() => toggle.mutate()}
+            disabled={toggle.isPending}
+          >
+            {w.enabled ? 'Disable' : 'Enable'}
+          </button>
+          <button
+            type="button"
+            className="btn btn-small btn-danger"
+            onClick={() => {
+              if (window.confirm(`Delete the webhook endpoint ${w.name}? Its delivery log goes with it.`))
+                remove.mutate();
+            }}
+          >
+            Delete
+          </button>
+        </RoleGate>
       </div>
       <div className="panel-body">
         <p style={{ margin: '0 0 6px' }}>
@@ -347,9 +354,11 @@ function DeliveryRow({
       </td>
       <td>{d.nextAttemptAt ? <Age at={d.nextAttemptAt} /> : <span className="muted">—</span>}</td>
       <td>
-        <button type="button" className="btn btn-small" onClick={onRedeliver} disabled={busy}>
-          Redeliver
-        </button>
+        <RoleGate need="operator" what="Redelivering" quiet>
+          <button type="button" className="btn btn-small" onClick={onRedeliver} disabled={busy}>
+            Redeliver
+          </button>
+        </RoleGate>
       </td>
     </tr>
   );

@@ -15,7 +15,15 @@ function toApiToken(row: ApiTokenRow): ApiToken {
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
     revokedAt: row.revokedAt,
+    createdBy: row.createdBy,
+    createdByName: row.createdByName,
   };
+}
+
+/** Who mints a token: `user:<sub>`, `admin` or `local`, and their name as shown. */
+export interface TokenOwner {
+  by: string;
+  name: string | null;
 }
 
 /** Creates a token and returns it with its secret, the only time the secret is available. */
@@ -23,6 +31,7 @@ export async function createApiToken(
   store: Store,
   input: unknown,
   now: number = Date.now(),
+  owner: TokenOwner | null = null,
 ): Promise<CreatedApiToken> {
   const { apiTokens } = store.t;
   const parsed = CreateTokenInput.safeParse(input);
@@ -39,6 +48,8 @@ export async function createApiToken(
           prefix: displayPrefix(token),
           hash: hashToken(token),
           createdAt: now,
+          createdBy: owner?.by ?? null,
+          createdByName: owner?.name ?? null,
         })
         .returning(),
     ),
@@ -46,11 +57,26 @@ export async function createApiToken(
   return { ...toApiToken(row), token };
 }
 
-export async function listApiTokens(store: Store): Promise<ApiToken[]> {
+/** Every token, or only those `createdBy` minted. */
+export async function listApiTokens(store: Store, createdBy?: string): Promise<ApiToken[]> {
   const { apiTokens } = store.t;
-  return (await store.read((db) => db.select().from(apiTokens).orderBy(desc(apiTokens.createdAt)))).map(
-    toApiToken,
-  );
+  return (
+    await store.read((db) =>
+      db
+        .select()
+        .from(apiTokens)
+        .where(createdBy !== undefined ? eq(apiTokens.createdBy, createdBy) : undefined)
+        .orderBy(desc(apiTokens.createdAt)),
+    )
+  ).map(toApiToken);
+}
+
+/** One token (never its secret). */
+export async function getApiToken(store: Store, id: string): Promise<ApiToken> {
+  const { apiTokens } = store.t;
+  const [row] = await store.read((db) => db.select().from(apiTokens).where(eq(apiTokens.id, id)));
+  if (!row) throw new NotFoundError('token', id);
+  return toApiToken(row);
 }
 
 /** Revokes a token (kept for the audit trail). Revoking twice is a no-op that returns the same row. */
@@ -68,6 +94,7 @@ export async function revokeApiToken(store: Store, id: string, now: number = Dat
 
 export interface TokenIdentity {
   id: string;
+  name: string;
   scope: TokenScope;
 }
 
@@ -91,5 +118,5 @@ export async function findTokenBySecret(
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     await store.write((db) => db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.id)));
   }
-  return { id: row.id, scope: row.scope };
+  return { id: row.id, name: row.name, scope: row.scope };
 }

@@ -18,3 +18,4 @@ export * from './heartbeats';
 export * from './sessions';
 export * from './metric-series';
 export * from './claims';
+export * from './audit';

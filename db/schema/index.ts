@@ -17,3 +17,4 @@ export * from './heartbeats';
 export * from './sessions';
 export * from './metric-series';
 export * from './claims';
+export * from './audit';

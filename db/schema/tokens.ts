@@ -13,9 +13,13 @@ export const apiTokens = sqliteTable(
     hash: text('hash').notNull().unique(),
     createdAt: integer('created_at').notNull(),
     lastUsedAt: integer('last_used_at'),
+    /** Who minted it: `user:<sub>`, `admin` (the admin secret or its session), `local`; null before tokens had owners. */
+    createdBy: text('created_by'),
+    /** Their name as shown when it was minted (the user's email or name). */
+    createdByName: text('created_by_name'),
     revokedAt: integer('revoked_at'),
   },
-  (t) => [index('api_tokens_created').on(t.createdAt)],
+  (t) => [index('api_tokens_created').on(t.createdAt), index('api_tokens_created_by').on(t.createdBy)],
 );
 
 export type ApiTokenRow = typeof apiTokens.$inferSelect;

@@ -103,12 +103,14 @@ export function describeAccess(access: Access): string {
   switch (access) {
     case 'public':
       return 'no credentials';
-    case 'read':
-      return 'a read or write token';
-    case 'write':
-      return 'a write token, or a dashboard session';
+    case 'viewer':
+      return 'the viewer role: a read or write token, or a session of any role';
+    case 'operator':
+      return 'the operator role: a write token, or a session of an operator or admin';
     case 'admin':
-      return 'the admin secret or a dashboard session';
+      return 'the admin role: the admin secret, or a session of an admin';
+    case 'account':
+      return 'a person (a session of any role, or the admin secret), not a token';
   }
 }
 

@@ -10,6 +10,8 @@ import { SESSION_COOKIE, readCookie, sameOrigin, sessionOf } from '@/lib/auth/se
 import { isSessionRevoked } from '@/db/queries/sessions';
 import { displayPrefix, hashToken, looksLikeToken, secretsEqual } from '@/lib/auth/tokens';
 import type { TokenScope } from '@/lib/schemas/token';
+import type { SessionUser, UserRole } from '@/lib/schemas/session';
+import { accessRole, principalRole, roleAtLeast } from '@/lib/auth/roles';
 import { EgressRefusedError } from '@/lib/net/egress';
 import { HttpProblem, buildProblem, problemResponse, zodIssuesToParams, type InvalidParam } from './problem';
 import { getRateLimiters } from './rate-limit';
@@ -20,8 +22,10 @@ import type { Access } from './routes';
 export type { Access };
 
 export type Principal =
-  | { kind: 'token'; id: string; scope: TokenScope }
-  | { kind: 'admin'; via: 'secret' | 'session' }
+  | { kind: 'token'; id: string; name: string; scope: TokenScope }
+  | { kind: 'admin'; via: 'secret' }
+  /** A dashboard session: of a signed-in user (with the role their groups gave), or of the admin secret (user null, admin). */
+  | { kind: 'session'; sid: string; role: UserRole; user: SessionUser | null }
   | { kind: 'local' }
   | { kind: 'anonymous' };
 
@@ -65,7 +69,7 @@ export async function principalForSecret(
     return { kind: 'admin', via: 'secret' };
   const token = looksLikeToken(secret) ? await findTokenBySecret(store, secret, now) : null;
   if (!token) throw unauthorized('invalid_token', 'the bearer token is unknown or has been revoked');
-  return { kind: 'token', id: token.id, scope: token.scope };
+  return { kind: 'token', id: token.id, name: token.name, scope: token.scope };
 }
 
 /** Who is calling. Throws 401/403 for credentials that are present but wrong. */
@@ -92,7 +96,7 @@ export async function authenticate(
         'a write with a session cookie needs an Origin header equal to this server',
       );
     }
-    return { kind: 'admin', via: 'session' };
+    return { kind: 'session', sid: session.sid, role: session.role, user: session.user };
   }
   if (mode.local) {
     // Local mode trusts this machine; the Host check (checkHost) stops DNS rebinding, the Origin check
@@ -108,17 +112,17 @@ export async function authenticate(
   return { kind: 'anonymous' };
 }
 
-function allows(principal: Principal, access: Access): boolean {
+export function allows(principal: Principal, access: Access): boolean {
   if (access === 'public') return true;
-  switch (principal.kind) {
-    case 'admin':
-    case 'local':
-      return true;
-    case 'token':
-      return access === 'read' || (access === 'write' && principal.scope === 'write');
-    case 'anonymous':
-      return false;
-  }
+  if (principal.kind === 'anonymous') return false;
+  // Tokens never manage tokens, sessions or the audit log.
+  if (principal.kind === 'token' && (access === 'admin' || access === 'account')) return false;
+  const role = principalRole(principal);
+  return role !== null && roleAtLeast(role, accessRole(access as Exclude<Access, 'public'>));
+}
+
+function needOf(access: Exclude<Access, 'public'>): UserRole {
+  return accessRole(access);
 }
 
 function requireAccess(principal: Principal, access: Access): void {
@@ -129,9 +133,19 @@ function requireAccess(principal: Principal, access: Access): void {
       'this endpoint needs a bearer token (Authorization: Bearer <token>)',
     );
   }
-  const need =
-    access === 'admin' ? 'the admin secret or a dashboard session' : `a token with scope '${access}'`;
-  throw new HttpProblem(403, 'insufficient_scope', `this endpoint needs ${need}`);
+  if (principal.kind === 'token') {
+    const need =
+      access === 'admin' || access === 'account'
+        ? 'the admin secret or a dashboard session'
+        : `a token with scope '${access === 'viewer' ? 'read' : 'write'}'`;
+    throw new HttpProblem(403, 'insufficient_scope', `this endpoint needs ${need}`);
+  }
+  const need = needOf(access as Exclude<Access, 'public'>);
+  throw new HttpProblem(
+    403,
+    'insufficient_role',
+    `this needs the ${need} role; you are signed in as ${principalRole(principal) ?? 'nobody'}`,
+  );
 }
 
 function fieldPointer(path: string): string {
@@ -196,7 +210,7 @@ function lockedOut(retryAfterS: number): HttpProblem {
   );
 }
 
-function checkHost(req: Request, mode: AuthMode): void {
+export function checkHost(req: Request, mode: AuthMode): void {
   const refusal = hostRefusal(req.headers.get('host') ?? new URL(req.url).host, mode);
   if (refusal) throw new HttpProblem(403, refusal.code, refusal.detail);
 }

@@ -4,6 +4,7 @@
 // need an Origin equal to the server's own.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { parseCookie } from 'cookie';
+import { USER_ROLES, type SessionUser, type UserRole } from '@/lib/schemas/session';
 
 export const SESSION_COOKIE = 'erawatch_session';
 export const SESSION_TTL_MS = 12 * 3_600_000;
@@ -22,15 +23,34 @@ export interface Session {
   /** Random id, what a logout records. */
   sid: string;
   expiresAt: number;
+  /** What the session may do: admin for the admin secret's login, else the role the user's groups gave. */
+  role: UserRole;
+  /** The person signed in through single sign-on; null for the admin secret's login. */
+  user: SessionUser | null;
 }
 
-export function issueSession(adminSecret: string, now: number): Session & { value: string } {
+/** A session for the admin secret's login (no user, admin) or for a signed-in user with their role. */
+export function issueSession(
+  adminSecret: string,
+  now: number,
+  who: { user: SessionUser; role: UserRole } | null = null,
+): Session & { value: string } {
   const expiresAt = now + SESSION_TTL_MS;
   const sid = randomBytes(16).toString('base64url');
-  const payload = Buffer.from(JSON.stringify({ v: SESSION_VERSION, sid, iat: now, exp: expiresAt })).toString(
-    'base64url',
-  );
-  return { value: `${payload}.${sign(payload, adminSecret)}`, sid, expiresAt };
+  const role = who?.role ?? 'admin';
+  const user = who?.user ?? null;
+  const payload = Buffer.from(
+    JSON.stringify({ v: SESSION_VERSION, sid, iat: now, exp: expiresAt, role, ...(user ? { user } : {}) }),
+  ).toString('base64url');
+  return { value: `${payload}.${sign(payload, adminSecret)}`, sid, expiresAt, role, user };
+}
+
+function userOf(value: unknown): SessionUser | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const u = value as Record<string, unknown>;
+  if (typeof u.sub !== 'string') return null;
+  const opt = (v: unknown) => (typeof v === 'string' ? v : null);
+  return { sub: u.sub, email: opt(u.email), name: opt(u.name) };
 }
 
 /** The session a cookie carries when it is this server's, of the current format, and not expired; else null. */
@@ -46,10 +66,15 @@ export function verifySession(value: string, adminSecret: string, now: number): 
       v?: unknown;
       sid?: unknown;
       exp?: unknown;
+      role?: unknown;
+      user?: unknown;
     };
     if (body.v !== SESSION_VERSION || typeof body.sid !== 'string' || body.sid === '') return null;
     if (typeof body.exp !== 'number' || body.exp <= now) return null;
-    return { sid: body.sid, expiresAt: body.exp };
+    // Sessions signed before roles existed were all the admin secret's.
+    const role = body.role === undefined ? 'admin' : USER_ROLES.find((r) => r === body.role);
+    if (role === undefined) return null;
+    return { sid: body.sid, expiresAt: body.exp, role, user: userOf(body.user) };
   } catch {
     return null;
   }

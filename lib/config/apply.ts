@@ -4,12 +4,50 @@
 import type { Store } from '@/db/index';
 import { createAlertSink, findAlertSinkByName, updateAlertSink } from '@/db/queries/alert-sinks';
 import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from '@/db/queries/balancers';
-import { upsertStdioTarget } from '@/db/queries/stdio-targets';
+import { listStdioTargetRows, upsertStdioTarget, type StdioTarget } from '@/db/queries/stdio-targets';
 import { createWebhook, getWebhookByName, replaceWebhookSecret, updateWebhook } from '@/db/queries/webhooks';
 import { NotFoundError } from '@/lib/errors';
 import { canonicalJson } from '@/lib/probe/catalog';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { ConfigFile } from '@/lib/schemas/config';
+import { redactAuth, redactHeaders } from '@/lib/schemas/balancer-view';
+import { fieldChanges, recordAudit } from '@/db/queries/audit';
+
+const CONFIG_ACTOR = { kind: 'config', id: null, name: 'config file', address: null } as const;
+
+/** A balancer's settings as the audit trail shows them: header values and the client secret redacted. */
+function shown(b: Balancer | null): Record<string, unknown> | null {
+  if (!b) return null;
+  return { ...settingsOf(b), headers: redactHeaders(b.headers), auth: redactAuth(b.auth) };
+}
+
+/** A stdio target as the audit trail shows it: the environment's names, never its values. */
+function shownStdio(t: StdioTarget | undefined): Record<string, unknown> | null {
+  if (!t) return null;
+  const { id: _id, env, envTemplates: _t, ...rest } = t;
+  return { ...rest, env: Object.keys(env).sort() };
+}
+
+/** The config file's change of one subject, recorded in the apply's transaction. */
+async function auditConfig(
+  store: Store,
+  now: number,
+  operation: string,
+  subject: { type: string; id: string; name: string },
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+): Promise<void> {
+  await recordAudit(
+    store,
+    {
+      actor: CONFIG_ACTOR,
+      operation,
+      subject,
+      changes: fieldChanges(before, after, ['updatedAt', 'createdAt']),
+    },
+    now,
+  );
+}
 
 export interface ApplySummary {
   created: string[];
@@ -48,7 +86,15 @@ async function applyAlertSinks(
     const label = `alert sink '${wanted.name}'`;
     const current = await findAlertSinkByName(store, wanted.name);
     if (!current) {
-      await createAlertSink(store, wanted, now);
+      const made = await createAlertSink(store, wanted, now);
+      await auditConfig(
+        store,
+        now,
+        'alert_sink.create',
+        { type: 'alert_sink', id: made.id, name: made.name },
+        null,
+        made,
+      );
       summary.created.push(label);
       continue;
     }
@@ -74,7 +120,20 @@ async function applyAlertSinks(
       summary.unchanged.push(label);
       continue;
     }
-    await updateAlertSink(store, current.id, { ...fields, ...(disable ? { enabled: false } : {}) }, now);
+    const after = await updateAlertSink(
+      store,
+      current.id,
+      { ...fields, ...(disable ? { enabled: false } : {}) },
+      now,
+    );
+    await auditConfig(
+      store,
+      now,
+      'alert_sink.update',
+      { type: 'alert_sink', id: current.id, name: current.name },
+      { ...stored, enabled: current.enabled },
+      { ...fields, enabled: after.enabled },
+    );
     summary.updated.push(label);
   }
 }
@@ -90,10 +149,26 @@ export async function applyConfig(
       const label = `balancer '${wanted.name}'`;
       const current = await findBalancer(store, wanted.name);
       if (!current) {
-        await createBalancer(store, wanted, now);
+        const made = await createBalancer(store, wanted, now);
+        await auditConfig(
+          store,
+          now,
+          'balancer.create',
+          { type: 'balancer', id: made.id, name: made.name },
+          null,
+          shown(made),
+        );
         summary.created.push(label);
       } else if (!sameJson(settingsOf(current), { ...settingsOf(current), ...wanted })) {
-        await updateBalancer(store, current.id, wanted, now);
+        const after = await updateBalancer(store, current.id, wanted, now);
+        await auditConfig(
+          store,
+          now,
+          'balancer.update',
+          { type: 'balancer', id: current.id, name: current.name },
+          shown(current),
+          shown(after),
+        );
         summary.updated.push(label);
       } else summary.unchanged.push(label);
     }
@@ -101,7 +176,15 @@ export async function applyConfig(
       const label = `webhook '${wanted.name}'`;
       const current = await getWebhookByName(store, wanted.name);
       if (!current) {
-        await createWebhook(store, wanted, now);
+        const made = await createWebhook(store, wanted, now);
+        await auditConfig(
+          store,
+          now,
+          'webhook.create',
+          { type: 'webhook', id: made.id, name: made.name },
+          null,
+          made,
+        );
         summary.created.push(label);
         continue;
       }
@@ -124,13 +207,27 @@ export async function applyConfig(
         summary.unchanged.push(label);
         continue;
       }
-      await updateWebhook(store, current.id, { ...fields, ...(disable ? { enabled: false } : {}) }, now);
+      const after = await updateWebhook(
+        store,
+        current.id,
+        { ...fields, ...(disable ? { enabled: false } : {}) },
+        now,
+      );
+      await auditConfig(
+        store,
+        now,
+        'webhook.update',
+        { type: 'webhook', id: current.id, name: current.name },
+        { ...stored, enabled: current.enabled, ...(newSecret ? { secret: 'old' } : {}) },
+        { ...fields, enabled: after.enabled, ...(newSecret ? { secret: 'new' } : {}) },
+      );
       if (newSecret && wanted.secret !== undefined) {
         await replaceWebhookSecret(store, current.id, wanted.secret);
       }
       summary.updated.push(label);
     }
     await applyAlertSinks(store, config, summary, now);
+    const stdioBefore = new Map((await listStdioTargetRows(store)).map((t) => [t.name, t]));
     for (const wanted of config.stdio) {
       const result = await upsertStdioTarget(
         store,
@@ -139,6 +236,16 @@ export async function applyConfig(
         now,
       );
       summary[result].push(`stdio target '${wanted.name}'`);
+      if (result === 'unchanged') continue;
+      const after = (await listStdioTargetRows(store)).find((t) => t.name === wanted.name);
+      await auditConfig(
+        store,
+        now,
+        `stdio_target.${result === 'created' ? 'create' : 'update'}`,
+        { type: 'stdio_target', id: after?.id ?? wanted.name, name: wanted.name },
+        shownStdio(stdioBefore.get(wanted.name)),
+        shownStdio(after),
+      );
     }
   });
   return summary;

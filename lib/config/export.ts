@@ -7,9 +7,27 @@ import { listBalancers, type Balancer } from '@/db/queries/balancers';
 import { listStdioTargetRows } from '@/db/queries/stdio-targets';
 import { listWebhooks, getWebhookRow } from '@/db/queries/webhooks';
 import { CONFIG_VERSION } from '@/lib/schemas/config';
+import type { OidcSettings } from '@/lib/settings';
 
 export interface ExportOptions {
   includeSecrets: boolean;
+  /** Single sign-on as this process has it (the environment's or the file's), written as `auth.oidc`. */
+  oidc?: OidcSettings | null;
+}
+
+/** `auth.oidc` with the client secret as `${ENV}`: the variable an `env:NAME` names, else ERAWATCH_OIDC_CLIENT_SECRET. */
+function exportOidc(
+  oidc: OidcSettings,
+  includeSecrets: boolean,
+  envNeeded: string[],
+): Record<string, unknown> {
+  let clientSecret = oidc.clientSecret;
+  if (!includeSecrets) {
+    const name = clientSecret.startsWith('env:') ? clientSecret.slice(4) : 'ERAWATCH_OIDC_CLIENT_SECRET';
+    envNeeded.push(name);
+    clientSecret = `\${${name}}`;
+  }
+  return { ...oidc, clientSecret };
 }
 
 function envName(...parts: string[]): string {
@@ -120,6 +138,7 @@ export async function exportConfig(
       ...(t.regions.length > 0 ? { regions: t.regions } : {}),
     };
   });
+  const auth = opts.oidc ? { oidc: exportOidc(opts.oidc, opts.includeSecrets, envNeeded) } : undefined;
   const header = [
     '# Erawatch configuration, exported from the database.',
     '# Schema: /api/v1/config.schema.json',
@@ -127,7 +146,16 @@ export async function exportConfig(
     '',
   ].join('\n');
   return {
-    yaml: header + stringify({ version: CONFIG_VERSION, balancers, webhooks, alertSinks, stdio }),
+    yaml:
+      header +
+      stringify({
+        version: CONFIG_VERSION,
+        balancers,
+        webhooks,
+        alertSinks,
+        ...(auth ? { auth } : {}),
+        stdio,
+      }),
     envNeeded,
   };
 }

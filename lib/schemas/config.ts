@@ -8,6 +8,39 @@ import { CreateWebhookInput } from './webhook';
 
 export const CONFIG_VERSION = 1;
 
+const groupList = z.array(z.string().trim().min(1).max(256)).max(1_000).default([]);
+
+/** Single sign-on, as the ERAWATCH_OIDC_* settings say it (those win when set). */
+export const OidcConfig = z
+  .strictObject({
+    issuer: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .transform((u) => u.replace(/\/+$/, '')),
+    clientId: z.string().trim().min(1, 'is required').max(1_000),
+    clientSecret: z
+      .string()
+      .min(1, 'is required')
+      .max(10_000)
+      .refine(
+        (v) => !v.startsWith('env:') || /^env:[A-Za-z_][A-Za-z0-9_]*$/.test(v),
+        'env: must be followed by a variable name',
+      )
+      .meta({ description: 'the value (use ${ENV}), or env:NAME' }),
+    scopes: z
+      .array(z.string().trim().min(1).max(256))
+      .max(100)
+      .default(['openid', 'email', 'profile', 'groups'])
+      .refine((s) => s.includes('openid'), 'must include openid'),
+    groupsClaim: z.string().trim().min(1).max(256).default('groups'),
+    adminGroups: groupList,
+    operatorGroups: groupList,
+    viewerGroups: groupList,
+  })
+  .refine((o) => o.adminGroups.length + o.operatorGroups.length + o.viewerGroups.length > 0, {
+    path: ['viewerGroups'],
+    error: 'one of adminGroups, operatorGroups, viewerGroups must name a group',
+  });
+
 export const ConfigFile = z
   .strictObject({
     version: z.literal(CONFIG_VERSION, { error: `must be ${CONFIG_VERSION}` }).default(CONFIG_VERSION),
@@ -22,6 +55,10 @@ export const ConfigFile = z
       .max(100)
       .default([])
       .meta({ description: 'Alertmanager sinks; credentials as env:NAME or ${ENV}' }),
+    auth: z
+      .strictObject({ oidc: OidcConfig.optional() })
+      .optional()
+      .meta({ description: 'single sign-on; ERAWATCH_OIDC_* settings win over it' }),
     stdio: z
       .array(StdioTargetInput)
       .max(1_000)

@@ -22,6 +22,11 @@ export const ApiToken = z
     createdAt: Timestamp,
     lastUsedAt: Timestamp.nullable(),
     revokedAt: Timestamp.nullable(),
+    createdBy: z.string().nullable().meta({
+      description:
+        'who minted it: user:<sub>, admin (the admin secret) or local; null for tokens older than owners',
+    }),
+    createdByName: z.string().nullable().meta({ description: 'their email or name when they minted it' }),
   })
   .meta({ id: 'ApiToken' });
 export type ApiToken = z.infer<typeof ApiToken>;

@@ -7,6 +7,7 @@ import type { Store } from '@/db';
 import { storeNow } from '@/db/clock';
 import { claimSubject } from '@/db/queries/claims';
 import { pruneRevokedSessions } from '@/db/queries/sessions';
+import { pruneAudit } from '@/db/queries/audit';
 import { pruneDeliveries } from '@/db/queries/webhooks';
 import { applyConfigAtStartup } from '@/lib/config/startup';
 import { pruneOldData } from '@/lib/poller/prune';
@@ -67,10 +68,11 @@ export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJ
       const deliveries = await pruneDeliveries(store, t - DEFAULT_DELIVERY_RETENTION_MS);
       // A logout is kept only until the cookie it ended would have expired anyway.
       const sessions = await pruneRevokedSessions(store, t);
-      const total = pruned.rollups + pruned.history + pruned.events + deliveries + sessions;
+      const audit = await pruneAudit(store, t - settings.auditRetentionMs);
+      const total = pruned.rollups + pruned.history + pruned.events + deliveries + sessions + audit;
       if (total > 0) {
         log(
-          `[maintain] pruned ${pruned.rollups} rollups, ${pruned.history} history rows, ${pruned.events} events, ${deliveries} deliveries, ${sessions} ended sessions`,
+          `[maintain] pruned ${pruned.rollups} rollups, ${pruned.history} history rows, ${pruned.events} events, ${deliveries} deliveries, ${sessions} ended sessions, ${audit} audit entries`,
         );
       }
       status.runs += 1;

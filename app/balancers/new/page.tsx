@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { RoleGate } from '@/components/session/role';
 import { BalancerForm } from '@/components/balancers/balancer-form';
 import { EMPTY_FORM } from '@/lib/ui/balancer-form';
 
@@ -17,7 +18,9 @@ export default function NewBalancerPage() {
           Erawatch probes it on its interval and flags nodes that answer differently.
         </span>
       </div>
-      <BalancerForm mode="create" initial={EMPTY_FORM} />
+      <RoleGate need="operator" what="Registering balancers">
+        <BalancerForm mode="create" initial={EMPTY_FORM} />
+      </RoleGate>
     </>
   );
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { openStore } from '@/db/index';
 import { applyConfig } from '@/lib/config/apply';
 import { exportConfig } from '@/lib/config/export';
+import { oidcSettingsOf } from '@/lib/auth/oidc-config';
 import { ConfigError, loadConfigFile } from '@/lib/config/load';
 import { configFileOf } from '@/lib/config/startup';
 import type { Settings } from '@/lib/settings';
@@ -65,6 +66,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
         try {
           const { yaml, envNeeded } = await exportConfig(store, {
             includeSecrets: args.includes('--include-secrets'),
+            oidc: oidcSettingsOf(settings),
           });
           if (out) fs.writeFileSync(out, yaml, { mode: 0o600 });
           else process.stdout.write(yaml);

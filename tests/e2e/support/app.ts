@@ -51,10 +51,14 @@ async function waitReady(
   throw new Error(`next start was not ready within ${timeoutMs} ms:\n${log()}`);
 }
 
-export async function startApp(extraEnv: Record<string, string> = {}): Promise<RunningApp> {
+/** `port`: one the caller picked (with freePort) because something else must know the URL first. */
+export async function startApp(
+  extraEnv: Record<string, string> = {},
+  opts: { port?: number } = {},
+): Promise<RunningApp> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-e2e-'));
   const dbFile = path.join(dir, 'erawatch.db');
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
   const child = spawn(
     process.execPath,

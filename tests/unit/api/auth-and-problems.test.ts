@@ -63,10 +63,21 @@ describe('sessions', () => {
   const secret = 'session-secret-0123456789';
   it('verifies its own cookie until it expires, and gives each login its own session id', () => {
     const { value, expiresAt, sid } = issueSession(secret, 1_000);
-    expect(verifySession(value, secret, 2_000)).toEqual({ sid, expiresAt });
+    expect(verifySession(value, secret, 2_000)).toEqual({ sid, expiresAt, role: 'admin', user: null });
     expect(verifySession(value, secret, expiresAt)).toBeNull();
     expect(issueSession(secret, 1_000).sid).not.toBe(sid);
     expect(sid).toMatch(/^[A-Za-z0-9_-]{22}$/);
+  });
+
+  it('carries the signed-in user and their role; a role it does not know is refused', () => {
+    const user = { sub: 'otto', email: 'otto@example.test', name: 'Otto' };
+    const { value, sid, expiresAt } = issueSession(secret, 1_000, { user, role: 'operator' });
+    expect(verifySession(value, secret, 2_000)).toEqual({ sid, expiresAt, role: 'operator', user });
+    const [, mac] = value.split('.');
+    const root = Buffer.from(JSON.stringify({ v: 2, sid: 'x', iat: 0, exp: 9e15, role: 'root' })).toString(
+      'base64url',
+    );
+    expect(verifySession(`${root}.${mac ?? ''}`, secret, 2_000)).toBeNull();
   });
 
   it('rejects a tampered cookie, one signed with another secret, and one of the old format', () => {

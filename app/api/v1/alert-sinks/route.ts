@@ -1,5 +1,6 @@
 import { createAlertSink, listAlertSinks } from '@/db/queries/alert-sinks';
 import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
+import { audited } from '@/lib/api/audit';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
 
@@ -7,9 +8,17 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route('listAlertSinks', async ({ store }) => json({ items: await listAlertSinks(store) }));
 
-export const POST = route('createAlertSink', async ({ store, now, settings, body }) => {
-  const input = await body();
+export const POST = route('createAlertSink', async (ctx) => {
+  const { store, now, settings } = ctx;
+  const input = await ctx.body();
   assertAlertSinkUrlsAllowed(input.urls, settings);
-  const created = await createAlertSink(store, input, now);
+  const created = await audited(
+    ctx,
+    { operation: 'alert_sink.create', subjectType: 'alert_sink' },
+    async () => {
+      const made = await createAlertSink(store, input, now);
+      return { subject: { id: made.id, name: made.name }, before: null, after: made, result: made };
+    },
+  );
   return json(created, 201, { location: `/api/v1/alert-sinks/${created.id}` });
 });

@@ -3,6 +3,7 @@ import { route } from '@/lib/api/route';
 import { asQueryErrors, json } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
 import { balancerView } from '@/lib/api/views';
+import { audited } from '@/lib/api/audit';
 
 export const dynamic = 'force-dynamic';
 
@@ -10,9 +11,13 @@ export const GET = route('listBalancers', async ({ store, query }) =>
   json(await asQueryErrors(async () => await listBalancerPage(store, query))),
 );
 
-export const POST = route('createBalancer', async ({ store, now, settings, body }) => {
-  const input = await body();
+export const POST = route('createBalancer', async (ctx) => {
+  const { store, now, settings } = ctx;
+  const input = await ctx.body();
   assertTargetUrlsAllowed(input, settings);
-  const created = await createBalancer(store, input, now);
-  return json(balancerView(created), 201, { location: `/api/v1/balancers/${created.id}` });
+  const view = await audited(ctx, { operation: 'balancer.create', subjectType: 'balancer' }, async () => {
+    const created = balancerView(await createBalancer(store, input, now));
+    return { subject: { id: created.id, name: created.name }, before: null, after: created, result: created };
+  });
+  return json(view, 201, { location: `/api/v1/balancers/${view.id}` });
 });

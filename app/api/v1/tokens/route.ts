@@ -1,13 +1,36 @@
 import { createApiToken, listApiTokens } from '@/db/queries/tokens';
+import { audited } from '@/lib/api/audit';
+import { HttpProblem } from '@/lib/api/problem';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
+import { maxTokenScope, principalRole, roleAtLeast, tokenScopeRole } from '@/lib/auth/roles';
+import { tokenOwnerOf } from '@/lib/api/token-owner';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('listTokens', async ({ store }) => json({ items: await listApiTokens(store) }));
+/** An admin sees every token; anyone else the tokens they minted. */
+export const GET = route('listTokens', async ({ store, principal }) => {
+  const owner = tokenOwnerOf(principal);
+  const all = principalRole(principal) === 'admin';
+  return json({ items: await listApiTokens(store, all ? undefined : owner.by) });
+});
 
-/** The response carries the token itself; it is never shown again. */
-export const POST = route('createToken', async ({ store, now, body }) => {
-  const created = await createApiToken(store, await body(), now);
+/** The response carries the token itself; it is never shown again. Nobody mints above their own role. */
+export const POST = route('createToken', async (ctx) => {
+  const { store, now, principal } = ctx;
+  const input = await ctx.body();
+  const role = principalRole(principal) ?? 'viewer';
+  if (!roleAtLeast(role, tokenScopeRole(input.scope))) {
+    throw new HttpProblem(
+      403,
+      'scope_above_role',
+      `a ${role} may mint tokens of scope '${maxTokenScope(role)}' at most, not '${input.scope}'`,
+    );
+  }
+  const created = await audited(ctx, { operation: 'token.create', subjectType: 'token' }, async () => {
+    const token = await createApiToken(store, input, now, tokenOwnerOf(principal));
+    const { token: _secret, ...view } = token;
+    return { subject: { id: token.id, name: token.name }, before: null, after: view, result: token };
+  });
   return json(created, 201, { location: `/api/v1/tokens/${created.id}` });
 });

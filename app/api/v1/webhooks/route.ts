@@ -1,6 +1,7 @@
 import { createWebhook, listWebhooks } from '@/db/queries/webhooks';
-import { route } from '@/lib/api/route';
 import { assertWebhookUrlAllowed } from '@/lib/api/webhook-input';
+import { audited } from '@/lib/api/audit';
+import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
@@ -10,9 +11,13 @@ export const GET = route('listWebhooks', async ({ store, now }) =>
 );
 
 /** The response carries the signing secret; it is never shown again. */
-export const POST = route('createWebhook', async ({ store, now, settings, body }) => {
-  const input = await body();
+export const POST = route('createWebhook', async (ctx) => {
+  const { store, now, settings } = ctx;
+  const input = await ctx.body();
   assertWebhookUrlAllowed(input.url, settings);
-  const created = await createWebhook(store, input, now);
+  const created = await audited(ctx, { operation: 'webhook.create', subjectType: 'webhook' }, async () => {
+    const made = await createWebhook(store, input, now);
+    return { subject: { id: made.id, name: made.name }, before: null, after: made, result: made };
+  });
   return json(created, 201, { location: `/api/v1/webhooks/${created.id}` });
 });

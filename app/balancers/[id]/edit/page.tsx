@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import Link from 'next/link';
+import { RoleGate } from '@/components/session/role';
 import { notFound } from 'next/navigation';
 import { BalancerForm } from '@/components/balancers/balancer-form';
 import { LoadError } from '@/components/ui/query-state';
@@ -33,7 +34,9 @@ export default async function EditBalancerPage({ params }: { params: Promise<{ i
         <h1>Edit {balancer.name}</h1>
         <span className="sub">Header values stay hidden; leave [redacted] to keep a stored value.</span>
       </div>
-      <BalancerForm mode="edit" id={id} initial={formFromBalancer(balancer)} />
+      <RoleGate need="operator" what="Editing balancers">
+        <BalancerForm mode="edit" id={id} initial={formFromBalancer(balancer)} />
+      </RoleGate>
     </>
   );
 }

@@ -1,5 +1,6 @@
 import { deleteAlertSink, getAlertSink, updateAlertSink } from '@/db/queries/alert-sinks';
 import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
+import { audited } from '@/lib/api/audit';
 import { route } from '@/lib/api/route';
 import { json, noContent } from '@/lib/api/with-api';
 
@@ -9,13 +10,29 @@ export const GET = route('getAlertSink', async ({ store, params }) =>
   json(await getAlertSink(store, params.id)),
 );
 
-export const PATCH = route('updateAlertSink', async ({ store, params, now, settings, body, rawBody }) => {
-  const patch = await body();
+export const PATCH = route('updateAlertSink', async (ctx) => {
+  const { store, params, now, settings } = ctx;
+  const body = await ctx.rawBody();
+  const patch = await ctx.body();
   assertAlertSinkUrlsAllowed(patch.urls, settings);
-  return json(await updateAlertSink(store, params.id, (await rawBody()) as Record<string, unknown>, now));
+  const updated = await audited(
+    ctx,
+    { operation: 'alert_sink.update', subjectType: 'alert_sink' },
+    async () => {
+      const before = await getAlertSink(store, params.id);
+      const after = await updateAlertSink(store, params.id, body as Record<string, unknown>, now);
+      return { subject: { id: after.id, name: after.name }, before, after, result: after };
+    },
+  );
+  return json(updated);
 });
 
-export const DELETE = route('deleteAlertSink', async ({ store, params }) => {
-  await deleteAlertSink(store, params.id);
+export const DELETE = route('deleteAlertSink', async (ctx) => {
+  const { store, params } = ctx;
+  await audited(ctx, { operation: 'alert_sink.delete', subjectType: 'alert_sink' }, async () => {
+    const before = await getAlertSink(store, params.id);
+    await deleteAlertSink(store, params.id);
+    return { subject: { id: before.id, name: before.name }, before, after: null, result: null };
+  });
   return noContent();
 });

@@ -4,6 +4,7 @@ import { route } from '@/lib/api/route';
 import { json, noContent } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
 import { analysisView, balancerView } from '@/lib/api/views';
+import { audited } from '@/lib/api/audit';
 import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-view';
 
 export const dynamic = 'force-dynamic';
@@ -17,18 +18,30 @@ export const GET = route('getBalancer', async ({ store, params }) => {
   });
 });
 
-export const PATCH = route('updateBalancer', async ({ store, params, now, settings, body, rawBody }) => {
-  const patch = await body();
+export const PATCH = route('updateBalancer', async (ctx) => {
+  const { store, params, now, settings } = ctx;
+  const body = await ctx.rawBody();
+  const patch = await ctx.body();
   assertTargetUrlsAllowed(patch, settings);
   const current = await getBalancer(store, params.id);
   // Only the keys sent are applied (the store ignores defaults the schema filled in).
-  const sent = { ...((await rawBody()) as Record<string, unknown>) };
+  const sent = { ...(body as Record<string, unknown>) };
   if (patch.headers) sent.headers = restoreRedacted(patch.headers, current.headers);
   if (patch.auth) sent.auth = restoreRedactedAuth(patch.auth, current.auth);
-  return json(balancerView(await updateBalancer(store, params.id, sent, now)));
+  const view = await audited(ctx, { operation: 'balancer.update', subjectType: 'balancer' }, async () => {
+    const before = balancerView(await getBalancer(store, params.id));
+    const after = balancerView(await updateBalancer(store, params.id, sent, now));
+    return { subject: { id: after.id, name: after.name }, before, after, result: after };
+  });
+  return json(view);
 });
 
-export const DELETE = route('deleteBalancer', async ({ store, params }) => {
-  await deleteBalancer(store, params.id);
+export const DELETE = route('deleteBalancer', async (ctx) => {
+  const { store, params } = ctx;
+  await audited(ctx, { operation: 'balancer.delete', subjectType: 'balancer' }, async () => {
+    const before = balancerView(await getBalancer(store, params.id));
+    await deleteBalancer(store, params.id);
+    return { subject: { id: before.id, name: before.name }, before, after: null, result: null };
+  });
   return noContent();
 });

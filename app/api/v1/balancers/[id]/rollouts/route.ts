@@ -1,5 +1,6 @@
 import { getBalancer } from '@/db/queries/balancers';
 import { getOpenWindow, openRolloutWindow } from '@/db/queries/rollouts';
+import { audited } from '@/lib/api/audit';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
 
@@ -10,7 +11,18 @@ export const GET = route('getOpenRollout', async ({ store, params }) => {
   return json({ open: await getOpenWindow(store, params.id) });
 });
 
-export const POST = route('openRollout', async ({ store, params, now, body }) => {
-  const window = await openRolloutWindow(store, params.id, await body(), now);
+export const POST = route('openRollout', async (ctx) => {
+  const { store, params, now } = ctx;
+  const input = await ctx.body();
+  const window = await audited(ctx, { operation: 'rollout.open', subjectType: 'balancer' }, async () => {
+    const balancer = await getBalancer(store, params.id);
+    const opened = await openRolloutWindow(store, params.id, input, now);
+    return {
+      subject: { id: balancer.id, name: balancer.name },
+      before: { rollout: null },
+      after: { rollout: opened },
+      result: opened,
+    };
+  });
   return json(window, 201, { location: `/api/v1/rollouts/${window.id}` });
 });

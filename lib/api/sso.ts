@@ -1,0 +1,120 @@
+// The two single sign-on routes outside /api/v1: /auth/login sends the browser to the provider, /auth/callback
+// takes it back, makes the session (the same revocable session as the admin secret's login, now carrying the
+// user and the role) and goes on to the page the sign-in started from. A refusal makes no session: it sends
+// the browser to the login page with a code that page explains.
+import { currentAuthMode } from '@/lib/auth/mode';
+import {
+  clearTxCookie,
+  completeSignIn,
+  OidcRefusal,
+  startSignIn,
+  txCookie,
+  OIDC_TX_TTL_MS,
+  type OidcRuntime,
+} from '@/lib/auth/oidc';
+import { issueSession, sessionCookie } from '@/lib/auth/session';
+import { oidcSettingsOf } from '@/lib/auth/oidc-config';
+import { processSettings } from '@/lib/settings';
+import { getStore } from '@/db/index';
+import { auditAction } from './audit';
+import { checkHost, errorToResponse } from './with-api';
+
+/** Only same-site paths are followed after sign-in, never another origin. */
+export function safeNext(value: string | null | undefined): string {
+  return typeof value === 'string' && /^\/(?!\/)[^\s\\]*$/.test(value) ? value : '/';
+}
+
+function isSecure(req: Request, publicUrl: string): boolean {
+  return (
+    publicUrl.startsWith('https:') ||
+    new URL(req.url).protocol === 'https:' ||
+    req.headers.get('x-forwarded-proto') === 'https'
+  );
+}
+
+function redirect(location: string, cookies: string[] = []): Response {
+  const headers = new Headers({ location, 'cache-control': 'no-store' });
+  for (const c of cookies) headers.append('set-cookie', c);
+  return new Response(null, { status: 303, headers });
+}
+
+function refusedTo(publicUrl: string, code: string, cookies: string[] = []): Response {
+  return redirect(`${publicUrl}/login?refused=${encodeURIComponent(code)}`, cookies);
+}
+
+export function ssoLoginHandler(runtime: OidcRuntime = {}) {
+  return async (req: Request): Promise<Response> => {
+    const settings = processSettings();
+    try {
+      const mode = currentAuthMode(settings);
+      checkHost(req, mode);
+      const oidc = oidcSettingsOf(settings);
+      if (oidc === null) return refusedTo(settings.publicUrl, 'sso_not_set');
+      if (mode.adminSecret === null) return refusedTo(settings.publicUrl, 'no_admin_secret');
+      const now = Date.now();
+      const { url, cookieValue } = await startSignIn(
+        oidc,
+        {
+          publicUrl: settings.publicUrl,
+          adminSecret: mode.adminSecret,
+          next: safeNext(new URL(req.url).searchParams.get('next')),
+          now,
+        },
+        runtime,
+      );
+      return redirect(url.toString(), [
+        txCookie(cookieValue, OIDC_TX_TTL_MS, isSecure(req, settings.publicUrl)),
+      ]);
+    } catch (err) {
+      if (err instanceof OidcRefusal) {
+        console.error(`erawatch sso: ${err.code}: ${err.message}`);
+        return refusedTo(settings.publicUrl, err.code);
+      }
+      return errorToResponse(err);
+    }
+  };
+}
+
+export function ssoCallbackHandler(runtime: OidcRuntime = {}) {
+  return async (req: Request): Promise<Response> => {
+    const settings = processSettings();
+    try {
+      const mode = currentAuthMode(settings);
+      checkHost(req, mode);
+      const oidc = oidcSettingsOf(settings);
+      if (oidc === null) return refusedTo(settings.publicUrl, 'sso_not_set', [clearTxCookie]);
+      if (mode.adminSecret === null) return refusedTo(settings.publicUrl, 'no_admin_secret', [clearTxCookie]);
+      const now = Date.now();
+      const signedIn = await completeSignIn(
+        oidc,
+        req,
+        { publicUrl: settings.publicUrl, adminSecret: mode.adminSecret, env: settings.environment, now },
+        runtime,
+      );
+      const session = issueSession(mode.adminSecret, now, { user: signedIn.user, role: signedIn.role });
+      await auditAction(
+        {
+          store: await getStore({ settings }),
+          req,
+          now,
+          settings,
+          principal: { kind: 'session', sid: session.sid, role: signedIn.role, user: signedIn.user },
+        },
+        'session.login',
+        { type: 'session', id: session.sid, name: signedIn.user.email ?? signedIn.user.sub },
+        { role: signedIn.role, groups: signedIn.groups },
+      );
+      const secure = isSecure(req, settings.publicUrl);
+      return redirect(`${settings.publicUrl}${signedIn.next}`, [
+        clearTxCookie,
+        sessionCookie(session.value, session.expiresAt - now, secure),
+      ]);
+    } catch (err) {
+      if (err instanceof OidcRefusal) {
+        console.error(`erawatch sso: ${err.code}: ${err.message}`);
+        return refusedTo(settings.publicUrl, err.code, [clearTxCookie]);
+      }
+      return errorToResponse(err);
+    }
+  };
+}

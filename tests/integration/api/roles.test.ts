@@ -1,0 +1,200 @@
+// Every route × every role: each operation of the route table (lib/api/routes.ts) is called as a viewer, an
+// operator and an admin (real session cookies), with read and write tokens, the admin secret and no
+// credential. Where the role may not, the answer is 403 problem+json (401 without a credential); where it
+// may, it is anything but those. Tokens: everyone sees their own, an admin all; nobody mints above their role.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeLocation } from '../../support/store';
+import { issueSession } from '@/lib/auth/session';
+import type { UserRole } from '@/lib/schemas/session';
+import type { Access } from '@/lib/api/routes';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-roles-'));
+process.env.ERAWATCH_DB = await storeLocation(dir, 'roles.db');
+const ADMIN = 'admin-secret-for-role-tests-0123456789';
+process.env.ERAWATCH_ADMIN_SECRET = ADMIN;
+process.env.ERAWATCH_BIND = '127.0.0.1';
+process.env.ERAWATCH_RATE_LIMIT = '0';
+process.env.ERAWATCH_AUTH_FAILURE_LIMIT = '0';
+// A probe-now of a balancer that does not exist answers 404 at once; a short wait bounds anything else.
+process.env.ERAWATCH_GATE_FRESH_WAIT_MS = '100';
+const BASE = 'http://127.0.0.1:3996';
+const root = path.resolve(__dirname, '../../..');
+
+type Handler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
+type Mod = Record<string, Handler | undefined>;
+
+type Caller = 'anonymous' | 'readToken' | 'writeToken' | 'viewer' | 'operator' | 'admin' | 'adminSecret';
+const CALLERS: Caller[] = [
+  'anonymous',
+  'readToken',
+  'writeToken',
+  'viewer',
+  'operator',
+  'admin',
+  'adminSecret',
+];
+
+/** What the issue says each may do, written out rather than derived from the code under test. */
+const MAY: Record<Exclude<Access, 'public'>, Caller[]> = {
+  viewer: ['readToken', 'writeToken', 'viewer', 'operator', 'admin', 'adminSecret'],
+  operator: ['writeToken', 'operator', 'admin', 'adminSecret'],
+  admin: ['admin', 'adminSecret'],
+  account: ['viewer', 'operator', 'admin', 'adminSecret'],
+};
+
+const credentials: Record<Caller, Record<string, string>> = {
+  anonymous: {},
+  readToken: {},
+  writeToken: {},
+  viewer: {},
+  operator: {},
+  admin: {},
+  adminSecret: { authorization: `Bearer ${ADMIN}` },
+};
+
+function session(role: UserRole, sub: string): Record<string, string> {
+  const s = issueSession(ADMIN, Date.now(), {
+    user: { sub, email: `${sub}@example.test`, name: null },
+    role,
+  });
+  return { cookie: `erawatch_session=${s.value}` };
+}
+
+async function call(h: Handler, url: string, method: string, who: Caller, body?: unknown) {
+  const headers: Record<string, string> = { host: '127.0.0.1:3996', origin: BASE, ...credentials[who] };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const params = Object.fromEntries(
+    [...url.matchAll(/\/missing-(\w+)/g)].map((m) => [m[1] ?? '', `missing-${m[1] ?? ''}`]),
+  );
+  const res = await h(
+    new Request(`${BASE}${url}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+    { params: Promise.resolve(params) },
+  );
+  const text = await res.text();
+  return { status: res.status, type: res.headers.get('content-type') ?? '', text };
+}
+
+let operations: Array<{ operationId: string; method: string; path: string; access: Access }>;
+const handlers = new Map<string, Handler>();
+
+beforeAll(async () => {
+  const { routeEntries } = await import('@/lib/api/routes');
+  operations = routeEntries().map((r) => ({
+    operationId: r.operationId,
+    method: r.method.toLowerCase(),
+    path: r.path,
+    access: r.access,
+  }));
+  // Every route file's exports, by the operation each serves.
+  const files = (fs.readdirSync(path.join(root, 'app'), { recursive: true }) as string[]).filter(
+    (f) => path.basename(f) === 'route.ts',
+  );
+  for (const file of files.map((f) => path.join('app', f))) {
+    const mod = (await import(path.join(root, file))) as Record<string, unknown>;
+    for (const value of Object.values(mod)) {
+      const id = (value as { operationId?: string } | null)?.operationId;
+      if (typeof value === 'function' && id) handlers.set(id, value as Handler);
+    }
+  }
+  credentials.viewer = session('viewer', 'vera');
+  credentials.operator = session('operator', 'otto');
+  credentials.admin = session('admin', 'ada');
+  const tokens = (await import('@/app/api/v1/tokens/route')) as unknown as Mod;
+  const mint = async (scope: string) => {
+    const r = await call(tokens.POST as Handler, '/api/v1/tokens', 'POST', 'adminSecret', {
+      name: `role-${scope}`,
+      scope,
+    });
+    expect(r.status).toBe(201);
+    return (JSON.parse(r.text) as { token: string }).token;
+  };
+  credentials.readToken = { authorization: `Bearer ${await mint('read')}` };
+  credentials.writeToken = { authorization: `Bearer ${await mint('write')}` };
+});
+
+afterAll(async () => {
+  const { getStore } = await import('@/db/index');
+  await (await getStore()).close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('every route × every role', () => {
+  it('refuses with 403 problem+json exactly where the role may not', async () => {
+    const walked: string[] = [];
+    for (const op of operations) {
+      if (op.access === 'public') continue;
+      const h = handlers.get(op.operationId);
+      expect(h, `${op.method} ${op.path} has a handler`).toBeTypeOf('function');
+      // Ids that do not exist: an allowed call gets as far as the handler (404, 422 …), never 401/403.
+      const url = `${op.path.replace(/\{(\w+)\}/g, (_m, name: string) => `missing-${name}`)}`;
+      const body = op.method === 'get' || op.method === 'delete' ? undefined : {};
+      for (const who of CALLERS) {
+        const r = await call(h as Handler, url, op.method.toUpperCase(), who, body);
+        const may = MAY[op.access as Exclude<Access, 'public'>].includes(who);
+        const what = `${who} ${op.method.toUpperCase()} ${op.path} → ${r.status} ${r.text.slice(0, 120)}`;
+        if (may) {
+          expect([401, 403], what).not.toContain(r.status);
+          expect(r.status, what).toBeLessThan(500);
+        } else {
+          expect(r.status, what).toBe(who === 'anonymous' ? 401 : 403);
+          expect(r.type, what).toContain('application/problem+json');
+        }
+        walked.push(what);
+      }
+    }
+    // The walk covered the API: every non-public operation, every caller.
+    expect(walked.length).toBe(operations.filter((o) => o.access !== 'public').length * CALLERS.length);
+  });
+});
+
+describe('tokens belong to people', () => {
+  it('shows each their own, an admin everyone’s; refuses minting above one’s role; revokes only one’s own', async () => {
+    const tokens = (await import('@/app/api/v1/tokens/route')) as unknown as Mod;
+    const token = (await import('@/app/api/v1/tokens/[id]/route')) as unknown as Mod;
+    const post = tokens.POST as Handler;
+    const mine = await call(post, '/api/v1/tokens', 'POST', 'viewer', { name: 'vera-read', scope: 'read' });
+    expect(mine.status).toBe(201);
+    const made = JSON.parse(mine.text) as { id: string; createdBy: string; createdByName: string };
+    expect(made).toMatchObject({ createdBy: 'user:vera', createdByName: 'vera@example.test' });
+    const above = await call(post, '/api/v1/tokens', 'POST', 'viewer', {
+      name: 'vera-write',
+      scope: 'write',
+    });
+    expect(above.status).toBe(403);
+    expect(above.type).toContain('application/problem+json');
+    expect(above.text).toContain('scope_above_role');
+    expect(
+      (await call(post, '/api/v1/tokens', 'POST', 'operator', { name: 'otto-write', scope: 'write' })).status,
+    ).toBe(201);
+
+    const list = async (who: Caller) =>
+      (
+        JSON.parse((await call(tokens.GET as Handler, '/api/v1/tokens', 'GET', who)).text) as {
+          items: Array<{ name: string }>;
+        }
+      ).items.map((t) => t.name);
+    expect(await list('viewer')).toEqual(['vera-read']);
+    expect(await list('operator')).toEqual(['otto-write']);
+    expect((await list('admin')).sort()).toEqual(['otto-write', 'role-read', 'role-write', 'vera-read']);
+
+    // The operator cannot see, so cannot revoke, the viewer's token; the viewer and an admin can.
+    const revoke = (who: Caller) =>
+      token.DELETE?.(
+        new Request(`${BASE}/api/v1/tokens/${made.id}`, {
+          method: 'DELETE',
+          headers: { host: '127.0.0.1:3996', origin: BASE, ...credentials[who] },
+        }),
+        { params: Promise.resolve({ id: made.id }) },
+      ) as Promise<Response>;
+    expect((await revoke('operator')).status).toBe(404);
+    expect((await revoke('viewer')).status).toBe(200);
+    expect((await revoke('admin')).status).toBe(200);
+  });
+});
