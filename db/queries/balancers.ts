@@ -1,4 +1,6 @@
 import { and, asc, count, eq, gt, gte, inArray, lt, max, min, sql } from 'drizzle-orm';
+import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import { parseStoredAnalysis } from '@/lib/schemas/stored';
 import type { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
@@ -340,15 +342,12 @@ export async function countBalancers(store: Store): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-export interface StoredBalancerAnalysis {
-  /** The analysis JSON the poller stored (without the snapshot), in the shape it wrote. */
-  analysis: unknown;
-  /** When the current state began: the latest diverged (non-uniform) or converged (uniform) event. */
-  since: number | null;
-}
-
-/** The latest analysis of one balancer and since when its state holds; null before the first cycle. */
-export async function readBalancerAnalysis(store: Store, id: string): Promise<StoredBalancerAnalysis | null> {
+/**
+ * The latest analysis of one balancer in the API's vocabulary, with since when its status holds (the latest
+ * diverged, region split or converged event); null before the first cycle. A stored analysis that does not
+ * parse throws StoredDataInvalidError.
+ */
+export async function readBalancerAnalysis(store: Store, id: string): Promise<BalancerAnalysisView | null> {
   const { balancerStates, events } = store.t;
   const state = (
     await store.read((db) =>
@@ -383,5 +382,5 @@ export async function readBalancerAnalysis(store: Store, id: string): Promise<St
               .where(and(eq(events.balancerId, id), eq(events.type, type))),
           )
         )[0]?.at ?? null);
-  return { analysis: state.analysis, since };
+  return parseStoredAnalysis(state.analysis, since);
 }

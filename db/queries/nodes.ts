@@ -17,7 +17,8 @@ export type { NodeState, NodeWithState } from '@/lib/schemas/balancer-view';
 function toState(row: SubjectStateRow | null): NodeState | null {
   const s = subjectStateOf(row);
   if (!s) return null;
-  const rest = s;
+  // The last available fingerprint is the poller's bookkeeping, not part of the node's state.
+  const { lastAvailableKey: _k, ...rest } = s;
   // The stored JSON may be from an earlier probe with the same answer; the timing columns are the latest.
   return {
     ...rest,
@@ -35,7 +36,9 @@ type NodeRow = Omit<NodeWithState, 'state' | 'regions'>;
  */
 function foldRegions(rows: Array<{ n: NodeRow; s: SubjectStateRow | null }>): NodeWithState[] {
   const byId = new Map<string, { n: NodeRow; states: SubjectStateRow[] }>();
-  for (const { n, s } of rows) {
+  for (const { n: row, s } of rows) {
+    // The rollup sequence number is the store's own key, not part of the node.
+    const { seq: _seq, ...n } = row as NodeRow & { seq?: number | null };
     const entry = byId.get(n.id) ?? { n, states: [] };
     if (s) entry.states.push(s);
     byId.set(n.id, entry);

@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import { getStore, type Store } from '@/db/index';
 import { findTokenBySecret } from '@/db/queries/tokens';
-import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
+import { ConflictError, NotFoundError, StoredDataInvalidError, ValidationError } from '@/lib/errors';
 import { currentAuthMode, hostNameOf, isLoopbackHost, type AuthMode } from '@/lib/auth/mode';
 import { SESSION_COOKIE, readCookie, sameOrigin, sessionOf } from '@/lib/auth/session';
 import { isSessionRevoked } from '@/db/queries/sessions';
@@ -181,6 +181,10 @@ export function errorToResponse(err: unknown): Response {
     return problemResponse(
       buildProblem(422, 'egress_refused', err.message, [{ pointer: '/url', detail: err.message }]),
     );
+  }
+  if (err instanceof StoredDataInvalidError) {
+    console.error('erawatch api: stored data does not parse', err.message);
+    return problemResponse(buildProblem(500, 'stored_data_invalid', err.message));
   }
   console.error('erawatch api: unhandled error', err instanceof Error ? err.stack : err);
   return problemResponse(

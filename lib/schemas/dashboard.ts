@@ -1,19 +1,13 @@
 // What the dashboard's read model (/dashboard-data) serves: exactly what the screens draw. Client-safe.
 import { z } from 'zod';
 import { CLIENT_ERAS, SERVED_ERAS } from '@/lib/probe/types';
-import type { BalancerAnalysis } from '@/lib/rollout/types';
+import { BalancerAnalysisView } from './balancer-analysis';
 import { BalancerView, NodeView } from './balancer-view';
 import { RolloutWindow } from './rollout';
 
-/** The latest analysis as stored beside the balancer (the diffing snapshot stays server-side). */
-export const StoredAnalysis = z.custom<Omit<BalancerAnalysis, 'snapshot'>>(
-  (v) => typeof v === 'object' && v !== null,
-);
-export type StoredAnalysis = z.output<typeof StoredAnalysis>;
-
 /** One balancer's settings (secrets redacted), latest analysis and open rollout window. */
 export const BalancerDetailView = BalancerView.omit({ summary: true }).extend({
-  analysis: StoredAnalysis.nullable(),
+  analysis: BalancerAnalysisView.nullable(),
   window: RolloutWindow.nullable(),
 });
 export type BalancerDetail = z.output<typeof BalancerDetailView>;

@@ -1,7 +1,7 @@
 // The fleet overview's rows, counts, ordering and filtering: pure functions over what the API returns.
 import type { z } from 'zod';
 import type { BalancerView } from '@/lib/schemas/balancer-view';
-import type { StoredAnalysis } from '@/lib/schemas/dashboard';
+import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import { isFleetStatus, statusRank, type FleetStatus } from './presentation';
 
 export const GATE_REVISION = '2026-07-28';
@@ -18,7 +18,7 @@ export interface FleetSource {
   name: string;
   publicUrl: string;
   summary?: z.output<typeof BalancerView>['summary'];
-  analysis?: StoredAnalysis | null;
+  analysis?: BalancerAnalysisView | null;
 }
 
 export interface FleetRow {
@@ -40,17 +40,17 @@ export interface FleetRow {
 }
 
 /** Nodes per client era from the partition and the unavailable list; samples when no node is probed directly. */
-export function eraMixOf(analysis: StoredAnalysis): EraMix {
+export function eraMixOf(analysis: BalancerAnalysisView): EraMix {
   const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0 };
   const bySamples = analysis.counts.nodes === 0;
   for (const group of analysis.partition) {
     mix[group.fingerprint.era] += bySamples ? group.sampleCount : group.nodeIds.length;
   }
-  mix.unavailable = bySamples ? analysis.unavailableSamples.length : analysis.degraded.length;
+  mix.unavailable = bySamples ? analysis.unavailableSamples.length : analysis.degradedNodes.length;
   return mix;
 }
 
-export function gateOf(analysis: StoredAnalysis, revision: string = GATE_REVISION): boolean | null {
+export function gateOf(analysis: BalancerAnalysisView, revision: string = GATE_REVISION): boolean | null {
   const gate = analysis.gates.find((g) => g.revision === revision) ?? analysis.gates[0];
   return gate ? gate.ready : null;
 }
@@ -63,12 +63,12 @@ export function toFleetRow(source: FleetSource): FleetRow {
       name: source.name,
       publicUrl: source.publicUrl,
       status: a.displayStatus,
-      nonUniform: a.state === 'non-uniform',
-      degraded: a.isDegraded,
+      nonUniform: a.status === 'non-uniform',
+      degraded: a.degraded,
       mix: eraMixOf(a),
       gateReady: gateOf(a),
       progress: a.window ? a.window.label : null,
-      lastProbeAt: a.at,
+      lastProbeAt: a.analyzedAt,
       nonUniformSince: null,
     };
   }

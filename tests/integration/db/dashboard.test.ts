@@ -145,7 +145,7 @@ describe('readBalancerDetail', () => {
   it('returns the analysis without the snapshot and never a literal header value', async () => {
     const id = await seed('detail', ['modern', 'legacy']);
     const d = await readBalancerDetail(store, id);
-    expect(d.analysis?.state).toBe('non-uniform');
+    expect(d.analysis?.status).toBe('non-uniform');
     expect(d.analysis?.partition).toHaveLength(2);
     expect(d.analysis?.cacheHazard.maxTtlMs).toBe(60_000);
     expect(d.analysis).not.toHaveProperty('snapshot');

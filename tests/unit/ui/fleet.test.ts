@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { BalancerAnalysis, PartitionGroup } from '@/lib/rollout/types';
+import type { PartitionGroup } from '@/lib/rollout/types';
+import { analysisViewOf, type BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import type { StoredAnalysisJson } from '@/lib/schemas/snapshot';
 import {
   countFleet,
   eraMixOf,
@@ -29,33 +31,35 @@ function group(era: 'modern' | 'legacy', nodeIds: string[], sampleCount = 0): Pa
   };
 }
 
-function analysis(over: Partial<BalancerAnalysis>): BalancerAnalysis {
-  return {
-    balancerId: 'b1',
-    at: 1_000,
-    state: 'uniform',
-    severity: null,
-    partition: [],
-    degraded: [],
-    unavailableSamples: [],
-    isDegraded: false,
-    flapping: [],
-    cacheHazard: {
-      maxTtlMs: null,
-      availableSamples: 0,
-      contradictingSamples: 0,
-      contradictingShare: null,
-      differingSamples: 0,
+function analysis(over: Partial<StoredAnalysisJson>): BalancerAnalysisView {
+  return analysisViewOf(
+    {
+      balancerId: 'b1',
+      at: 1_000,
+      state: 'uniform',
+      severity: null,
+      partition: [],
+      degraded: [],
+      unavailableSamples: [],
+      isDegraded: false,
+      flapping: [],
+      cacheHazard: {
+        maxTtlMs: null,
+        availableSamples: 0,
+        contradictingSamples: 0,
+        contradictingShare: null,
+        differingSamples: 0,
+      },
+      gates: [],
+      window: null,
+      rolling: false,
+      holdAlerts: false,
+      displayStatus: 'uniform',
+      counts: { nodes: 0, availableNodes: 0, samples: 0, availableSamples: 0 },
+      ...over,
     },
-    gates: [],
-    window: null,
-    rolling: false,
-    holdAlerts: false,
-    displayStatus: 'uniform',
-    counts: { nodes: 0, availableNodes: 0, samples: 0, availableSamples: 0 },
-    snapshot: {} as BalancerAnalysis['snapshot'],
-    ...over,
-  };
+    null,
+  );
 }
 
 function row(over: Partial<FleetRow>): FleetRow {
