@@ -1,4 +1,5 @@
 'use client';
+import { catalogDriftOf } from '@/lib/rollout/gate';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
@@ -348,6 +349,7 @@ function GatePanel({
   names: Map<string, string>;
 }) {
   const gates = a?.gates ?? [];
+  const drift = a ? catalogDriftOf(a.partition) : null;
   return (
     <section className="panel" aria-labelledby="gate-h">
       <div className="panel-head">
@@ -380,11 +382,26 @@ function GatePanel({
               </ul>
             ) : (
               <p className="muted" style={{ margin: 0 }}>
-                Every node is available and presents the same served set.
+                Every node is available and presents the same served set
+                {drift ? ', but their tool catalogs differ.' : '.'}
               </p>
             )}
           </div>
         ))}
+        {drift && gates.length > 0 ? (
+          <p className="gate-note" data-testid="gate-catalog-drift">
+            <Badge p={{ label: 'Catalogs differ', icon: 'drift', tone: 'warn', hint: drift.detail }} />{' '}
+            {drift.tools.length > 0 ? (
+              <>
+                Tools that differ: <strong>{drift.tools.join(', ')}</strong>.
+              </>
+            ) : (
+              'Same tool names, other descriptions or schemas.'
+            )}{' '}
+            The gate judges the served revisions only: a client that cached one node’s tools/list may call a tool
+            another node lacks.
+          </p>
+        ) : null}
       </div>
     </section>
   );

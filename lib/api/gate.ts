@@ -4,7 +4,7 @@ import type { Store } from '@/db/index';
 import { getBalancer, getBalancerByName, readBalancerAnalysis, type Balancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { NotFoundError } from '@/lib/errors';
-import { judgeGate } from '@/lib/rollout/gate';
+import { catalogDriftOf, judgeGate } from '@/lib/rollout/gate';
 import { describeRegionSplit } from '@/lib/rollout/regions';
 import type { NodeObservation } from '@/lib/rollout/types';
 import type { GateAnswer } from '@/lib/schemas/rollout';
@@ -68,6 +68,7 @@ export async function gateForBalancer(
     ready: judged.ready,
     state: judged.state,
     reasons: judged.reasons,
+    catalogDrift: stored ? catalogDriftOf(stored.partition) : null,
     observedAt: probedAt.length > 0 ? Math.min(...probedAt) : null,
     fresh,
     checkedAt: now,
