@@ -398,8 +398,8 @@ function GatePanel({
             ) : (
               'Same tool names, other descriptions or schemas.'
             )}{' '}
-            The gate judges the served revisions only: a client that cached one node’s tools/list may call a tool
-            another node lacks.
+            The gate judges the served revisions only: a client that cached one node’s tools/list may call a
+            tool another node lacks.
           </p>
         ) : null}
       </div>

@@ -13,7 +13,14 @@ import {
 import type { BalancerListItemView, BalancerView } from '@/lib/schemas/balancer-view';
 import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
-import { endKeyOfRegion, firstKeyOfHour, rollupKey, splitRollupKey } from '../rollup-key';
+import {
+  endKeyOfRegion,
+  firstKeyOfHour,
+  MINUTE_SLOTS,
+  minuteRingStart,
+  rollupKey,
+  splitRollupKey,
+} from '../rollup-key';
 import { type BalancerRow } from '../schema';
 
 // The result shapes are the API's (lib/schemas/balancer-view), so the store and the contract cannot drift.
@@ -311,9 +318,14 @@ export async function deleteBalancer(store: Store, id: string): Promise<void> {
 
 async function deleteRollupsOf(store: Store, seqs: number[]): Promise<void> {
   if (seqs.length === 0) return;
-  const { nodeRollups: r, regions } = store.t;
+  const { nodeRollups: r, nodeMinuteRollups: m, regions } = store.t;
   await store.write(async (tx) => {
     for (const { id: region } of await tx.select({ id: regions.id }).from(regions)) {
+      // Each node's minute ring is one key range.
+      for (const seq of seqs) {
+        const start = minuteRingStart(seq, region);
+        await tx.delete(m).where(and(gte(m.key, start), lt(m.key, start + MINUTE_SLOTS)));
+      }
       const inRegion = and(gte(r.key, firstKeyOfHour(0, region)), lt(r.key, endKeyOfRegion(region)));
       const [span] = await tx
         .select({ lo: min(r.key), hi: max(r.key) })

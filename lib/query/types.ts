@@ -16,4 +16,5 @@ export type Balancer = Omit<z.output<typeof BalancerView>, 'summary'>;
 export type NodeDetail = NodeWithState;
 export type NodeHistorySpan = z.output<typeof NodeHistoryEntry>;
 export type RollupItem = z.output<typeof RollupEntry>;
+export type { LatencyPoint } from '@/lib/schemas/dashboard';
 export type EventItem = Event;

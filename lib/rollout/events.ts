@@ -60,7 +60,13 @@ export function diffSnapshots(
     if (!node.available) {
       // Refused at the door is not down: its own event, and a move between the two is an event too.
       const gated = isAuthGatedReason(node.reason ?? '');
-      const was = !old ? null : old.available ? 'available' : isAuthGatedReason(old.reason ?? '') ? 'auth-gated' : 'unavailable';
+      const was = !old
+        ? null
+        : old.available
+          ? 'available'
+          : isAuthGatedReason(old.reason ?? '')
+            ? 'auth-gated'
+            : 'unavailable';
       const now = gated ? 'auth-gated' : 'unavailable';
       if (was !== now)
         emit(gated ? 'node.auth_gated' : 'node.unavailable', node.nodeId, {

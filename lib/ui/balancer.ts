@@ -157,7 +157,8 @@ export function replayEraMix(
     const node: NodeEra = nodes.get(id) ?? { state: 'available', era: null };
     if (e.type === 'node.era_changed') node.era = eraFrom(e.data.from) ?? node.era;
     else if (e.type === 'node.recovered') node.state = downState(e.data.downReason);
-    else if (e.type === 'node.unavailable' || e.type === 'node.auth_gated') node.state = stateBefore(e.data.from);
+    else if (e.type === 'node.unavailable' || e.type === 'node.auth_gated')
+      node.state = stateBefore(e.data.from);
     else continue;
     nodes.set(id, node);
     reversed.push({ at: e.at, ...mix });
