@@ -89,7 +89,7 @@ export function LatencyChart({ rollups }: { rollups: LatencyPoint[] }) {
         </span>
         <span className="muted">
           {pts.reduce((s, p) => s + p.probes, 0)} probes, {pts.reduce((s, p) => s + p.failures, 0)} failures ·
-          {unit} · UTC
+          {` ${unit} · UTC`}
         </span>
       </figcaption>
     </figure>

@@ -108,8 +108,9 @@ function mixOf(nodes: Map<string, NodeEra>): EraMix {
   const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0, authGated: 0 };
   for (const n of nodes.values()) {
     if (n.state === 'auth-gated') mix.authGated += 1;
-    else if (n.state === 'unavailable' || n.era === null) mix.unavailable += 1;
-    else mix[n.era] += 1;
+    else if (n.state === 'unavailable') mix.unavailable += 1;
+    // Available with no era yet: before its first event the node was not in the fleet (or not probed).
+    else if (n.era !== null) mix[n.era] += 1;
   }
   return mix;
 }

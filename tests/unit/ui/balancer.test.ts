@@ -137,7 +137,8 @@ describe('replayEraMix', () => {
   });
 
   it('draws auth-gated nodes as their own series, apart from unavailable ones', () => {
-    // Now: n1 modern, n2 auth-gated (refused since 100), n3 down (timeout since 200, auth-gated before).
+    // Now: n1 modern, n2 auth-gated (refused since it joined at 100), n3 down (timeout since 200, auth-gated
+    // since it joined at 150). Before its first event a node was not in the fleet: it is not drawn.
     const gated = (nodeId: string): NodeSnapshot => ({
       ...snap(nodeId, false, null),
       reason: 'auth_required',
@@ -149,8 +150,8 @@ describe('replayEraMix', () => {
       { type: 'node.unavailable', nodeId: 'n3', at: 200, data: { reason: 'timeout', from: 'auth-gated' } },
     ];
     expect(replayEraMix(current, events, 0, 300)).toEqual([
-      { at: 0, modern: 1, legacy: 0, unavailable: 2, authGated: 0 },
-      { at: 100, modern: 1, legacy: 0, unavailable: 1, authGated: 1 },
+      { at: 0, modern: 1, legacy: 0, unavailable: 0, authGated: 0 },
+      { at: 100, modern: 1, legacy: 0, unavailable: 0, authGated: 1 },
       { at: 150, modern: 1, legacy: 0, unavailable: 0, authGated: 2 },
       { at: 200, modern: 1, legacy: 0, unavailable: 1, authGated: 1 },
     ]);
