@@ -32,6 +32,7 @@ test.afterAll(async () => {
 });
 
 test('an auth-gated node has its own series and event; the latency chart draws minutes', async ({ page }) => {
+  test.setTimeout(180_000);
   const res = await apiPost(app, '/api/v1/balancers', {
     name: 'orders-gated',
     publicUrl: peer?.url,
@@ -51,6 +52,17 @@ test('an auth-gated node has its own series and event; the latency chart draws m
   await expect(mix).toContainText('Auth-gated: 1 now', { timeout: 30_000 });
   await expect(mix).toContainText('Unavailable: 0 now');
   await expect(page.getByText('Node auth-gated').first()).toBeVisible();
+  // Let the poller run on until the auth-gated series covers part of the chart's two minutes.
+  const since = async () => {
+    const r = await fetch(`${app.url}/api/v1/balancers/${id}`);
+    const body = (await r.json()) as { analysis: { analyzedAt: number } | null };
+    const ev = await fetch(`${app.url}/api/v1/events?balancerId=${id}&type=node.auth_gated`);
+    const first = ((await ev.json()) as { items: Array<{ at: number }> }).items.at(-1)?.at ?? Infinity;
+    return (body.analysis?.analyzedAt ?? 0) - first;
+  };
+  await expect.poll(since, { timeout: 90_000 }).toBeGreaterThan(40_000);
+  await page.reload();
+  await expect(mix).toContainText('Auth-gated: 1 now', { timeout: 30_000 });
   await expect(page.getByText('Node unavailable')).toHaveCount(0);
   await mix.scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath('era-mix-auth-gated'), fullPage: true });

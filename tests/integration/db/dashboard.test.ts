@@ -130,13 +130,13 @@ describe('readFleetRows', () => {
       ['d-new', 'pending', false],
     ]);
     const split = rows[0];
-    expect(split?.mix).toEqual({ modern: 2, legacy: 1, unavailable: 0 });
+    expect(split?.mix).toEqual({ modern: 2, legacy: 1, unavailable: 0, authGated: 0 });
     expect(split?.gateReady).toBe(false);
     // Non-uniform since the latest divergence; uniform rows have no such time.
     expect(split?.nonUniformSince).toBe(900_000);
     expect(rows[2]?.nonUniformSince).toBeNull();
     expect(rows[2]?.gateReady).toBe(true);
-    expect(rows[1]?.mix).toEqual({ modern: 1, legacy: 0, unavailable: 1 });
+    expect(rows[1]?.mix).toEqual({ modern: 1, legacy: 0, unavailable: 1, authGated: 0 });
     expect(rows[3]).toMatchObject({ gateReady: null, lastProbeAt: null });
   });
 });
