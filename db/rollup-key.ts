@@ -42,3 +42,26 @@ export function endKeyOfRegion(regionId: number): number {
   checkRegion(regionId);
   return (regionId + 1) * REGION_SPACE;
 }
+
+// Minute buckets for the last hours: a ring of MINUTE_SLOTS slots per (region, node), so the table is bounded
+// by design (no pruning): a slot holds the minute it was last written for, and a write for a newer minute
+// resets it. Key: (region id × 2^24 + node seq) × MINUTE_SLOTS + (minute mod MINUTE_SLOTS), below 2^39.
+export const MINUTE_MS = 60_000;
+/** Six hours of minutes. */
+export const MINUTE_SLOTS = 360;
+
+export function minuteOf(at: number): number {
+  return Math.floor(at / MINUTE_MS);
+}
+
+/** The first key of a node's ring in a region; its slots are this key … + MINUTE_SLOTS − 1. */
+export function minuteRingStart(seq: number, regionId = 0): number {
+  if (!Number.isInteger(seq) || seq < 1 || seq >= NODE_SPACE)
+    throw new RangeError(`node seq out of range: ${seq}`);
+  checkRegion(regionId);
+  return (regionId * NODE_SPACE + seq) * MINUTE_SLOTS;
+}
+
+export function minuteRollupKey(minute: number, seq: number, regionId = 0): number {
+  return minuteRingStart(seq, regionId) + (((minute % MINUTE_SLOTS) + MINUTE_SLOTS) % MINUTE_SLOTS);
+}

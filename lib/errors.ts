@@ -81,3 +81,19 @@ export function errorMessage(err: unknown): string {
   if (isDrizzleQueryError(err) || DRIVER_ERRORS.has(err.name)) return loggableError(err);
   return err.message;
 }
+
+/** A value read back from the store is not in the shape its schema says: a bug or a hand edit, never silence. */
+export class StoredDataInvalidError extends Error {
+  override readonly name = 'StoredDataInvalidError';
+  constructor(
+    readonly what: string,
+    readonly issues: FieldIssue[],
+  ) {
+    super(
+      `stored ${what} is invalid: ${issues
+        .slice(0, 5)
+        .map((i) => (i.path ? `${i.path} ${i.message}` : i.message))
+        .join('; ')}`,
+    );
+  }
+}

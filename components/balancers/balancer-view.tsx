@@ -1,5 +1,6 @@
 'use client';
 import { useRole } from '@/components/session/role';
+import { catalogDriftOf } from '@/lib/rollout/gate';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
 import { useMemo, useState } from 'react';
@@ -12,7 +13,7 @@ import { LoadError, Loading } from '@/components/ui/query-state';
 import { useNow } from '@/components/ui/use-now';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { balancerEventsQuery, balancerNodesQuery, balancerQuery } from '@/lib/query/options';
-import type { BalancerDetail, EventItem, NodeSummary, StoredAnalysis } from '@/lib/query/types';
+import type { BalancerDetail, EventItem, NodeSummary, BalancerAnalysisView } from '@/lib/query/types';
 import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
 import type { NodeSnapshot, PartitionGroup } from '@/lib/rollout/types';
 import {
@@ -77,7 +78,7 @@ export function BalancerView({ id }: { id: string }) {
         <span className="mono">{b.publicUrl}</span> · every {formatDuration(b.intervalMs)} ·{' '}
         {a ? (
           <>
-            analysed <Age at={a.at} />
+            analysed <Age at={a.analyzedAt} />
           </>
         ) : (
           'not probed yet'
@@ -89,7 +90,7 @@ export function BalancerView({ id }: { id: string }) {
         <GatePanel analysis={a} names={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))} />
         <WindowPanel balancer={b} />
       </div>
-      {a && (a.partition.length > 0 || a.degraded.length > 0) ? (
+      {a && (a.partition.length > 0 || a.degradedNodes.length > 0) ? (
         <FingerprintGroups analysis={a} nodes={nodeList} />
       ) : null}
       <section className="panel" aria-labelledby="nodes-h">
@@ -133,7 +134,7 @@ export function BalancerView({ id }: { id: string }) {
 }
 
 /** The node matrix, whole or split into one table per region (the control shows once several regions probe). */
-function Matrix({ nodes, analysis: a }: { nodes: NodeSummary[]; analysis: StoredAnalysis | null }) {
+function Matrix({ nodes, analysis: a }: { nodes: NodeSummary[]; analysis: BalancerAnalysisView | null }) {
   const [byRegion, setByRegion] = useState(false);
   const regions = rowRegions(nodes);
   if (regions.length < 2) return <NodeMatrix nodes={nodes} analysis={a} />;
@@ -193,12 +194,12 @@ function Matrix({ nodes, analysis: a }: { nodes: NodeSummary[]; analysis: Stored
   );
 }
 
-function StatusBadges({ analysis: a }: { analysis: StoredAnalysis | null }) {
+function StatusBadges({ analysis: a }: { analysis: BalancerAnalysisView | null }) {
   if (!a) return <Badge p={presentStatus('pending')} testId="balancer-status" />;
   return (
     <span className="badges">
       <Badge p={presentStatus(a.displayStatus)} testId="balancer-status" />
-      {a.state === 'non-uniform' && a.displayStatus !== a.severity ? (
+      {a.status === 'non-uniform' && a.displayStatus !== a.severity ? (
         <Badge
           p={presentStatus(a.severity ?? 'drift')}
           text={`Non-uniform: ${presentStatus(a.severity ?? 'drift').label}`}
@@ -208,7 +209,7 @@ function StatusBadges({ analysis: a }: { analysis: StoredAnalysis | null }) {
       {a.regionSplit && a.displayStatus !== 'region-split' ? (
         <Badge p={presentStatus('region-split')} testId="balancer-region-split" />
       ) : null}
-      {a.isDegraded && a.displayStatus !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}
+      {a.degraded && a.displayStatus !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}
       {a.flapping.length > 0 && a.displayStatus !== 'flapping' ? (
         <Badge p={presentStatus('flapping')} />
       ) : null}
@@ -216,8 +217,8 @@ function StatusBadges({ analysis: a }: { analysis: StoredAnalysis | null }) {
   );
 }
 
-function Headline({ analysis: a, events }: { analysis: StoredAnalysis; events: EventItem[] }) {
-  if (a.state !== 'non-uniform') return null;
+function Headline({ analysis: a, events }: { analysis: BalancerAnalysisView; events: EventItem[] }) {
+  if (a.status !== 'non-uniform') return null;
   if (a.severity === 'region-split') return <RegionSplitNotice analysis={a} events={events} />;
   const n = a.partition.length;
   // Events come newest first: the divergence began at the latest `balancer.diverged`.
@@ -257,7 +258,7 @@ function Headline({ analysis: a, events }: { analysis: StoredAnalysis; events: E
   );
 }
 
-function RegionSplitNotice({ analysis: a, events }: { analysis: StoredAnalysis; events: EventItem[] }) {
+function RegionSplitNotice({ analysis: a, events }: { analysis: BalancerAnalysisView; events: EventItem[] }) {
   const began = events.find((e) => e.type === 'balancer.region_split')?.at ?? null;
   return (
     <div
@@ -303,7 +304,7 @@ function NotProbedYet() {
   );
 }
 
-function HazardPanel({ analysis: a }: { analysis: StoredAnalysis | null }) {
+function HazardPanel({ analysis: a }: { analysis: BalancerAnalysisView | null }) {
   const h = a?.cacheHazard;
   return (
     <section className="panel" aria-labelledby="hazard-h">
@@ -348,8 +349,15 @@ function HazardPanel({ analysis: a }: { analysis: StoredAnalysis | null }) {
   );
 }
 
-function GatePanel({ analysis: a, names }: { analysis: StoredAnalysis | null; names: Map<string, string> }) {
+function GatePanel({
+  analysis: a,
+  names,
+}: {
+  analysis: BalancerAnalysisView | null;
+  names: Map<string, string>;
+}) {
   const gates = a?.gates ?? [];
+  const drift = a ? catalogDriftOf(a.partition) : null;
   return (
     <section className="panel" aria-labelledby="gate-h">
       <div className="panel-head">
@@ -382,11 +390,26 @@ function GatePanel({ analysis: a, names }: { analysis: StoredAnalysis | null; na
               </ul>
             ) : (
               <p className="muted" style={{ margin: 0 }}>
-                Every node is available and presents the same served set.
+                Every node is available and presents the same served set
+                {drift ? ', but their tool catalogs differ.' : '.'}
               </p>
             )}
           </div>
         ))}
+        {drift && gates.length > 0 ? (
+          <p className="gate-note" data-testid="gate-catalog-drift">
+            <Badge p={{ label: 'Catalogs differ', icon: 'drift', tone: 'warn', hint: drift.detail }} />{' '}
+            {drift.tools.length > 0 ? (
+              <>
+                Tools that differ: <strong>{drift.tools.join(', ')}</strong>.
+              </>
+            ) : (
+              'Same tool names, other descriptions or schemas.'
+            )}{' '}
+            The gate judges the served revisions only: a client that cached one node’s tools/list may call a
+            tool another node lacks.
+          </p>
+        ) : null}
       </div>
     </section>
   );
@@ -439,7 +462,7 @@ function WindowPanel({ balancer: b }: { balancer: BalancerDetail }) {
   );
 }
 
-function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; nodes: NodeSummary[] }) {
+function FingerprintGroups({ analysis: a, nodes }: { analysis: BalancerAnalysisView; nodes: NodeSummary[] }) {
   const diffs = differingFields(a.partition);
   const names = new Map(nodes.map((n) => [n.id, nodeLabel(n)]));
   // Catalog differences are against the largest group whose catalog was listed (samples carry none).
@@ -473,14 +496,14 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: StoredAnalysis; n
           />
         ))}
         <UnavailableGroup
-          nodes={a.degraded.filter((d) => !isAuthGatedReason(d.reason))}
+          nodes={a.degradedNodes.filter((d) => !isAuthGatedReason(d.reason))}
           names={names}
           testId="group-unavailable"
           p={{ label: 'Unavailable', icon: 'unavailable', tone: 'bad', hint: 'not part of the partition' }}
           note="reported beside the partition, never as divergence"
         />
         <UnavailableGroup
-          nodes={a.degraded.filter((d) => isAuthGatedReason(d.reason))}
+          nodes={a.degradedNodes.filter((d) => isAuthGatedReason(d.reason))}
           names={names}
           testId="group-auth-gated"
           p={{ label: 'Auth-gated', icon: 'lock', tone: 'warn', hint: 'refused with 401/403: not down' }}
@@ -499,7 +522,7 @@ const CANNOT_JUDGE: Presentation = {
 };
 
 function UnavailableGroup(props: {
-  nodes: StoredAnalysis['degraded'];
+  nodes: BalancerAnalysisView['degradedNodes'];
   names: Map<string, string>;
   testId: string;
   p: Presentation;
@@ -599,11 +622,11 @@ function EraMixOverTime({
   nodes,
   events,
 }: {
-  analysis: StoredAnalysis | null;
+  analysis: BalancerAnalysisView | null;
   nodes: NodeSummary[];
   events: EventItem[];
 }) {
-  const now = a?.at ?? 0;
+  const now = a?.analyzedAt ?? 0;
   const points = useMemo(() => {
     if (!a) return [];
     const oldest = events.reduce((m, e) => Math.min(m, e.at), now);

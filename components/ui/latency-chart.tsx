@@ -1,27 +1,30 @@
-import type { RollupItem } from '@/lib/query/types';
+import type { LatencyPoint } from '@/lib/query/types';
 
 const W = 560;
 const H = 150;
 const PAD = { l: 44, r: 8, t: 10, b: 20 };
 
 function hour(at: number): string {
-  return new Date(at).toISOString().slice(5, 13).replace('T', ' ') + 'h';
+  return new Date(at).toISOString().slice(5, 16).replace('T', ' ');
 }
 
-/** p50 (solid) and p95 (dashed, squares) probe latency per hour; a legend names both, so the dash is not the only cue. */
-export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
+/** p50 (solid) and p95 (dashed, squares) probe latency per minute for the last hours, per hour before; a legend names both, so the dash is not the only cue. */
+export function LatencyChart({ rollups }: { rollups: LatencyPoint[] }) {
   const pts = rollups.filter((r) => r.p50Ms !== null || r.p95Ms !== null);
   if (pts.length === 0) return <p className="muted">No latency recorded yet.</p>;
-  const first = pts[0]?.hourStart ?? 0;
-  const last = pts[pts.length - 1]?.hourStart ?? first;
-  const span = Math.max(3_600_000, last - first);
+  const first = pts[0]?.at ?? 0;
+  const last = pts[pts.length - 1]?.at ?? first;
+  const span = Math.max(5 * 60_000, last - first);
+  const minutes = pts.filter((p) => p.spanMs < 3_600_000).length;
+  const unit =
+    minutes === pts.length ? 'per minute' : minutes > 0 ? 'per minute lately, per hour before' : 'per hour';
   const max = Math.max(1, ...pts.map((p) => Math.max(p.p50Ms ?? 0, p.p95Ms ?? 0)));
   const x = (t: number) => PAD.l + ((t - first) / span) * (W - PAD.l - PAD.r);
   const y = (v: number) => H - PAD.b - (v / max) * (H - PAD.t - PAD.b);
   const line = (key: 'p50Ms' | 'p95Ms') =>
     pts
       .filter((p) => p[key] !== null)
-      .map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.hourStart)},${y(p[key] ?? 0)}`)
+      .map((p, i) => `${i === 0 ? 'M' : 'L'}${x(p.at)},${y(p[key] ?? 0)}`)
       .join('');
   const latest = pts[pts.length - 1];
   return (
@@ -30,9 +33,9 @@ export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
         className="chart"
         viewBox={`0 0 ${W} ${H}`}
         role="img"
-        aria-label="Probe latency per hour, p50 and p95"
+        aria-label={`Probe latency ${unit}, p50 and p95`}
       >
-        <title>Probe latency per hour</title>
+        <title>{`Probe latency ${unit}`}</title>
         <line x1={PAD.l} y1={H - PAD.b} x2={W - PAD.r} y2={H - PAD.b} stroke="var(--line)" />
         <text x={PAD.l - 4} y={y(max) + 4} textAnchor="end">
           {Math.round(max)} ms
@@ -45,8 +48,8 @@ export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
         {pts.map((p) =>
           p.p95Ms === null ? null : (
             <rect
-              key={`p95-${p.hourStart}`}
-              x={x(p.hourStart) - 2.5}
+              key={`p95-${p.at}`}
+              x={x(p.at) - 2.5}
               y={y(p.p95Ms) - 2.5}
               width="5"
               height="5"
@@ -56,13 +59,7 @@ export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
         )}
         {pts.map((p) =>
           p.p50Ms === null ? null : (
-            <circle
-              key={`p50-${p.hourStart}`}
-              cx={x(p.hourStart)}
-              cy={y(p.p50Ms)}
-              r="2.5"
-              fill="var(--accent)"
-            />
+            <circle key={`p50-${p.at}`} cx={x(p.at)} cy={y(p.p50Ms)} r="2.5" fill="var(--accent)" />
           ),
         )}
         <text x={PAD.l} y={H - 5}>
@@ -76,7 +73,7 @@ export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
         <span>
           <span className="swatch" style={{ background: 'var(--accent)', height: 3 }} aria-hidden="true" />
           p50 (solid, dots)
-          {latest?.p50Ms !== null && latest ? `: ${Math.round(latest.p50Ms ?? 0)} ms last hour` : ''}
+          {latest?.p50Ms !== null && latest ? `: ${Math.round(latest.p50Ms ?? 0)} ms latest` : ''}
         </span>
         <span>
           <span
@@ -88,11 +85,11 @@ export function LatencyChart({ rollups }: { rollups: RollupItem[] }) {
             aria-hidden="true"
           />
           p95 (dashed, squares)
-          {latest?.p95Ms !== null && latest ? `: ${Math.round(latest.p95Ms ?? 0)} ms last hour` : ''}
+          {latest?.p95Ms !== null && latest ? `: ${Math.round(latest.p95Ms ?? 0)} ms latest` : ''}
         </span>
         <span className="muted">
           {pts.reduce((s, p) => s + p.probes, 0)} probes, {pts.reduce((s, p) => s + p.failures, 0)} failures ·
-          UTC
+          {` ${unit} · UTC`}
         </span>
       </figcaption>
     </figure>

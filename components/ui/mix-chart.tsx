@@ -7,6 +7,7 @@ const ERAS = [
   { key: 'modern', label: 'Modern', fill: 'var(--modern)', pattern: null },
   { key: 'legacy', label: 'Legacy', fill: 'var(--legacy)', pattern: 'url(#hatch-legacy)' },
   { key: 'unavailable', label: 'Unavailable', fill: 'var(--unavailable)', pattern: 'url(#hatch-unavail)' },
+  { key: 'authGated', label: 'Auth-gated', fill: 'var(--auth-gated)', pattern: 'url(#dots-gated)' },
 ] as const;
 
 function clock(at: number): string {
@@ -19,7 +20,7 @@ export function MixChart({ points, now, title }: { points: MixPoint[]; now: numb
   if (!first) return null;
   const t0 = first.at;
   const span = Math.max(1, now - t0);
-  const maxTotal = Math.max(1, ...points.map((p) => p.modern + p.legacy + p.unavailable));
+  const maxTotal = Math.max(1, ...points.map((p) => p.modern + p.legacy + p.unavailable + p.authGated));
   const x = (t: number) => PAD.l + ((t - t0) / span) * (W - PAD.l - PAD.r);
   const y = (v: number) => H - PAD.b - (v / maxTotal) * (H - PAD.t - PAD.b);
 
@@ -63,6 +64,10 @@ export function MixChart({ points, now, title }: { points: MixPoint[]; now: numb
           >
             <rect width="4" height="4" fill="var(--unavailable)" />
             <line x1="0" y1="0" x2="0" y2="4" stroke="rgba(255,255,255,.55)" strokeWidth="1.5" />
+          </pattern>
+          <pattern id="dots-gated" width="5" height="5" patternUnits="userSpaceOnUse">
+            <rect width="5" height="5" fill="var(--auth-gated)" />
+            <circle cx="2.5" cy="2.5" r="1" fill="rgba(255,255,255,.6)" />
           </pattern>
         </defs>
         <line x1={PAD.l} y1={H - PAD.b} x2={W - PAD.r} y2={H - PAD.b} stroke="var(--line)" />

@@ -5,7 +5,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Verdict } from '@/lib/probe/types';
 import { bucketOf } from '../histogram';
-import { hourOf, rollupKey } from '../rollup-key';
+import { hourOf, minuteOf, minuteRollupKey, rollupKey } from '../rollup-key';
 import type * as pgSchema from '../schema-pg';
 import {
   classifyTransition,
@@ -24,6 +24,11 @@ type Tx = Pick<PostgresJsDatabase<typeof pgSchema>, 'execute'>;
 const mergedLatency = sql.raw(`(SELECT coalesce(string_agg(m.b || ':' || m.c, ',' ORDER BY m.b), '')
   FROM (SELECT split_part(p, ':', 1)::int AS b, sum(split_part(p, ':', 2)::bigint) AS c
         FROM unnest(string_to_array(node_rollups.latency || ',' || excluded.latency, ',')) AS p
+        WHERE p <> '' GROUP BY 1 HAVING sum(split_part(p, ':', 2)::bigint) > 0) AS m)`);
+
+const mergedMinuteLatency = sql.raw(`(SELECT coalesce(string_agg(m.b || ':' || m.c, ',' ORDER BY m.b), '')
+  FROM (SELECT split_part(p, ':', 1)::int AS b, sum(split_part(p, ':', 2)::bigint) AS c
+        FROM unnest(string_to_array(node_minute_rollups.latency || ',' || excluded.latency, ',')) AS p
         WHERE p <> '' GROUP BY 1 HAVING sum(split_part(p, ':', 2)::bigint) > 0) AS m)`);
 
 interface Batch {
@@ -137,6 +142,17 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
       VALUES (${rollupKey(hourOf(at), seq, regionId)}, 1, ${failed}, ${`${bucketOf(v.durationMs)}:1`})
       ON CONFLICT (key) DO UPDATE SET probes = node_rollups.probes + 1,
         failures = node_rollups.failures + excluded.failures, latency = ${mergedLatency}`);
+    const minute = minuteOf(at);
+    b.push(sql`INSERT INTO node_minute_rollups (key, minute, probes, failures, latency)
+      VALUES (${minuteRollupKey(minute, seq, regionId)}, ${minute}, 1, ${failed}, ${`${bucketOf(v.durationMs)}:1`})
+      ON CONFLICT (key) DO UPDATE SET
+        probes = CASE WHEN node_minute_rollups.minute = excluded.minute THEN node_minute_rollups.probes + 1 ELSE 1 END,
+        failures = CASE WHEN node_minute_rollups.minute = excluded.minute
+          THEN node_minute_rollups.failures + excluded.failures ELSE excluded.failures END,
+        latency = CASE WHEN node_minute_rollups.minute = excluded.minute
+          THEN ${mergedMinuteLatency} ELSE excluded.latency END,
+        minute = excluded.minute
+      WHERE excluded.minute >= node_minute_rollups.minute`);
   }
   const { snapshot, ...analysis } = w.analysis;
   b.push(sql`INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis,

@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import type { Verdict } from '@/lib/probe/types';
 import { addToHistogram, bucketOf } from '../histogram';
-import { hourOf, rollupKey } from '../rollup-key';
+import { hourOf, minuteOf, minuteRollupKey, rollupKey } from '../rollup-key';
 import {
   classifyTransition,
   LAST_SEEN_RESOLUTION_MS,
@@ -27,6 +27,7 @@ interface Statements {
   closeSpan: Database.Statement;
   openSpan: Database.Statement;
   upsertRollup: Database.Statement;
+  upsertMinuteRollup: Database.Statement;
   upsertBalancerState: Database.Statement;
 }
 
@@ -84,6 +85,16 @@ function statementsFor(sqlite: Database.Database): Statements {
       `INSERT INTO node_rollups (key, probes, failures, latency) VALUES (?, 1, ?, ? || ':1')
        ON CONFLICT(key) DO UPDATE SET probes = probes + 1, failures = failures + excluded.failures,
          latency = erawatch_histogram_add(latency, ?)`,
+    ),
+    // A slot still holding an older minute starts over (every right-hand side reads the row as it was).
+    upsertMinuteRollup: sqlite.prepare(
+      `INSERT INTO node_minute_rollups (key, minute, probes, failures, latency) VALUES (@key, @minute, 1, @failed, @bucket || ':1')
+       ON CONFLICT(key) DO UPDATE SET
+         probes = CASE WHEN minute = excluded.minute THEN probes + 1 ELSE 1 END,
+         failures = CASE WHEN minute = excluded.minute THEN failures + excluded.failures ELSE excluded.failures END,
+         latency = CASE WHEN minute = excluded.minute THEN erawatch_histogram_add(latency, @bucket) ELSE excluded.latency END,
+         minute = excluded.minute
+       WHERE excluded.minute >= minute`,
     ),
     upsertBalancerState: sqlite.prepare(
       `INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis, snapshot,
@@ -219,4 +230,10 @@ function writeNodeResult(s: Statements, region: string, regionId: number, seq: n
   if (prior && at - prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) s.touchNode.run(at, r.nodeId);
   const bucket = bucketOf(v.durationMs);
   s.upsertRollup.run(rollupKey(hourOf(at), seq, regionId), failed ? 1 : 0, bucket, bucket);
+  s.upsertMinuteRollup.run({
+    key: minuteRollupKey(minuteOf(at), seq, regionId),
+    minute: minuteOf(at),
+    failed: failed ? 1 : 0,
+    bucket,
+  });
 }

@@ -2,7 +2,8 @@
 // with kind `alertmanager`, so its pushes go through the same outbox, retry schedule and delivery log.
 import { and, desc, eq, inArray, isNotNull, lt, or, sql, count } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
-import type { AlertSubject, DesiredAlert, KnownAlert, StoredAnalysis } from '@/lib/alertmanager/alerts';
+import type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/alertmanager/alerts';
+import { parseStoredAnalysis } from '@/lib/schemas/stored';
 import {
   CreateAlertSinkInput,
   UpdateAlertSinkInput,
@@ -269,16 +270,14 @@ export async function readAlertSubjects(store: Store): Promise<AlertSubjectRow[]
         ),
       ),
   );
-  return rows.flatMap((r) => {
-    const a = r.analysis as Partial<StoredAnalysis> | null;
-    if (!a || !Array.isArray(a.partition) || !Array.isArray(a.degraded) || typeof a.counts !== 'object')
-      return [];
+  return rows.map((r) => {
+    const analysis = parseStoredAnalysis(r.analysis, null);
     const identities = Object.fromEntries(
       labelRows
         .filter((n) => n.balancerId === r.id)
         .map(({ id, balancerId: _b, ...identity }) => [id, identity]),
     );
-    return [{ balancerId: r.id, balancerName: r.name, analysis: a as StoredAnalysis, nodes: identities }];
+    return { balancerId: r.id, balancerName: r.name, analysis, nodes: identities };
   });
 }
 

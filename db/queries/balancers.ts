@@ -1,4 +1,6 @@
 import { and, asc, count, eq, gt, gte, inArray, lt, max, min, sql } from 'drizzle-orm';
+import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import { parseStoredAnalysis } from '@/lib/schemas/stored';
 import type { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
 import {
@@ -11,7 +13,14 @@ import {
 import type { BalancerListItemView, BalancerView } from '@/lib/schemas/balancer-view';
 import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
-import { endKeyOfRegion, firstKeyOfHour, rollupKey, splitRollupKey } from '../rollup-key';
+import {
+  endKeyOfRegion,
+  firstKeyOfHour,
+  MINUTE_SLOTS,
+  minuteRingStart,
+  rollupKey,
+  splitRollupKey,
+} from '../rollup-key';
 import { type BalancerRow } from '../schema';
 
 // The result shapes are the API's (lib/schemas/balancer-view), so the store and the contract cannot drift.
@@ -309,9 +318,14 @@ export async function deleteBalancer(store: Store, id: string): Promise<void> {
 
 async function deleteRollupsOf(store: Store, seqs: number[]): Promise<void> {
   if (seqs.length === 0) return;
-  const { nodeRollups: r, regions } = store.t;
+  const { nodeRollups: r, nodeMinuteRollups: m, regions } = store.t;
   await store.write(async (tx) => {
     for (const { id: region } of await tx.select({ id: regions.id }).from(regions)) {
+      // Each node's minute ring is one key range.
+      for (const seq of seqs) {
+        const start = minuteRingStart(seq, region);
+        await tx.delete(m).where(and(gte(m.key, start), lt(m.key, start + MINUTE_SLOTS)));
+      }
       const inRegion = and(gte(r.key, firstKeyOfHour(0, region)), lt(r.key, endKeyOfRegion(region)));
       const [span] = await tx
         .select({ lo: min(r.key), hi: max(r.key) })
@@ -340,15 +354,12 @@ export async function countBalancers(store: Store): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
-export interface StoredBalancerAnalysis {
-  /** The analysis JSON the poller stored (without the snapshot), in the shape it wrote. */
-  analysis: unknown;
-  /** When the current state began: the latest diverged (non-uniform) or converged (uniform) event. */
-  since: number | null;
-}
-
-/** The latest analysis of one balancer and since when its state holds; null before the first cycle. */
-export async function readBalancerAnalysis(store: Store, id: string): Promise<StoredBalancerAnalysis | null> {
+/**
+ * The latest analysis of one balancer in the API's vocabulary, with since when its status holds (the latest
+ * diverged, region split or converged event); null before the first cycle. A stored analysis that does not
+ * parse throws StoredDataInvalidError.
+ */
+export async function readBalancerAnalysis(store: Store, id: string): Promise<BalancerAnalysisView | null> {
   const { balancerStates, events } = store.t;
   const state = (
     await store.read((db) =>
@@ -383,5 +394,5 @@ export async function readBalancerAnalysis(store: Store, id: string): Promise<St
               .where(and(eq(events.balancerId, id), eq(events.type, type))),
           )
         )[0]?.at ?? null);
-  return { analysis: state.analysis, since };
+  return parseStoredAnalysis(state.analysis, since);
 }

@@ -2,26 +2,20 @@
 // analysis the poller stores beside each balancer. Data only: the screens' shaping is in lib/api/read-model.ts.
 import { and, asc, eq, inArray, max } from 'drizzle-orm';
 import type { Store } from '@/db/index';
-import { getBalancer } from '@/db/queries/balancers';
+import { getBalancer, readBalancerAnalysis } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { getOpenWindow } from '@/db/queries/rollouts';
 import { redactAuth, redactHeaders, type NodeIdentity } from '@/lib/schemas/balancer-view';
-import type { BalancerDetail, NodeSummary, StoredAnalysis } from '@/lib/schemas/dashboard';
-
-function asAnalysis(value: unknown): StoredAnalysis | null {
-  // Written by our own poller as JSON of StoredAnalysis; anything else (an older shape) is treated as absent.
-  if (typeof value !== 'object' || value === null) return null;
-  const a = value as Partial<StoredAnalysis>;
-  return typeof a.displayStatus === 'string' && Array.isArray(a.partition) && typeof a.at === 'number'
-    ? (a as StoredAnalysis)
-    : null;
-}
+import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import type { BalancerDetail, NodeSummary } from '@/lib/schemas/dashboard';
+import { parseStoredAnalysis } from '@/lib/schemas/stored';
 
 export interface FleetSourceRow {
   id: string;
   name: string;
   publicUrl: string;
-  analysis: StoredAnalysis | null;
+  /** In the API's vocabulary; `since` is null here (the overview reads when divergence began itself). */
+  analysis: BalancerAnalysisView | null;
 }
 
 /** Every balancer with its latest analysis, by name. */
@@ -40,7 +34,7 @@ export async function readFleetSources(store: Store): Promise<FleetSourceRow[]> 
         .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
         .orderBy(asc(balancers.name)),
     )
-  ).map((r) => ({ ...r, analysis: asAnalysis(r.analysis) }));
+  ).map((r) => ({ ...r, analysis: r.analysis === null ? null : parseStoredAnalysis(r.analysis, null) }));
 }
 
 /** When each of these balancers last diverged (its latest `balancer.diverged`), by id; absent when never. */
@@ -62,21 +56,12 @@ export async function readDivergedSince(
 
 /** One balancer's settings (header secrets redacted), latest analysis and open rollout window; NotFound if none. */
 export async function readBalancerDetail(store: Store, id: string): Promise<BalancerDetail> {
-  const { balancerStates } = store.t;
   const b = await getBalancer(store, id);
-  const state = (
-    await store.read((db) =>
-      db
-        .select({ analysis: balancerStates.analysis })
-        .from(balancerStates)
-        .where(eq(balancerStates.balancerId, id)),
-    )
-  )[0];
   return {
     ...b,
     headers: redactHeaders(b.headers),
     auth: redactAuth(b.auth),
-    analysis: asAnalysis(state?.analysis),
+    analysis: await readBalancerAnalysis(store, id),
     window: await getOpenWindow(store, id),
   };
 }

@@ -5,7 +5,17 @@ import type { z } from 'zod';
 import type { NodeHistoryEntry, NodeState, NodeWithState, RollupEntry } from '@/lib/schemas/balancer-view';
 import type { Store } from '../index';
 import { formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '../histogram';
-import { firstKeyOfHour, HOUR_MS, hourOf, rollupKey, splitRollupKey } from '../rollup-key';
+import {
+  firstKeyOfHour,
+  HOUR_MS,
+  hourOf,
+  MINUTE_MS,
+  MINUTE_SLOTS,
+  minuteOf,
+  minuteRingStart,
+  rollupKey,
+  splitRollupKey,
+} from '../rollup-key';
 import { listRegionIds } from './regions';
 import { clampLimit } from './balancers';
 import type { SubjectStateRow } from '../schema';
@@ -17,7 +27,8 @@ export type { NodeState, NodeWithState } from '@/lib/schemas/balancer-view';
 function toState(row: SubjectStateRow | null): NodeState | null {
   const s = subjectStateOf(row);
   if (!s) return null;
-  const rest = s;
+  // The last available fingerprint is the poller's bookkeeping, not part of the node's state.
+  const { lastAvailableKey: _k, ...rest } = s;
   // The stored JSON may be from an earlier probe with the same answer; the timing columns are the latest.
   return {
     ...rest,
@@ -35,7 +46,9 @@ type NodeRow = Omit<NodeWithState, 'state' | 'regions'>;
  */
 function foldRegions(rows: Array<{ n: NodeRow; s: SubjectStateRow | null }>): NodeWithState[] {
   const byId = new Map<string, { n: NodeRow; states: SubjectStateRow[] }>();
-  for (const { n, s } of rows) {
+  for (const { n: row, s } of rows) {
+    // The rollup sequence number is the store's own key, not part of the node.
+    const { seq: _seq, ...n } = row as NodeRow & { seq?: number | null };
     const entry = byId.get(n.id) ?? { n, states: [] };
     if (s) entry.states.push(s);
     byId.set(n.id, entry);
@@ -232,4 +245,61 @@ export async function getRollups(
   return [...byHour.entries()]
     .sort((x, y) => x[0] - y[0])
     .map(([hour, a]) => toRollup(hour, a.probes, a.failures, a.h));
+}
+
+/** One minute of a node's probes, every region merged. */
+export interface MinuteRollup {
+  minuteStart: number;
+  probes: number;
+  failures: number;
+  p50Ms: number | null;
+  p95Ms: number | null;
+}
+
+/**
+ * A node's minute buckets from `since` up to `now`, oldest first, every region merged; at most the last
+ * MINUTE_SLOTS minutes are kept, so an older `since` answers from the ring's start.
+ */
+export async function getMinuteRollups(
+  store: Store,
+  nodeId: string,
+  since: number,
+  now: number = Date.now(),
+): Promise<MinuteRollup[]> {
+  const { nodes, nodeMinuteRollups: m } = store.t;
+  const [row] = await store.read((db) =>
+    db.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.id, nodeId)),
+  );
+  if (!row) throw new NotFoundError('node', nodeId);
+  if (row.seq === null) return [];
+  const seq = row.seq;
+  const first = Math.max(minuteOf(since), minuteOf(now) - MINUTE_SLOTS + 1);
+  const last = minuteOf(now);
+  const byMinute = new Map<number, { probes: number; failures: number; h: Map<number, number> }>();
+  for (const { id } of await listRegionIds(store)) {
+    const start = minuteRingStart(seq, id);
+    const rows = await store.read((db) =>
+      db
+        .select()
+        .from(m)
+        .where(and(gte(m.key, start), lt(m.key, start + MINUTE_SLOTS), gte(m.minute, first))),
+    );
+    for (const r of rows) {
+      if (r.minute > last) continue;
+      const acc = byMinute.get(r.minute) ?? { probes: 0, failures: 0, h: new Map<number, number>() };
+      acc.probes += r.probes;
+      acc.failures += r.failures;
+      mergeHistograms(acc.h, parseHistogram(r.latency));
+      byMinute.set(r.minute, acc);
+    }
+  }
+  return [...byMinute.entries()]
+    .sort((x, y) => x[0] - y[0])
+    .map(([minute, a]) => ({
+      minuteStart: minute * MINUTE_MS,
+      probes: a.probes,
+      failures: a.failures,
+      p50Ms: quantileMs(a.h, 0.5),
+      p95Ms: quantileMs(a.h, 0.95),
+    }));
 }

@@ -1,8 +1,9 @@
 // The probed subjects' state: what a cycle reads before probing, its one write, stdio target results, the
 // subjects the scheduler spreads, and retention.
+import { parseStoredRegionAnalysis, parseStoredSnapshot, parseStoredVerdict } from '@/lib/schemas/stored';
 import { and, asc, desc, eq, gte, isNotNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
-import type { BalancerAnalysis, BalancerSnapshot } from '@/lib/rollout/types';
+import type { BalancerSnapshot } from '@/lib/rollout/types';
 import { postgresOf, sqliteOf, type Db, type Store } from '../index';
 import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
@@ -69,14 +70,11 @@ export async function storeRegionAnalysis(
       .where(and(eq(rs.balancerId, w.balancerId), ne(rs.region, w.region)));
     const stored: StoredRegionState[] = rows.map((r) => ({
       region: r.region,
-      analysis: {
-        ...(r.analysis as Omit<BalancerAnalysis, 'snapshot'>),
-        snapshot: r.snapshot as BalancerSnapshot,
-      },
+      analysis: parseStoredRegionAnalysis(r.analysis, r.snapshot),
       analyzedAt: r.analyzedAt,
     }));
     const [prev] = await tx.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, w.balancerId));
-    return { others: stored, previousCombined: prev ? (prev.snapshot as BalancerSnapshot) : null };
+    return { others: stored, previousCombined: prev ? parseStoredSnapshot(prev.snapshot) : null };
   });
 }
 
@@ -177,12 +175,12 @@ export async function readPreviousSnapshot(
       .from(rs)
       .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
   );
-  if (own) return own.snapshot as BalancerSnapshot;
+  if (own) return parseStoredSnapshot(own.snapshot);
   if (region !== 'default') return null;
   const [row] = await store.read((db) =>
     db.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, balancerId)),
   );
-  return row ? (row.snapshot as BalancerSnapshot) : null;
+  return row ? parseStoredSnapshot(row.snapshot) : null;
 }
 
 export interface ScheduledSubjects {
@@ -246,7 +244,7 @@ export type SubjectState = Omit<
 export function subjectStateOf(row: SubjectStateRow | null): SubjectState | null {
   if (!row) return null;
   const { subjectId: _s, region: _r, kind: _k, nodeId: _n, targetId: _t, verdictDigest: _d, ...state } = row;
-  return state;
+  return { ...state, verdict: parseStoredVerdict(state.verdict) };
 }
 
 /** The join condition of a subject's state in the region, for readers that list subjects with their state. */

@@ -11,6 +11,7 @@ export * from './poll-units';
 export * from './tokens';
 export * from './webhooks';
 export * from './rollups';
+export * from './minute-rollups';
 export * from './stdio-targets';
 export * from './subjects';
 export * from './sink-alerts';

@@ -5,14 +5,14 @@ import type { Fingerprint, PartitionGroup } from '@/lib/rollout/types';
 import { describeRegionSplit } from '@/lib/rollout/regions';
 import { listIds, plural } from '@/lib/rollout/text';
 import { ALERT_NAMES, type AlertName, type PostableAlert } from '@/lib/schemas/alert-sink';
-import type { StoredAnalysis } from '@/lib/schemas/dashboard';
+import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 
-export type { StoredAnalysis };
+export type { BalancerAnalysisView };
 
 export interface AlertSubject {
   balancerId: string;
   balancerName: string;
-  analysis: StoredAnalysis;
+  analysis: BalancerAnalysisView;
   /** How operators know each node (URL or address), by node id. */
   nodeLabels: Record<string, string>;
 }
@@ -67,10 +67,10 @@ function describeGroup(g: PartitionGroup, labels: Record<string, string>): strin
 }
 
 /** The partition in words: each fingerprint group, then the unavailable nodes with their reasons. */
-export function describePartition(analysis: StoredAnalysis, labels: Record<string, string>): string {
+export function describePartition(analysis: BalancerAnalysisView, labels: Record<string, string>): string {
   const parts = analysis.partition.map((g) => describeGroup(g, labels));
-  if (analysis.degraded.length > 0) {
-    const down = analysis.degraded.map((d) => `${labels[d.nodeId] ?? d.url} (${d.reason})`);
+  if (analysis.degradedNodes.length > 0) {
+    const down = analysis.degradedNodes.map((d) => `${labels[d.nodeId] ?? d.url} (${d.reason})`);
     parts.push(`unavailable: ${listIds(down, 5)}`);
   }
   if (analysis.unavailableSamples.length > 0) {
@@ -89,7 +89,7 @@ function summaryOf(name: AlertName, subject: AlertSubject): string {
     case 'ErawatchBalancerUnavailable':
       return `Balancer ${b} is unavailable: no node or sample answered this cycle`;
     case 'ErawatchAuthGated': {
-      const gated = a.degraded.filter((d) => AUTH_REASONS.has(d.reason)).length;
+      const gated = a.degradedNodes.filter((d) => AUTH_REASONS.has(d.reason)).length;
       return `Balancer ${b} is auth-gated: ${plural(gated, 'node', 'nodes')} refused the probe without a usable credential, so Erawatch cannot judge ${gated === 1 ? 'it' : 'them'}`;
     }
     case 'ErawatchRolloutStuck':
@@ -100,22 +100,22 @@ function summaryOf(name: AlertName, subject: AlertSubject): string {
 }
 
 function firingNames(
-  a: StoredAnalysis,
+  a: BalancerAnalysisView,
 ): Array<{ name: AlertName; severity: string; extra: Record<string, string> }> {
   const out: Array<{ name: AlertName; severity: string; extra: Record<string, string> }> = [];
   // Inside an open rollout window non-uniform is expected: held, as webhook alerts are.
-  if (a.state === 'non-uniform' && !a.holdAlerts && a.severity && a.severity !== 'region-split') {
+  if (a.status === 'non-uniform' && !a.holdAlerts && a.severity && a.severity !== 'region-split') {
     out.push({
       name: 'ErawatchNonUniform',
       severity: a.severity === 'era-split' ? 'critical' : 'warning',
       extra: { split: a.severity },
     });
   }
-  const authGated = a.degraded.some((d) => AUTH_REASONS.has(d.reason));
+  const authGated = a.degradedNodes.some((d) => AUTH_REASONS.has(d.reason));
   const nothingAnswered =
     a.counts.nodes + a.counts.samples > 0 && a.counts.availableNodes === 0 && a.counts.availableSamples === 0;
   const downForOtherReasons =
-    a.degraded.some((d) => !AUTH_REASONS.has(d.reason)) ||
+    a.degradedNodes.some((d) => !AUTH_REASONS.has(d.reason)) ||
     a.unavailableSamples.some((s) => !AUTH_REASONS.has(s.reason));
   if (nothingAnswered && (downForOtherReasons || !authGated)) {
     out.push({ name: 'ErawatchBalancerUnavailable', severity: 'critical', extra: {} });

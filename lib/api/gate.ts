@@ -4,9 +4,8 @@ import type { Store } from '@/db/index';
 import { getBalancer, getBalancerByName, readBalancerAnalysis, type Balancer } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { NotFoundError } from '@/lib/errors';
-import { judgeGate } from '@/lib/rollout/gate';
+import { catalogDriftOf, judgeGate } from '@/lib/rollout/gate';
 import { describeRegionSplit } from '@/lib/rollout/regions';
-import type { StoredAnalysis } from '@/lib/schemas/dashboard';
 import type { NodeObservation } from '@/lib/rollout/types';
 import type { GateAnswer } from '@/lib/schemas/rollout';
 import { describeOutcome, type CycleRequestOutcome } from '@/lib/poller/requests';
@@ -56,9 +55,9 @@ export async function gateForBalancer(
   );
   let judged = judgeGate(observations, unprobed, revision);
   // Regions that see different answers behind one public URL keep the gate shut, whatever each one says.
-  const stored = (await readBalancerAnalysis(store, balancer.id))?.analysis as StoredAnalysis | undefined;
+  const stored = await readBalancerAnalysis(store, balancer.id);
   if (stored?.regionSplit === true) {
-    const why = `regions disagree: ${describeRegionSplit(stored.regionPartition ?? [], stored.partition)}`;
+    const why = `regions disagree: ${describeRegionSplit(stored.regionPartition, stored.partition)}`;
     judged = { state: 'closed', ready: false, reasons: [...judged.reasons, why] };
   }
   const probedAt = observations.map((o) => o.verdict.probedAt);
@@ -69,6 +68,7 @@ export async function gateForBalancer(
     ready: judged.ready,
     state: judged.state,
     reasons: judged.reasons,
+    catalogDrift: stored ? catalogDriftOf(stored.partition) : null,
     observedAt: probedAt.length > 0 ? Math.min(...probedAt) : null,
     fresh,
     checkedAt: now,

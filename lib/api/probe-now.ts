@@ -2,6 +2,7 @@
 // asks for a cycle of the balancer's poll unit in every region that must probe it; a worker of each region
 // (this process's own poller too, if it runs one of that region) runs the cycle, fenced like any other, and
 // the answer is read from what those cycles stored.
+import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import type { Store } from '@/db/index';
 import { readBalancerAnalysis } from '@/db/queries/balancers';
 import { latestEventSeq, listEventsAfter, type StoredEvent } from '@/db/queries/events';
@@ -37,7 +38,7 @@ export interface ProbeNowAnswer {
   /** How long the answer took, asking included. */
   durationMs: number;
   probes: number;
-  analysis: unknown;
+  analysis: BalancerAnalysisView | null;
   /** The balancer's events stored since the ask. */
   events: StoredEvent[];
   /** Each region's cycle: when it stored and how many probes it made. */
@@ -78,7 +79,7 @@ export async function probeBalancerNow(
     at: Math.max(...regions.map((r) => r.at ?? 0)),
     durationMs: Date.now() - started,
     probes: regions.reduce((n, r) => n + r.probes, 0),
-    analysis: stored?.analysis ?? null,
+    analysis: stored,
     events: await listEventsAfter(store, balancerId, mark),
     regions,
   };

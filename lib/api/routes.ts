@@ -18,7 +18,7 @@ import {
   ProbeNowResult,
 } from '@/lib/schemas/balancer-view';
 import { pageOf } from '@/lib/schemas/common';
-import { BalancerDetailView, NodeLabelsQuery, NodeSummaryView } from '@/lib/schemas/dashboard';
+import { BalancerDetailView, LatencyPoint, NodeLabelsQuery, NodeSummaryView } from '@/lib/schemas/dashboard';
 import { Event, EventQuery } from '@/lib/schemas/event';
 import {
   FlaggerHookAnswer,
@@ -593,9 +593,10 @@ export const ROUTES = {
   dashboardNodeRollups: {
     method: 'GET',
     path: '/dashboard-data/nodes/{id}/rollups',
-    summary: "A node's probe rollups for its latency chart",
+    summary: "A node's latency chart: minute buckets for the last six hours, hourly rollups before (a week)",
     tag: 'dashboard',
     access: 'viewer',
+    response: pageOf(LatencyPoint),
     problems: READ,
   },
 

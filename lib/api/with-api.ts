@@ -3,7 +3,13 @@
 import type { z } from 'zod';
 import { StoreUnavailableError, getStore, type Store } from '@/db/index';
 import { findTokenBySecret } from '@/db/queries/tokens';
-import { ConflictError, NotFoundError, ValidationError, loggableError } from '@/lib/errors';
+import {
+  ConflictError,
+  NotFoundError,
+  StoredDataInvalidError,
+  ValidationError,
+  loggableError,
+} from '@/lib/errors';
 import { currentAuthMode, hostRefusal, type AuthMode } from '@/lib/auth/mode';
 import { clientAddress } from './front-door';
 import { SESSION_COOKIE, readCookie, sameOrigin, sessionOf } from '@/lib/auth/session';
@@ -173,6 +179,10 @@ export function errorToResponse(err: unknown): Response {
     return problemResponse(
       buildProblem(422, 'egress_refused', err.message, [{ pointer: '/url', detail: err.message }]),
     );
+  }
+  if (err instanceof StoredDataInvalidError) {
+    console.error('erawatch api: stored data does not parse', err.message);
+    return problemResponse(buildProblem(500, 'stored_data_invalid', err.message));
   }
   console.error(`erawatch api: unhandled error: ${loggableError(err)}`);
   return problemResponse(

@@ -13,7 +13,7 @@ import type {
   NodeHistorySpan,
   NodeSummary,
   Page,
-  RollupItem,
+  LatencyPoint,
 } from './types';
 
 export const queryKeys = {
@@ -85,7 +85,7 @@ export function nodeRollupsQuery(fetcher: Fetcher, id: string) {
   return queryOptions({
     queryKey: queryKeys.nodeRollups(id),
     queryFn: async () =>
-      (await requestJson<Page<RollupItem>>(fetcher, `/dashboard-data/nodes/${enc(id)}/rollups`)).items,
+      (await requestJson<Page<LatencyPoint>>(fetcher, `/dashboard-data/nodes/${enc(id)}/rollups`)).items,
   });
 }
 

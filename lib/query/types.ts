@@ -5,7 +5,8 @@ import type { BalancerView, NodeHistoryEntry, NodeWithState, RollupEntry } from 
 import type { pageOf } from '@/lib/schemas/common';
 import type { Event } from '@/lib/schemas/event';
 
-export type { BalancerDetail, NodeSummary, StoredAnalysis, VerdictSummary } from '@/lib/schemas/dashboard';
+export type { BalancerDetail, NodeSummary, VerdictSummary } from '@/lib/schemas/dashboard';
+export type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 export type { RolloutWindow } from '@/lib/schemas/rollout';
 
 export type Page<T> = z.output<ReturnType<typeof pageOf<z.ZodType<T>>>>;
@@ -15,4 +16,5 @@ export type Balancer = Omit<z.output<typeof BalancerView>, 'summary'>;
 export type NodeDetail = NodeWithState;
 export type NodeHistorySpan = z.output<typeof NodeHistoryEntry>;
 export type RollupItem = z.output<typeof RollupEntry>;
+export type { LatencyPoint } from '@/lib/schemas/dashboard';
 export type EventItem = Event;

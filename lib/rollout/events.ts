@@ -2,6 +2,7 @@
 // against itself yields nothing. On the first cycle (no previous snapshot) only what needs action now
 // is emitted: divergence, unavailable and flapping nodes, stuck windows; never recoveries or gates.
 import type { BalancerSnapshot, EventDraft, EventType, NodeSnapshot } from './types';
+import { isAuthGatedReason } from '@/lib/probe/types';
 import { RolloutInputError } from './validate';
 
 export function diffSnapshots(
@@ -57,7 +58,21 @@ export function diffSnapshots(
         data: node.region === undefined ? data : { ...data, region: node.region },
       });
     if (!node.available) {
-      if (!old || old.available) emit('node.unavailable', node.nodeId, { reason: node.reason });
+      // Refused at the door is not down: its own event, and a move between the two is an event too.
+      const gated = isAuthGatedReason(node.reason ?? '');
+      const was = !old
+        ? null
+        : old.available
+          ? 'available'
+          : isAuthGatedReason(old.reason ?? '')
+            ? 'auth-gated'
+            : 'unavailable';
+      const now = gated ? 'auth-gated' : 'unavailable';
+      if (was !== now)
+        emit(gated ? 'node.auth_gated' : 'node.unavailable', node.nodeId, {
+          reason: node.reason,
+          ...(was === null || was === 'available' ? {} : { from: was }),
+        });
       continue;
     }
     if (old && !old.available) {

@@ -107,3 +107,28 @@ export function judgeGate(
   if (unknown.length > 0) return { state: 'cannot_judge', ready: false, reasons: unknown };
   return { state: 'open', ready: true, reasons: [] };
 }
+
+/** Tool catalogs that differ while the served revisions agree: the gate stays open, but says so. */
+export interface CatalogDrift {
+  /** Every tool some group adds, lacks or has in another form against the largest group, sorted. */
+  tools: string[];
+  /** One sentence for people: which tools, and what it means for clients. */
+  detail: string;
+}
+
+/**
+ * The catalog drift of an analysis' partition, from each group's diff against the largest group; null when
+ * every listed catalog is the same (or none was listed).
+ */
+export function catalogDriftOf(
+  partition: ReadonlyArray<{ catalogDiff?: { adds: string[]; lacks: string[]; changed: string[] } | null }>,
+): CatalogDrift | null {
+  const diffs = partition.flatMap((g) => (g.catalogDiff ? [g.catalogDiff] : []));
+  if (diffs.length === 0) return null;
+  const tools = [...new Set(diffs.flatMap((d) => [...d.adds, ...d.lacks, ...d.changed]))].sort();
+  const named = tools.length > 0 ? `: ${tools.join(', ')}` : ' (same names, other descriptions or schemas)';
+  return {
+    tools,
+    detail: `tool catalogs differ between nodes${named}; the gate judges the served revisions only, so a client that cached one node's tools/list may call a tool another node lacks`,
+  };
+}

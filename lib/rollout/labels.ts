@@ -115,6 +115,7 @@ export const EVENT_LABELS: Record<EventType, string> = {
   'balancer.region_split': 'Regions split',
   'balancer.region_converged': 'Regions agree again',
   'node.unavailable': 'Node unavailable',
+  'node.auth_gated': 'Node auth-gated',
   'node.recovered': 'Node recovered',
   'node.era_changed': 'Node era changed',
   'node.catalog_changed': 'Node catalog changed',

@@ -300,6 +300,7 @@ export const EVENT_TYPES = [
   'balancer.region_split',
   'balancer.region_converged',
   'node.unavailable',
+  'node.auth_gated',
   'node.recovered',
   'node.era_changed',
   'node.catalog_changed',

@@ -18,7 +18,7 @@ export type AlertSinkKind = (typeof ALERT_SINK_KINDS)[number];
 export const ALERT_NAMES = {
   ErawatchNonUniform: 'balancer.diverged',
   ErawatchBalancerUnavailable: 'node.unavailable',
-  ErawatchAuthGated: 'node.unavailable',
+  ErawatchAuthGated: 'node.auth_gated',
   ErawatchRolloutStuck: 'rollout.stuck',
   ErawatchRegionSplit: 'balancer.region_split',
 } as const satisfies Record<string, z.output<typeof EventType>>;

@@ -1,7 +1,10 @@
 // How the API shows balancers and nodes. Literal header values are secrets and never come back: they are
 // replaced by REDACTED (sending REDACTED back in an update keeps the stored value); `env:NAME` references show.
 import { z } from 'zod';
-import { AVAILABILITIES, CLIENT_ERAS, type Verdict } from '@/lib/probe/types';
+import { AVAILABILITIES, CLIENT_ERAS } from '@/lib/probe/types';
+import { BalancerAnalysisView } from './balancer-analysis';
+import { Event } from './event';
+import { Verdict } from './verdict';
 import { OAuthClientCredentialsInput } from './balancer';
 import { Limit, Timestamp } from './common';
 
@@ -108,9 +111,7 @@ const NodeStateView = z.object({
   probes: z.int(),
   failures: z.int(),
   consecutiveFailures: z.int(),
-  verdict: z
-    .record(z.string(), z.unknown())
-    .meta({ description: 'the full Verdict with its evidence steps' }),
+  verdict: Verdict.meta({ description: 'the full Verdict with its evidence steps' }),
 });
 
 export const NodeView = z
@@ -154,9 +155,8 @@ export const NodeHistoryEntry = z
   })
   .meta({ id: 'NodeHistoryEntry' });
 
-type NodeViewState = NonNullable<z.output<typeof NodeView>['state']>;
-/** A node's latest state; the schema documents the verdict loosely, the type is the probe's Verdict. */
-export type NodeState = Omit<NodeViewState, 'verdict'> & { verdict: Verdict };
+/** A node's latest state, its full Verdict included. */
+export type NodeState = NonNullable<z.output<typeof NodeView>['state']>;
 export type NodeWithState = Omit<z.output<typeof NodeView>, 'state' | 'regions'> & {
   state: NodeState | null;
   regions?: Array<NodeState & { region: string }>;
@@ -189,5 +189,15 @@ export const BalancerListQuery = z.object({
 
 export const NodeHistoryQuery = z.object({ limit: Limit });
 
-/** What "probe now" answers: the stored cycles' summary. */
-export const ProbeNowResult = z.record(z.string(), z.unknown()).meta({ description: 'the cycle summary' });
+/** What "probe now" answers: the cycles its regions stored, the analysis after them and the events they raised. */
+export const ProbeNowResult = z
+  .object({
+    balancerId: z.string(),
+    at: Timestamp.meta({ description: 'when the last of the cycles stored its results' }),
+    durationMs: z.int().meta({ description: 'how long the answer took, asking included' }),
+    probes: z.int(),
+    analysis: BalancerAnalysisView.nullable(),
+    events: z.array(Event).meta({ description: "the balancer's events stored since the ask" }),
+    regions: z.array(z.object({ region: z.string(), at: Timestamp.nullable(), probes: z.int() })),
+  })
+  .meta({ id: 'ProbeNowResult' });

@@ -1,19 +1,13 @@
 // What the dashboard's read model (/dashboard-data) serves: exactly what the screens draw. Client-safe.
 import { z } from 'zod';
 import { CLIENT_ERAS, SERVED_ERAS } from '@/lib/probe/types';
-import type { BalancerAnalysis } from '@/lib/rollout/types';
+import { BalancerAnalysisView } from './balancer-analysis';
 import { BalancerView, NodeView } from './balancer-view';
 import { RolloutWindow } from './rollout';
 
-/** The latest analysis as stored beside the balancer (the diffing snapshot stays server-side). */
-export const StoredAnalysis = z.custom<Omit<BalancerAnalysis, 'snapshot'>>(
-  (v) => typeof v === 'object' && v !== null,
-);
-export type StoredAnalysis = z.output<typeof StoredAnalysis>;
-
 /** One balancer's settings (secrets redacted), latest analysis and open rollout window. */
 export const BalancerDetailView = BalancerView.omit({ summary: true }).extend({
-  analysis: StoredAnalysis.nullable(),
+  analysis: BalancerAnalysisView.nullable(),
   window: RolloutWindow.nullable(),
 });
 export type BalancerDetail = z.output<typeof BalancerDetailView>;
@@ -53,3 +47,40 @@ export const NodeLabelsQuery = z.object({
     .transform((s) => s.split(',').filter((id) => id !== ''))
     .pipe(z.array(z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be node ids')).max(500, 'at most 500 ids')),
 });
+
+/** One point of a node's latency chart: a minute for the last hours, an hour before. */
+export const LatencyPoint = z.object({
+  at: z.int().meta({ description: 'start of the bucket, epoch ms' }),
+  spanMs: z.int().meta({ description: '60000 for a minute bucket, 3600000 for an hour' }),
+  probes: z.int(),
+  failures: z.int(),
+  p50Ms: z.number().nullable(),
+  p95Ms: z.number().nullable(),
+});
+export type LatencyPoint = z.output<typeof LatencyPoint>;
+
+/** The chart's points, oldest first: hours up to where the minute buckets begin, then minutes. */
+export function latencyPoints(
+  hours: ReadonlyArray<{
+    hourStart: number;
+    probes: number;
+    failures: number;
+    p50Ms: number | null;
+    p95Ms: number | null;
+  }>,
+  minutes: ReadonlyArray<{
+    minuteStart: number;
+    probes: number;
+    failures: number;
+    p50Ms: number | null;
+    p95Ms: number | null;
+  }>,
+): LatencyPoint[] {
+  const firstMinute = minutes[0]?.minuteStart ?? Infinity;
+  return [
+    ...hours
+      .filter((h) => h.hourStart + 3_600_000 <= firstMinute)
+      .map(({ hourStart, ...r }) => ({ at: hourStart, spanMs: 3_600_000, ...r })),
+    ...minutes.map(({ minuteStart, ...r }) => ({ at: minuteStart, spanMs: 60_000, ...r })),
+  ];
+}

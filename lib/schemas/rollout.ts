@@ -69,6 +69,18 @@ export const GateAnswer = z
         'open: ready; closed: the readable nodes rule it out; cannot_judge: auth-gated, unprobed or unfinished fresh probe',
     }),
     reasons: z.array(z.string()),
+    catalogDrift: z
+      .object({
+        tools: z
+          .array(z.string())
+          .meta({ description: 'every tool some nodes add, lack or define differently, sorted' }),
+        detail: z.string(),
+      })
+      .nullable()
+      .meta({
+        description:
+          'the nodes present different tool catalogs (drift) while their served revisions agree: the gate still opens on the revision, and says which tools differ; null when the catalogs agree or were not listed',
+      }),
     /** The oldest verdict the answer used (epoch ms); null when no node has been probed. */
     observedAt: Timestamp.nullable(),
     /** True when the balancer was probed for this answer (`fresh=true` and the probe finished in time). */

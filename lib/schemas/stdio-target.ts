@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CLIENT_ERAS, DEFAULT_LEGACY_VERSIONS } from '@/lib/probe/types';
 import { Regions } from './balancer';
 import { deadlineFits, deadlineIssue } from './common';
+import { Verdict } from './verdict';
 
 const revision = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a revision date like 2025-11-25');
 
@@ -120,9 +121,8 @@ export const StdioTargetHistoryView = z
 export type StdioTargetHistoryView = z.output<typeof StdioTargetHistoryView>;
 
 export const StdioTargetDetailView = StdioTargetView.extend({
-  verdict: z
-    .record(z.string(), z.unknown())
-    .nullable()
-    .meta({ description: 'the full Verdict with its evidence steps; null before the first probe' }),
+  verdict: Verdict.nullable().meta({
+    description: 'the full Verdict with its evidence steps; null before the first probe',
+  }),
   history: z.array(StdioTargetHistoryView),
 }).meta({ id: 'StdioTargetDetail' });

@@ -1,5 +1,6 @@
 // Pure helpers for the balancer detail: matrix columns, fingerprint differences, the era mix over time.
 import type { CacheHazard, Fingerprint, NodeSnapshot, PartitionGroup } from '@/lib/rollout/types';
+import { isAuthGatedReason } from '@/lib/probe/types';
 import type { EraMix } from './fleet';
 
 /** Every revision any node was seen to serve, newest first: the matrix's columns. */
@@ -100,15 +101,27 @@ export interface EraEvent {
   data: Record<string, unknown>;
 }
 
-type NodeEra = { available: boolean; era: 'modern' | 'legacy' | null };
+type Availability = 'available' | 'unavailable' | 'auth-gated';
+type NodeEra = { state: Availability; era: 'modern' | 'legacy' | null };
 
 function mixOf(nodes: Map<string, NodeEra>): EraMix {
-  const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0 };
+  const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0, authGated: 0 };
   for (const n of nodes.values()) {
-    if (!n.available || n.era === null) mix.unavailable += 1;
-    else mix[n.era] += 1;
+    if (n.state === 'auth-gated') mix.authGated += 1;
+    else if (n.state === 'unavailable') mix.unavailable += 1;
+    // Available with no era yet: before its first event the node was not in the fleet (or not probed).
+    else if (n.era !== null) mix[n.era] += 1;
   }
   return mix;
+}
+
+function downState(reason: unknown): Availability {
+  return typeof reason === 'string' && isAuthGatedReason(reason) ? 'auth-gated' : 'unavailable';
+}
+
+/** What a node was before an unavailable or auth-gated event: the event's `from`, else available. */
+function stateBefore(from: unknown): Availability {
+  return from === 'unavailable' || from === 'auth-gated' ? from : 'available';
 }
 
 function eraFrom(value: unknown): 'modern' | 'legacy' | null {
@@ -129,7 +142,10 @@ export function replayEraMix(
   now: number,
 ): MixPoint[] {
   const nodes = new Map<string, NodeEra>(
-    current.map((n) => [n.nodeId, { available: n.available, era: n.era }]),
+    current.map((n) => [
+      n.nodeId,
+      { state: n.available ? 'available' : downState(n.reason), era: n.era } satisfies NodeEra,
+    ]),
   );
   const newestFirst = events
     .map((e, i) => ({ e, i }))
@@ -139,10 +155,11 @@ export function replayEraMix(
   let mix = mixOf(nodes);
   for (const { e } of newestFirst) {
     const id = e.nodeId ?? '';
-    const node = nodes.get(id) ?? { available: true, era: null };
+    const node: NodeEra = nodes.get(id) ?? { state: 'available', era: null };
     if (e.type === 'node.era_changed') node.era = eraFrom(e.data.from) ?? node.era;
-    else if (e.type === 'node.recovered') node.available = false;
-    else if (e.type === 'node.unavailable') node.available = true;
+    else if (e.type === 'node.recovered') node.state = downState(e.data.downReason);
+    else if (e.type === 'node.unavailable' || e.type === 'node.auth_gated')
+      node.state = stateBefore(e.data.from);
     else continue;
     nodes.set(id, node);
     reversed.push({ at: e.at, ...mix });

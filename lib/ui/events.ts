@@ -18,6 +18,7 @@ const EVENT_LOOK: Record<EventType, { icon: IconName; tone: Tone }> = {
   'balancer.region_split': { icon: 'split', tone: 'warn' },
   'balancer.region_converged': { icon: 'check', tone: 'ok' },
   'node.unavailable': { icon: 'unavailable', tone: 'bad' },
+  'node.auth_gated': { icon: 'lock', tone: 'warn' },
   'node.recovered': { icon: 'check', tone: 'ok' },
   'node.era_changed': { icon: 'rolling', tone: 'info' },
   'node.catalog_changed': { icon: 'rolling', tone: 'info' },
@@ -77,6 +78,7 @@ export function describeEvent(e: EventLike): string {
     case 'balancer.region_converged':
       return regionGroupsText(d.regions) ? `${regionGroupsText(d.regions)} agree` : '';
     case 'node.unavailable':
+    case 'node.auth_gated':
       return [str(d.reason), str(d.region) ? `from ${String(d.region)}` : null].filter(Boolean).join(', ');
     case 'node.recovered':
       return [str(d.era), str(d.downReason) ? `after ${String(d.downReason)}` : null]

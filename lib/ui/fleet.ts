@@ -1,7 +1,7 @@
 // The fleet overview's rows, counts, ordering and filtering: pure functions over what the API returns.
 import type { z } from 'zod';
 import type { BalancerView } from '@/lib/schemas/balancer-view';
-import type { StoredAnalysis } from '@/lib/schemas/dashboard';
+import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import { isFleetStatus, statusRank, type FleetStatus } from './presentation';
 
 export const GATE_REVISION = '2026-07-28';
@@ -9,7 +9,10 @@ export const GATE_REVISION = '2026-07-28';
 export interface EraMix {
   modern: number;
   legacy: number;
+  /** Down or unreachable. */
   unavailable: number;
+  /** Refused at the door (401/403, or no token): not down, but their era cannot be judged. */
+  authGated: number;
 }
 
 /** The part of a balancer list item the overview reads; `analysis` is the latest BalancerAnalysis, if any. */
@@ -18,7 +21,7 @@ export interface FleetSource {
   name: string;
   publicUrl: string;
   summary?: z.output<typeof BalancerView>['summary'];
-  analysis?: StoredAnalysis | null;
+  analysis?: BalancerAnalysisView | null;
 }
 
 export interface FleetRow {
@@ -40,17 +43,19 @@ export interface FleetRow {
 }
 
 /** Nodes per client era from the partition and the unavailable list; samples when no node is probed directly. */
-export function eraMixOf(analysis: StoredAnalysis): EraMix {
-  const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0 };
+export function eraMixOf(analysis: BalancerAnalysisView): EraMix {
+  const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0, authGated: 0 };
   const bySamples = analysis.counts.nodes === 0;
   for (const group of analysis.partition) {
     mix[group.fingerprint.era] += bySamples ? group.sampleCount : group.nodeIds.length;
   }
-  mix.unavailable = bySamples ? analysis.unavailableSamples.length : analysis.degraded.length;
+  const down = bySamples ? analysis.unavailableSamples : analysis.degradedNodes;
+  mix.authGated = down.filter((d) => d.authGated).length;
+  mix.unavailable = down.length - mix.authGated;
   return mix;
 }
 
-export function gateOf(analysis: StoredAnalysis, revision: string = GATE_REVISION): boolean | null {
+export function gateOf(analysis: BalancerAnalysisView, revision: string = GATE_REVISION): boolean | null {
   const gate = analysis.gates.find((g) => g.revision === revision) ?? analysis.gates[0];
   return gate ? gate.ready : null;
 }
@@ -63,12 +68,12 @@ export function toFleetRow(source: FleetSource): FleetRow {
       name: source.name,
       publicUrl: source.publicUrl,
       status: a.displayStatus,
-      nonUniform: a.state === 'non-uniform',
-      degraded: a.isDegraded,
+      nonUniform: a.status === 'non-uniform',
+      degraded: a.degraded,
       mix: eraMixOf(a),
       gateReady: gateOf(a),
       progress: a.window ? a.window.label : null,
-      lastProbeAt: a.at,
+      lastProbeAt: a.analyzedAt,
       nonUniformSince: null,
     };
   }
@@ -82,7 +87,7 @@ export function toFleetRow(source: FleetSource): FleetRow {
     status,
     nonUniform: s?.status === 'non-uniform',
     degraded: s?.degraded ?? false,
-    mix: { modern: 0, legacy: 0, unavailable: 0 },
+    mix: { modern: 0, legacy: 0, unavailable: 0, authGated: 0 },
     gateReady: null,
     progress: null,
     lastProbeAt: s?.analyzedAt ?? null,
@@ -158,5 +163,6 @@ export function formatMix(mix: EraMix): string {
   if (mix.modern > 0) parts.push(`${mix.modern} modern`);
   if (mix.legacy > 0) parts.push(`${mix.legacy} legacy`);
   if (mix.unavailable > 0) parts.push(`${mix.unavailable} unavailable`);
+  if (mix.authGated > 0) parts.push(`${mix.authGated} auth-gated`);
   return parts.length === 0 ? 'no nodes yet' : parts.join(' · ');
 }

@@ -53,6 +53,10 @@ test('nodes that differ only by one tool drift, and the page names the tool', as
   await expect(page.getByTestId('answer-count')).toHaveText('2');
   await expect(page.getByTestId('group-tools')).toHaveText(['2 tools: echo, refund', '1 tool: echo']);
   await expect(page.getByTestId('catalog-diff')).toHaveText('lacks refund');
+  // The revision is uniform, so the gate is open, and its panel says the catalogs differ and which tool.
+  await expect(page.getByTestId('gate')).toContainText('Open');
+  await expect(page.getByTestId('gate')).toContainText('but their tool catalogs differ');
+  await expect(page.getByTestId('gate-catalog-drift')).toContainText('Tools that differ: refund');
   await page.getByTestId('partition').scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath('catalog-diff'), fullPage: true });
 });

@@ -75,10 +75,10 @@ describe('operations', () => {
     expect(res.status).toBe(200);
     const result = (await res.json()) as {
       probes: number;
-      analysis: { state: string; counts: { availableNodes: number } };
+      analysis: { status: string; counts: { availableNodes: number } };
     };
     expect(result.probes).toBe(1);
-    expect(result.analysis.state).toBe('uniform');
+    expect(result.analysis.status).toBe('uniform');
     expect(result.analysis.counts.availableNodes).toBe(1);
 
     const gate = await handler(import('@/app/api/v1/balancers/[id]/gate/route'), 'GET');

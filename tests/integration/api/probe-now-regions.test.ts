@@ -123,14 +123,14 @@ describe('probe-now and the fresh gate across regions', () => {
     const body = (await res.json()) as {
       probes: number;
       regions: Array<{ region: string; probes: number }>;
-      analysis: { state: string };
+      analysis: { status: string };
     };
     expect(body.regions.map((r) => [r.region, r.probes])).toEqual([
       ['eu-west', 1],
       ['us-east', 1],
     ]);
     expect(body.probes).toBe(2);
-    expect(body.analysis.state).toBe('uniform');
+    expect(body.analysis.status).toBe('uniform');
     const after = seenFrom();
     expect(after['us-east'] - before['us-east']).toBe(1);
     expect(after['eu-west'] - before['eu-west']).toBe(1);

@@ -130,13 +130,13 @@ describe('readFleetRows', () => {
       ['d-new', 'pending', false],
     ]);
     const split = rows[0];
-    expect(split?.mix).toEqual({ modern: 2, legacy: 1, unavailable: 0 });
+    expect(split?.mix).toEqual({ modern: 2, legacy: 1, unavailable: 0, authGated: 0 });
     expect(split?.gateReady).toBe(false);
     // Non-uniform since the latest divergence; uniform rows have no such time.
     expect(split?.nonUniformSince).toBe(900_000);
     expect(rows[2]?.nonUniformSince).toBeNull();
     expect(rows[2]?.gateReady).toBe(true);
-    expect(rows[1]?.mix).toEqual({ modern: 1, legacy: 0, unavailable: 1 });
+    expect(rows[1]?.mix).toEqual({ modern: 1, legacy: 0, unavailable: 1, authGated: 0 });
     expect(rows[3]).toMatchObject({ gateReady: null, lastProbeAt: null });
   });
 });
@@ -145,7 +145,7 @@ describe('readBalancerDetail', () => {
   it('returns the analysis without the snapshot and never a literal header value', async () => {
     const id = await seed('detail', ['modern', 'legacy']);
     const d = await readBalancerDetail(store, id);
-    expect(d.analysis?.state).toBe('non-uniform');
+    expect(d.analysis?.status).toBe('non-uniform');
     expect(d.analysis?.partition).toHaveLength(2);
     expect(d.analysis?.cacheHazard.maxTtlMs).toBe(60_000);
     expect(d.analysis).not.toHaveProperty('snapshot');

@@ -12,7 +12,7 @@ import type { Store } from '@/db/index';
 import { startRoundRobinProxy, type RoundRobinProxy } from '@/lib/peers/round-robin-proxy';
 import { startPeers, type RunningPeer } from '@/lib/peers/spawn';
 import { startWorkerProcess, type WorkerProcess } from '../../support/worker-process';
-import type { StoredAnalysis } from '@/lib/schemas/dashboard';
+import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import { startSourceRoutingProxy, type SourceRoutingProxy } from '../../support/source-routing-proxy';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-regions-'));
@@ -68,10 +68,9 @@ function twoRegions(location: () => Promise<string>): void {
     return store;
   }
 
-  async function analysisNow(): Promise<StoredAnalysis | null> {
+  async function analysisNow(): Promise<BalancerAnalysisView | null> {
     const { readBalancerAnalysis } = await import('@/db/queries/balancers');
-    const stored = await readBalancerAnalysis(await storeOf(), balancerId);
-    return (stored?.analysis as StoredAnalysis | undefined) ?? null;
+    return await readBalancerAnalysis(await storeOf(), balancerId);
   }
 
   async function eventTypes(): Promise<string[]> {
@@ -137,7 +136,7 @@ function twoRegions(location: () => Promise<string>): void {
       },
       logs,
     );
-    expect(split.state).toBe('non-uniform');
+    expect(split.status).toBe('non-uniform');
     expect(split.severity).toBe('region-split');
     expect(split.displayStatus).toBe('region-split');
     const versionOf = new Map(split.partition.map((g) => [g.key, g.fingerprint.serverVersion]));
@@ -150,7 +149,7 @@ function twoRegions(location: () => Promise<string>): void {
       { regions: ['eu-west'], versions: ['2.0.0'] },
       { regions: ['us-east'], versions: ['3.0.0'] },
     ]);
-    expect(split.regions?.map((r) => [r.region, r.state])).toEqual([
+    expect(split.regions?.map((r) => [r.region, r.status])).toEqual([
       ['eu-west', 'uniform'],
       ['us-east', 'uniform'],
     ]);
@@ -160,13 +159,13 @@ function twoRegions(location: () => Promise<string>): void {
     expect(front?.seen('127.0.0.1')).toBe(0);
 
     // Two more cycles of each region: the split lasts, and is still reported once.
-    const after = split.regions?.map((r) => r.at) ?? [];
+    const after = split.regions?.map((r) => r.analyzedAt) ?? [];
     await waitFor(
       'two more cycles from each region',
       60_000,
       async () => {
         const a = await analysisNow();
-        const now = a?.regions?.map((r) => r.at) ?? [];
+        const now = a?.regions?.map((r) => r.analyzedAt) ?? [];
         return now.length === 2 && now.every((at, i) => at > (after[i] ?? Infinity) + 3_000) ? a : undefined;
       },
       logs,

@@ -6,9 +6,11 @@ import {
   labelFingerprint,
   postableAlerts,
   sinkWants,
-  type StoredAnalysis,
+  type BalancerAnalysisView,
 } from '@/lib/alertmanager/alerts';
 import type { Fingerprint, PartitionGroup, UnavailableNode } from '@/lib/rollout/types';
+import { analysisViewOf } from '@/lib/schemas/balancer-analysis';
+import type { StoredAnalysisJson } from '@/lib/schemas/snapshot';
 
 const modern: Fingerprint = {
   era: 'modern',
@@ -30,32 +32,36 @@ function group(fp: Fingerprint, nodeIds: string[], sampleCount = 0): PartitionGr
   return { key: fp.era, fingerprint: fp, nodeIds, sampleCount, sampleNodeIds: [] };
 }
 
-function analysis(over: Partial<StoredAnalysis>): StoredAnalysis {
-  return {
-    balancerId: 'bal_1',
-    at: 1_000,
-    state: 'uniform',
-    severity: null,
-    partition: [group(modern, ['n1', 'n2'])],
-    degraded: [],
-    unavailableSamples: [],
-    isDegraded: false,
-    flapping: [],
-    cacheHazard: {
-      maxTtlMs: null,
-      availableSamples: 0,
-      contradictingSamples: 0,
-      contradictingShare: null,
-      differingSamples: 0,
+/** An analysis as the poller stores it, read back as the store's edge hands it on. */
+function analysis(over: Partial<StoredAnalysisJson>): BalancerAnalysisView {
+  return analysisViewOf(
+    {
+      balancerId: 'bal_1',
+      at: 1_000,
+      state: 'uniform',
+      severity: null,
+      partition: [group(modern, ['n1', 'n2'])],
+      degraded: [],
+      unavailableSamples: [],
+      isDegraded: false,
+      flapping: [],
+      cacheHazard: {
+        maxTtlMs: null,
+        availableSamples: 0,
+        contradictingSamples: 0,
+        contradictingShare: null,
+        differingSamples: 0,
+      },
+      gates: [],
+      window: null,
+      rolling: false,
+      holdAlerts: false,
+      displayStatus: 'uniform',
+      counts: { nodes: 2, availableNodes: 2, samples: 0, availableSamples: 0 },
+      ...over,
     },
-    gates: [],
-    window: null,
-    rolling: false,
-    holdAlerts: false,
-    displayStatus: 'uniform',
-    counts: { nodes: 2, availableNodes: 2, samples: 0, availableSamples: 0 },
-    ...over,
-  };
+    null,
+  );
 }
 
 const down = (nodeId: string, reason: string): UnavailableNode => ({
@@ -65,12 +71,12 @@ const down = (nodeId: string, reason: string): UnavailableNode => ({
   anomaly: null,
 });
 const labels = { n1: 'http://10.0.0.1/mcp', n2: 'http://10.0.0.2/mcp' };
-const raise = (a: StoredAnalysis) =>
+const raise = (a: BalancerAnalysisView) =>
   alertsFor(
     { balancerId: 'bal_1', balancerName: 'shop', analysis: a, nodeLabels: labels },
     'https://ew.example/',
   );
-const names = (a: StoredAnalysis) => raise(a).map((x) => [x.labels.alertname, x.labels.severity]);
+const names = (a: BalancerAnalysisView) => raise(a).map((x) => [x.labels.alertname, x.labels.severity]);
 
 describe('alertsFor', () => {
   const window = {
@@ -85,7 +91,7 @@ describe('alertsFor', () => {
     stuck: false,
   };
   const split = { state: 'non-uniform' as const, partition: [group(modern, ['n1']), group(legacy, ['n2'])] };
-  it.each<[string, Partial<StoredAnalysis>, string[][]]>([
+  it.each<[string, Partial<StoredAnalysisJson>, string[][]]>([
     ['a uniform healthy balancer raises nothing', {}, []],
     ['era-split is critical', { ...split, severity: 'era-split' }, [['ErawatchNonUniform', 'critical']]],
     ['drift is a warning', { ...split, severity: 'drift' }, [['ErawatchNonUniform', 'warning']]],
@@ -177,7 +183,7 @@ describe('alertsFor: regions', () => {
     ...group(fp, nodeIds),
     regions,
   });
-  const regionSplit = (west: Fingerprint, east: Fingerprint): Partial<StoredAnalysis> => ({
+  const regionSplit = (west: Fingerprint, east: Fingerprint): Partial<StoredAnalysisJson> => ({
     state: 'non-uniform',
     severity: 'region-split',
     displayStatus: 'region-split',
@@ -204,7 +210,7 @@ describe('alertsFor: regions', () => {
     );
   });
 
-  it.each<[string, Partial<StoredAnalysis>, string[][]]>([
+  it.each<[string, Partial<StoredAnalysisJson>, string[][]]>([
     [
       'regions on one era but different versions are a warning',
       regionSplit(modern, { ...modern, serverVersion: '3.0.0' }),

@@ -117,6 +117,30 @@ describe('diffSnapshots: one transition, one event', () => {
       events: ['node.unavailable b'],
     },
     {
+      name: 'refused at the door is node.auth_gated, not node.unavailable',
+      from: [up('a'), up('b')],
+      to: [up('a'), down('b', 'auth_required')],
+      events: ['node.auth_gated b'],
+    },
+    {
+      name: 'a new node that is auth-gated: node.auth_gated',
+      from: [up('a')],
+      to: [up('a'), down('b', 'oauth_token_failed: invalid_client')],
+      events: ['node.auth_gated b'],
+    },
+    {
+      name: 'auth-gated, then down: node.unavailable',
+      from: [up('a'), down('b', 'auth_required')],
+      to: [up('a'), down('b', 'timeout')],
+      events: ['node.unavailable b'],
+    },
+    {
+      name: 'down, then auth-gated: node.auth_gated',
+      from: [up('a'), down('b', 'refused')],
+      to: [up('a'), down('b', 'auth_failed')],
+      events: ['node.auth_gated b'],
+    },
+    {
       name: 'every node down: per-node events only',
       from: [up('a'), up('b')],
       to: [down('a'), down('b')],
@@ -126,6 +150,16 @@ describe('diffSnapshots: one transition, one event', () => {
     const { perCycle } = runCycles([{ nodes: from }, { nodes: to }, { nodes: to }]);
     expect(brief(perCycle[1] ?? [])).toEqual(events);
     expect(perCycle[2]).toEqual([]);
+  });
+
+  it('an auth-gated event says what the node was before, when it was not available', () => {
+    const { perCycle } = runCycles([
+      { nodes: [up('a'), down('b', 'refused')] },
+      { nodes: [up('a'), down('b', 'auth_required')] },
+    ]);
+    expect(perCycle[1]?.map((e) => [e.type, e.data])).toEqual([
+      ['node.auth_gated', { reason: 'auth_required', from: 'unavailable' }],
+    ]);
   });
 
   it('carries data a webhook can act on', () => {

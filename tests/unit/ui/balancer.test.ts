@@ -122,10 +122,10 @@ describe('replayEraMix', () => {
       },
     ];
     expect(replayEraMix(current, events, 0, 400)).toEqual([
-      { at: 0, modern: 0, legacy: 3, unavailable: 0 },
-      { at: 100, modern: 1, legacy: 2, unavailable: 0 },
-      { at: 200, modern: 2, legacy: 1, unavailable: 0 },
-      { at: 300, modern: 2, legacy: 0, unavailable: 1 },
+      { at: 0, modern: 0, legacy: 3, unavailable: 0, authGated: 0 },
+      { at: 100, modern: 1, legacy: 2, unavailable: 0, authGated: 0 },
+      { at: 200, modern: 2, legacy: 1, unavailable: 0, authGated: 0 },
+      { at: 300, modern: 2, legacy: 0, unavailable: 1, authGated: 0 },
     ]);
   });
 
@@ -133,7 +133,28 @@ describe('replayEraMix', () => {
     const current = [snap('n1', true, 'modern')];
     expect(
       replayEraMix(current, [{ type: 'node.recovered', nodeId: 'n1', at: 5, data: {} }], 10, 20),
-    ).toEqual([{ at: 10, modern: 1, legacy: 0, unavailable: 0 }]);
+    ).toEqual([{ at: 10, modern: 1, legacy: 0, unavailable: 0, authGated: 0 }]);
+  });
+
+  it('draws auth-gated nodes as their own series, apart from unavailable ones', () => {
+    // Now: n1 modern, n2 auth-gated (refused since it joined at 100), n3 down (timeout since 200, auth-gated
+    // since it joined at 150). Before its first event a node was not in the fleet: it is not drawn.
+    const gated = (nodeId: string): NodeSnapshot => ({
+      ...snap(nodeId, false, null),
+      reason: 'auth_required',
+    });
+    const current = [snap('n1', true, 'modern'), gated('n2'), snap('n3', false, null)];
+    const events = [
+      { type: 'node.auth_gated', nodeId: 'n2', at: 100, data: { reason: 'auth_required' } },
+      { type: 'node.auth_gated', nodeId: 'n3', at: 150, data: { reason: 'auth_required' } },
+      { type: 'node.unavailable', nodeId: 'n3', at: 200, data: { reason: 'timeout', from: 'auth-gated' } },
+    ];
+    expect(replayEraMix(current, events, 0, 300)).toEqual([
+      { at: 0, modern: 1, legacy: 0, unavailable: 0, authGated: 0 },
+      { at: 100, modern: 1, legacy: 0, unavailable: 0, authGated: 1 },
+      { at: 150, modern: 1, legacy: 0, unavailable: 0, authGated: 2 },
+      { at: 200, modern: 1, legacy: 0, unavailable: 1, authGated: 1 },
+    ]);
   });
 
   it('treats a recovery as unavailable before it', () => {
@@ -141,8 +162,8 @@ describe('replayEraMix', () => {
     expect(
       replayEraMix(current, [{ type: 'node.recovered', nodeId: 'n1', at: 50, data: {} }], 0, 100),
     ).toEqual([
-      { at: 0, modern: 0, legacy: 0, unavailable: 1 },
-      { at: 50, modern: 0, legacy: 1, unavailable: 0 },
+      { at: 0, modern: 0, legacy: 0, unavailable: 1, authGated: 0 },
+      { at: 50, modern: 0, legacy: 1, unavailable: 0, authGated: 0 },
     ]);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { BalancerAnalysis, PartitionGroup } from '@/lib/rollout/types';
+import type { PartitionGroup } from '@/lib/rollout/types';
+import { analysisViewOf, type BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import type { StoredAnalysisJson } from '@/lib/schemas/snapshot';
 import {
   countFleet,
   eraMixOf,
@@ -29,33 +31,35 @@ function group(era: 'modern' | 'legacy', nodeIds: string[], sampleCount = 0): Pa
   };
 }
 
-function analysis(over: Partial<BalancerAnalysis>): BalancerAnalysis {
-  return {
-    balancerId: 'b1',
-    at: 1_000,
-    state: 'uniform',
-    severity: null,
-    partition: [],
-    degraded: [],
-    unavailableSamples: [],
-    isDegraded: false,
-    flapping: [],
-    cacheHazard: {
-      maxTtlMs: null,
-      availableSamples: 0,
-      contradictingSamples: 0,
-      contradictingShare: null,
-      differingSamples: 0,
+function analysis(over: Partial<StoredAnalysisJson>): BalancerAnalysisView {
+  return analysisViewOf(
+    {
+      balancerId: 'b1',
+      at: 1_000,
+      state: 'uniform',
+      severity: null,
+      partition: [],
+      degraded: [],
+      unavailableSamples: [],
+      isDegraded: false,
+      flapping: [],
+      cacheHazard: {
+        maxTtlMs: null,
+        availableSamples: 0,
+        contradictingSamples: 0,
+        contradictingShare: null,
+        differingSamples: 0,
+      },
+      gates: [],
+      window: null,
+      rolling: false,
+      holdAlerts: false,
+      displayStatus: 'uniform',
+      counts: { nodes: 0, availableNodes: 0, samples: 0, availableSamples: 0 },
+      ...over,
     },
-    gates: [],
-    window: null,
-    rolling: false,
-    holdAlerts: false,
-    displayStatus: 'uniform',
-    counts: { nodes: 0, availableNodes: 0, samples: 0, availableSamples: 0 },
-    snapshot: {} as BalancerAnalysis['snapshot'],
-    ...over,
-  };
+    null,
+  );
 }
 
 function row(over: Partial<FleetRow>): FleetRow {
@@ -66,7 +70,7 @@ function row(over: Partial<FleetRow>): FleetRow {
     status: 'uniform',
     nonUniform: false,
     degraded: false,
-    mix: { modern: 0, legacy: 0, unavailable: 0 },
+    mix: { modern: 0, legacy: 0, unavailable: 0, authGated: 0 },
     gateReady: null,
     progress: null,
     lastProbeAt: null,
@@ -82,7 +86,20 @@ describe('eraMixOf', () => {
       degraded: [{ nodeId: 'n4', url: 'u', reason: 'timeout', anomaly: null }],
       counts: { nodes: 4, availableNodes: 3, samples: 4, availableSamples: 4 },
     });
-    expect(eraMixOf(a)).toEqual({ modern: 2, legacy: 1, unavailable: 1 });
+    expect(eraMixOf(a)).toEqual({ modern: 2, legacy: 1, unavailable: 1, authGated: 0 });
+  });
+
+  it('counts auth-gated nodes apart from unavailable ones', () => {
+    const a = analysis({
+      partition: [group('modern', ['n1'], 0)],
+      degraded: [
+        { nodeId: 'n2', url: 'u', reason: 'auth_required', anomaly: null, authGated: true },
+        { nodeId: 'n3', url: 'u', reason: 'timeout', anomaly: null },
+      ],
+      counts: { nodes: 3, availableNodes: 1, samples: 0, availableSamples: 0 },
+    });
+    expect(eraMixOf(a)).toEqual({ modern: 1, legacy: 0, unavailable: 1, authGated: 1 });
+    expect(formatMix(eraMixOf(a))).toBe('1 modern · 1 unavailable · 1 auth-gated');
   });
 
   it('counts samples when the balancer has no directly probed node', () => {
@@ -91,7 +108,7 @@ describe('eraMixOf', () => {
       unavailableSamples: [{ nodeId: null, url: 'u', reason: 'refused' }],
       counts: { nodes: 0, availableNodes: 0, samples: 5, availableSamples: 4 },
     });
-    expect(eraMixOf(a)).toEqual({ modern: 3, legacy: 1, unavailable: 1 });
+    expect(eraMixOf(a)).toEqual({ modern: 3, legacy: 1, unavailable: 1, authGated: 0 });
   });
 });
 
@@ -209,7 +226,9 @@ describe('formatting', () => {
   });
 
   it('formats the era mix, leaving out empty eras', () => {
-    expect(formatMix({ modern: 3, legacy: 0, unavailable: 1 })).toBe('3 modern · 1 unavailable');
-    expect(formatMix({ modern: 0, legacy: 0, unavailable: 0 })).toBe('no nodes yet');
+    expect(formatMix({ modern: 3, legacy: 0, unavailable: 1, authGated: 0 })).toBe(
+      '3 modern · 1 unavailable',
+    );
+    expect(formatMix({ modern: 0, legacy: 0, unavailable: 0, authGated: 0 })).toBe('no nodes yet');
   });
 });

@@ -3,7 +3,7 @@ import { listNodes } from '@/db/queries/nodes';
 import { route } from '@/lib/api/route';
 import { json, noContent } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
-import { analysisView, balancerView } from '@/lib/api/views';
+import { balancerView } from '@/lib/api/views';
 import { audited } from '@/lib/api/audit';
 import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-view';
 
@@ -13,7 +13,7 @@ export const GET = route('getBalancer', async ({ store, params }) => {
   const balancer = await getBalancer(store, params.id);
   return json({
     ...balancerView(balancer),
-    analysis: analysisView(await readBalancerAnalysis(store, params.id)),
+    analysis: await readBalancerAnalysis(store, params.id),
     nodes: await listNodes(store, params.id),
   });
 });
