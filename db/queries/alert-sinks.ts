@@ -16,7 +16,7 @@ import {
 import type { NodeIdentity } from '@/lib/schemas/balancer-view';
 import { firstRow, type Db, type Store } from '../index';
 import { newId } from '../ids';
-import { type WebhookEndpointRow } from '../schema/webhooks';
+import { type WebhookEndpointRow } from '../schema';
 
 /** The delivery type of one push of a sink's alerts. */
 export const ALERT_PUSH_TYPE = 'alertmanager.push';

@@ -4,7 +4,7 @@ import { displayPrefix, generateToken, hashToken } from '@/lib/auth/tokens';
 import { CreateTokenInput, type ApiToken, type CreatedApiToken, type TokenScope } from '@/lib/schemas/token';
 import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
-import { type ApiTokenRow } from '../schema/tokens';
+import { type ApiTokenRow } from '../schema';
 
 function toApiToken(row: ApiTokenRow): ApiToken {
   return {

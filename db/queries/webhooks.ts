@@ -14,7 +14,7 @@ import { generateWebhookSecret } from '@/lib/webhooks/signing';
 import { firstRow, selectRows, type Db, type Store } from '../index';
 import { dueAtOnce } from '../clock';
 import { newId } from '../ids';
-import { type EndpointKind, type WebhookDeliveryRow, type WebhookEndpointRow } from '../schema/webhooks';
+import { type EndpointKind, type WebhookDeliveryRow, type WebhookEndpointRow } from '../schema';
 import { encodeCursor } from './balancers';
 
 /** Alerts expected while a declared rollout runs: held until the window closes (dropped) or overruns (sent). */
