@@ -2,7 +2,8 @@
 // with kind `alertmanager`, so its pushes go through the same outbox, retry schedule and delivery log.
 import { and, desc, eq, inArray, isNotNull, lt, or, sql, count } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
-import type { AlertSubject, DesiredAlert, KnownAlert, StoredAnalysis } from '@/lib/alertmanager/alerts';
+import type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/schemas/alert-sink';
+import type { StoredAnalysis } from '@/lib/schemas/dashboard';
 import {
   CreateAlertSinkInput,
   UpdateAlertSinkInput,

@@ -1,4 +1,5 @@
-import { createApiToken, listApiTokens } from '@/db/queries/tokens';
+import { listApiTokens } from '@/db/queries/tokens';
+import { createApiToken } from '@/lib/auth/api-tokens';
 import { json, readJson, withApi } from '@/lib/api/with-api';
 import { CreateTokenInput } from '@/lib/schemas/token';
 

@@ -1,4 +1,4 @@
-import { rotateWebhookSecret } from '@/db/queries/webhooks';
+import { rotateWebhookSecret } from '@/lib/webhooks/endpoints';
 import { json, readJson, withApi } from '@/lib/api/with-api';
 import { RotateSecretInput } from '@/lib/schemas/webhook';
 
