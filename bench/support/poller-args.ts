@@ -2,7 +2,8 @@
 // SQLite (the one-box figures); with either, it starts real `erawatch worker --roles poll` processes.
 import { parseDuration } from './args';
 
-export type BenchStore = 'sqlite' | 'postgres';
+/** `both`: SQLite in this process, then PostgreSQL with one worker, printed side by side. */
+export type BenchStore = 'sqlite' | 'postgres' | 'both';
 
 export interface PollerArgs {
   durationMs: number;
@@ -13,6 +14,8 @@ export interface PollerArgs {
   store: BenchStore;
   /** Worker processes; null runs the poller inside the benchmark (SQLite only). */
   workers: number | null;
+  /** Hours of history (rollups and closed spans per node) seeded before the window; 0 keeps the store empty. */
+  historyHours: number;
 }
 
 export const MAX_BENCH_WORKERS = 16;
@@ -35,6 +38,7 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
     perBalancer: 100,
     store: 'sqlite',
     workers: null,
+    historyHours: 0,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
@@ -46,14 +50,17 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
     else if (flag === '--concurrency') a.concurrency = positiveInteger('--concurrency', value, 10_000);
     else if (flag === '--per-balancer') a.perBalancer = positiveInteger('--per-balancer', value);
     else if (flag === '--workers') a.workers = positiveInteger('--workers', value, MAX_BENCH_WORKERS);
+    else if (flag === '--history') a.historyHours = Math.round(parseDuration(value) / 3_600_000);
     else if (flag === '--store') {
-      if (value !== 'sqlite' && value !== 'postgres')
-        throw new Error(`--store must be sqlite or postgres, got '${value}'`);
+      if (value !== 'sqlite' && value !== 'postgres' && value !== 'both')
+        throw new Error(`--store must be sqlite, postgres or both, got '${value}'`);
       a.store = value;
     } else throw new Error(`unknown flag ${flag ?? ''}`);
   }
   if (a.durationMs <= a.intervalMs)
     throw new Error('--duration must be longer than --interval (the warm-up)');
+  if (a.store === 'both' && a.workers !== null)
+    throw new Error('--store both runs SQLite in process and PostgreSQL with one worker: drop --workers');
   if (a.store === 'postgres' && a.workers === null) a.workers = DEFAULT_PG_WORKERS;
   return a;
 }

@@ -3,6 +3,7 @@
 import { sql } from 'drizzle-orm';
 import {
   blob,
+  foreignKey,
   index,
   integer,
   primaryKey,
@@ -364,9 +365,9 @@ export const stdioTargets = sqliteTable('stdio_targets', {
 export type StdioTargetRow = typeof stdioTargets.$inferSelect;
 
 /**
- * The latest verdict of each probed subject from each region, updated in place every probe. `subject_id` is
- * the node's or the target's id; exactly one of `node_id`/`target_id` repeats it, so deleting either cascades.
- * The JSON is rewritten when the verdict changes beyond its timings; `probed_at`, `duration_ms` are the latest.
+ * The latest verdict of each probed subject from each region. `subject_id` is the node's or the target's
+ * id; exactly one of `node_id`/`target_id` repeats it, so deleting either cascades. The row is rewritten
+ * only when the verdict changes beyond its timings; what every probe updates is in subject_ticks.
  */
 export const subjectStates = sqliteTable(
   'subject_states',
@@ -377,7 +378,7 @@ export const subjectStates = sqliteTable(
     nodeId: text('node_id').references(() => nodes.id, { onDelete: 'cascade' }),
     targetId: text('target_id').references(() => stdioTargets.id, { onDelete: 'cascade' }),
     verdict: text('verdict', { mode: 'json' }).$type<Verdict>().notNull(),
-    /** Digest of the verdict without its timings: an unchanged verdict updates only the small columns. */
+    /** Digest of the verdict without its timings: an unchanged verdict leaves this row alone. */
     verdictDigest: text('verdict_digest'),
     /** The fingerprint key, or `unavailable` while the subject does not answer usefully. */
     fingerprintKey: text('fingerprint_key').notNull(),
@@ -385,13 +386,8 @@ export const subjectStates = sqliteTable(
     lastAvailableKey: text('last_available_key'),
     clientEra: text('client_era').notNull(),
     reason: text('reason').notNull(),
-    probedAt: integer('probed_at').notNull(),
-    durationMs: integer('duration_ms').notNull(),
     /** Since the fingerprint last changed. */
     fingerprintSince: integer('fingerprint_since').notNull(),
-    probes: integer('probes').notNull(),
-    failures: integer('failures').notNull(),
-    consecutiveFailures: integer('consecutive_failures').notNull(),
   },
   (t) => [
     primaryKey({ columns: [t.subjectId, t.region] }),
@@ -402,6 +398,33 @@ export const subjectStates = sqliteTable(
 );
 
 export type SubjectStateRow = typeof subjectStates.$inferSelect;
+
+/**
+ * What every probe of a subject updates, in a narrow row beside its verdict: the latest probe time and
+ * duration and the counters of the current fingerprint span. No column here is indexed beyond the key, so
+ * on PostgreSQL an update stays HOT (heap-only) in the room the fillfactor leaves.
+ */
+export const subjectTicks = sqliteTable(
+  'subject_ticks',
+  {
+    subjectId: text('subject_id').notNull(),
+    region: text('region').notNull(),
+    probedAt: integer('probed_at').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    probes: integer('probes').notNull(),
+    failures: integer('failures').notNull(),
+    consecutiveFailures: integer('consecutive_failures').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.subjectId, t.region] }),
+    foreignKey({
+      columns: [t.subjectId, t.region],
+      foreignColumns: [subjectStates.subjectId, subjectStates.region],
+    }).onDelete('cascade'),
+  ],
+);
+
+export type SubjectTickRow = typeof subjectTicks.$inferSelect;
 
 /**
  * One row per fingerprint span of a subject in a region: written when the fingerprint changes, closed

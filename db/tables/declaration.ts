@@ -44,6 +44,14 @@ export interface IndexDecl {
   doc?: string;
 }
 
+/** A foreign key over several columns, to another table's key, by TypeScript names. */
+export interface ForeignKeyDecl {
+  columns: readonly string[];
+  table: string;
+  foreignColumns: readonly string[];
+  onDelete: 'cascade';
+}
+
 export interface TableDecl {
   /** The SQL name. */
   name: string;
@@ -52,6 +60,10 @@ export interface TableDecl {
   /** A composite primary key, by the columns' TypeScript names. */
   primaryKey?: readonly string[];
   indexes?: readonly IndexDecl[];
+  foreignKeys?: readonly ForeignKeyDecl[];
+  /** PostgreSQL: the share of each heap page filled by inserts, leaving room for HOT updates of rows rewritten in
+   *  place (set by the migration that creates or alters the table; tests/integration/db checks it). */
+  pgFillfactor?: number;
   /** The exported `$inferSelect` type, if any. */
   rowType?: string;
 }
@@ -147,6 +159,7 @@ export const TABLES = {
   nodes: {
     name: 'nodes',
     rowType: 'NodeRow',
+    pgFillfactor: 80,
     columns: {
       id: text('id', { primaryKey: true }),
       balancerId: text('balancer_id', { ...nn, references: cascade('balancers') }),
@@ -207,6 +220,7 @@ export const TABLES = {
     name: 'balancer_states',
     doc: 'The latest analysis of each balancer and the snapshot the next cycle diffs against.',
     rowType: 'BalancerStateRow',
+    pgFillfactor: 50,
     columns: {
       balancerId: text('balancer_id', { primaryKey: true, references: cascade('balancers') }),
       status: text('status', {
@@ -232,6 +246,7 @@ export const TABLES = {
       "Each region's own latest analysis of a balancer and the snapshot its next cycle diffs against. The\n" +
       'cross-region analysis (balancer_states) is combined from these rows, one per region that probes it.',
     rowType: 'BalancerRegionStateRow',
+    pgFillfactor: 50,
     columns: {
       balancerId: text('balancer_id', { ...nn, references: cascade('balancers') }),
       region: text('region', nn),
@@ -423,6 +438,7 @@ export const TABLES = {
       "quiet fleet's new hour costs a few dozen bytes a node, the current hour's rows sit together (cheap\n" +
       'updates), and pruning is one range delete. See db/rollup-key.ts.',
     rowType: 'NodeRollupRow',
+    pgFillfactor: 70,
     columns: {
       key: big('key', { primaryKey: true }),
       probes: int('probes', nn),
@@ -462,10 +478,11 @@ export const TABLES = {
   subjectStates: {
     name: 'subject_states',
     doc:
-      'The latest verdict of each probed subject from each region, updated in place every probe. `subject_id` is\n' +
-      "the node's or the target's id; exactly one of `node_id`/`target_id` repeats it, so deleting either cascades.\n" +
-      'The JSON is rewritten when the verdict changes beyond its timings; `probed_at`, `duration_ms` are the latest.',
+      "The latest verdict of each probed subject from each region. `subject_id` is the node's or the target's\n" +
+      'id; exactly one of `node_id`/`target_id` repeats it, so deleting either cascades. The row is rewritten\n' +
+      'only when the verdict changes beyond its timings; what every probe updates is in subject_ticks.',
     rowType: 'SubjectStateRow',
+    pgFillfactor: 90,
     columns: {
       subjectId: text('subject_id', nn),
       region: text('region', { ...nn, default: 'default' }),
@@ -474,7 +491,7 @@ export const TABLES = {
       targetId: text('target_id', { references: cascade('stdioTargets') }),
       verdict: json('verdict', 'Verdict', nn),
       verdictDigest: text('verdict_digest', {
-        doc: 'Digest of the verdict without its timings: an unchanged verdict updates only the small columns.',
+        doc: 'Digest of the verdict without its timings: an unchanged verdict leaves this row alone.',
       }),
       fingerprintKey: text('fingerprint_key', {
         ...nn,
@@ -485,12 +502,7 @@ export const TABLES = {
       }),
       clientEra: text('client_era', nn),
       reason: text('reason', nn),
-      probedAt: big('probed_at', nn),
-      durationMs: int('duration_ms', nn),
       fingerprintSince: big('fingerprint_since', { ...nn, doc: 'Since the fingerprint last changed.' }),
-      probes: int('probes', nn),
-      failures: int('failures', nn),
-      consecutiveFailures: int('consecutive_failures', nn),
     },
     primaryKey: ['subjectId', 'region'],
     indexes: [
@@ -500,6 +512,33 @@ export const TABLES = {
         doc: "The foreign keys' own indexes: without them every node or target delete scans the table.",
       },
       { name: 'subject_states_target', columns: ['targetId'] },
+    ],
+  },
+  subjectTicks: {
+    name: 'subject_ticks',
+    doc:
+      'What every probe of a subject updates, in a narrow row beside its verdict: the latest probe time and\n' +
+      'duration and the counters of the current fingerprint span. No column here is indexed beyond the key, so\n' +
+      'on PostgreSQL an update stays HOT (heap-only) in the room the fillfactor leaves.',
+    rowType: 'SubjectTickRow',
+    pgFillfactor: 50,
+    columns: {
+      subjectId: text('subject_id', nn),
+      region: text('region', nn),
+      probedAt: big('probed_at', nn),
+      durationMs: int('duration_ms', nn),
+      probes: int('probes', nn),
+      failures: int('failures', nn),
+      consecutiveFailures: int('consecutive_failures', nn),
+    },
+    primaryKey: ['subjectId', 'region'],
+    foreignKeys: [
+      {
+        columns: ['subjectId', 'region'],
+        table: 'subjectStates',
+        foreignColumns: ['subjectId', 'region'],
+        onDelete: 'cascade',
+      },
     ],
   },
   subjectHistory: {

@@ -144,6 +144,14 @@ function renderTable(exportName: string, t: TableDecl, d: Dialect, dialect: Dial
     }
     extras.push(`${i.doc ? `// ${i.doc}\n` : ''}${e}`);
   }
+  for (const fk of t.foreignKeys ?? []) {
+    uses.add('foreignKey');
+    const cols = fk.columns.map((c) => `t.${c}`).join(', ');
+    const foreign = fk.foreignColumns.map((c) => `${fk.table}.${c}`).join(', ');
+    extras.push(
+      `foreignKey({ columns: [${cols}], foreignColumns: [${foreign}] }).onDelete('${fk.onDelete}')`,
+    );
+  }
   uses.add(d.table);
   const body = `{\n${cols}}`;
   const extrasText = extras.length === 0 ? '' : `, (t) => [\n${extras.join(',\n')},\n]`;

@@ -1,9 +1,7 @@
 // One balancer cycle: plan the probes, run them under the global cap, analyse (this region's analysis, then
 // combined with the other regions' inside the write), write one transaction. Clock, probe, resolver, variables
 // and store are parameters; the analysis is lib/rollout's, never db/'s.
-import { getBalancer } from '@/db/queries/balancers';
 import type { StoredEvent } from '@/db/queries/events';
-import { getOpenWindow } from '@/db/queries/rollouts';
 import { newId } from '@/db/ids';
 import type { Store } from '@/db';
 import type { ProbeTarget, Verdict } from '@/lib/probe/types';
@@ -13,15 +11,12 @@ import { carryCatalog, catalogOffsetOf, catalogRequestFor } from '@/lib/rollout/
 import type { BalancerAnalysis, NodeObservation, SampleObservation } from '@/lib/rollout/types';
 import type { Limiter } from './limiter';
 import { combineStep } from './regions';
-import { listPollWorkers } from '@/db/queries/units';
 import { unavailableVerdict } from '@/lib/probe/types';
 import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 import type { Env } from '@/lib/settings';
 import {
-  readKnownNodes,
-  readPreviousSnapshot,
-  readRecentChanges,
+  readCycleInputs,
   storeRegionAnalysis,
   writeProbes,
   type KnownNode,
@@ -142,9 +137,11 @@ function attributionKey(servedBy: string, planned: readonly PlannedNode[]): stri
 export async function runCycle(store: Store, balancerId: string, deps: CycleDeps): Promise<CycleResult> {
   const started = deps.now();
   const dueAt = deps.dueAt ?? started;
-  const balancer = await getBalancer(store, balancerId);
   const { region } = deps;
-  const known = await readKnownNodes(store, balancerId, region);
+  // The cycle's one read: everything it needs before probing (the balancer, its nodes and their prior state,
+  // the previous snapshot, recent changes, the open window, the live workers' regions).
+  const inputs = await readCycleInputs(store, balancerId, region, started - DEFAULT_FLAP_WINDOW_MS, started);
+  const { balancer, known, previous } = inputs;
 
   let addresses: string[] | null = null;
   let dnsProblem: string | null = null;
@@ -188,7 +185,6 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     });
 
   // The catalog cadence and the last full catalog of each node live in the previous snapshot.
-  const previous = await readPreviousSnapshot(store, balancerId, region);
   const cadence = {
     enabled: balancer.catalog,
     every: balancer.catalogEvery,
@@ -238,7 +234,11 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
 
   const results: NodeResult[] = [];
   const observations: NodeObservation[] = [];
-  const recent = await readRecentChanges(store, balancerId, at - DEFAULT_FLAP_WINDOW_MS, region);
+  // Read before probing from the window's start then; counted from the window's start now.
+  const windowStart = at - DEFAULT_FLAP_WINDOW_MS;
+  const recent = new Map(
+    [...inputs.recentChanges].map(([id, times]) => [id, times.filter((t) => t >= windowStart)]),
+  );
   plan.nodes.forEach((p, i) => {
     const verdict = nodeVerdicts[i];
     if (!verdict) return;
@@ -280,7 +280,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   }
   results.push(...sampleStates.values());
 
-  const open = await getOpenWindow(store, balancerId);
+  const open = inputs.openWindow;
   const analysis = analyzeCycle({
     balancerId,
     at,
@@ -294,9 +294,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   });
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
   // The regions that must have a result: the balancer's own list, else every region with a live poll worker.
-  const expectedRegions = balancer.regions ?? [
-    ...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)]),
-  ];
+  const expectedRegions = balancer.regions ?? [...new Set([region, ...inputs.workerRegions])];
   let combined = analysis;
   // One write: this region's analysis beside the others', their combination and its events, all in the one
   // transaction that the fence guards (two regions finishing at once each see the other's row).

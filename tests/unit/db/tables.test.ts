@@ -146,6 +146,13 @@ function declaredShape(t: TableDecl, dialect: DialectName): Shape {
         const target = DECLARED[r.table];
         return `${key}->${target?.name ?? '?'}(${target?.columns[r.column]?.name ?? sqlName(r.column)}) ${r.onDelete}`;
       })
+      .concat(
+        (t.foreignKeys ?? []).map((fk) => {
+          const target = DECLARED[fk.table];
+          const foreign = fk.foreignColumns.map((c) => target?.columns[c]?.name ?? `?${c}`);
+          return `${fk.columns.join(',')}->${target?.name ?? '?'}(${foreign.join(',')}) ${fk.onDelete}`;
+        }),
+      )
       .sort(),
   };
 }
