@@ -60,13 +60,19 @@ export interface StoredRegionState {
   analyzedAt: number;
 }
 
-/** A digest of the verdict without its timings and request ids: equal digests mean the same answer. */
+/**
+ * A digest of the verdict without its timings, request ids and the catalog's bookkeeping (when it was listed,
+ * whether this probe listed it or carried it): equal digests mean the same answer, and the verdict row is
+ * left as it is.
+ */
 export function verdictDigest(v: Verdict): string {
+  const c = v.catalog;
   const stable = {
     ...v,
     probedAt: 0,
     durationMs: 0,
     evidence: v.evidence.map((e) => ({ ...e, elapsedMs: 0, requestId: 0 })),
+    catalog: c ? { names: c.names, toolDigests: c.toolDigests, digest: c.digest, ttlMs: c.ttlMs } : c,
   };
   // One-shot hashing: no Hash object per probe.
   return hash('sha1', JSON.stringify(stable), 'base64url');
