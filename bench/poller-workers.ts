@@ -165,7 +165,7 @@ async function seedHistory(pg: postgres.Sql, hours: number, now: number): Promis
       rows.push({ k: rollupKey(hourOf(now) - h, Number(n.seq)), p: perHour, l: `3:${perHour}` });
   for (let i = 0; i < rows.length; i += 5_000)
     await pg`INSERT INTO node_rollups (key, probes, failures, latency)
-      SELECT x.k, x.p, 0, x.l FROM jsonb_to_recordset(${JSON.stringify(rows.slice(i, i + 5_000))}::jsonb)
+      SELECT x.k, x.p, 0, x.l FROM jsonb_to_recordset(${pg.json(rows.slice(i, i + 5_000))}::jsonb)
         AS x(k bigint, p int, l text)
       ON CONFLICT (key) DO NOTHING`;
   const spanMs = 1_800_000;
