@@ -15,8 +15,10 @@ import { unavailableVerdict } from '@/lib/probe/types';
 import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 import type { Env } from '@/lib/settings';
+import { listPollWorkers } from '@/db/queries/units';
 import {
   readCycleInputs,
+  readRecentChanges,
   storeRegionAnalysis,
   writeProbes,
   type KnownNode,
@@ -234,11 +236,10 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
 
   const results: NodeResult[] = [];
   const observations: NodeObservation[] = [];
-  // Read before probing from the window's start then; counted from the window's start now.
+  // Read after probing, from the flap window's start now (read with the inputs before probing, two regions'
+  // workers reported a region split twice: tests/integration/worker/regions.test.ts).
   const windowStart = at - DEFAULT_FLAP_WINDOW_MS;
-  const recent = new Map(
-    [...inputs.recentChanges].map(([id, times]) => [id, times.filter((t) => t >= windowStart)]),
-  );
+  const recent = await readRecentChanges(store, balancerId, windowStart, region);
   plan.nodes.forEach((p, i) => {
     const verdict = nodeVerdicts[i];
     if (!verdict) return;
@@ -294,7 +295,10 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   });
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
   // The regions that must have a result: the balancer's own list, else every region with a live poll worker.
-  const expectedRegions = balancer.regions ?? [...new Set([region, ...inputs.workerRegions])];
+  // Read inside the write (after probing, as the combination needs it): a worker of another region that
+  // started while this cycle probed counts.
+  const expectedRegions = async () =>
+    balancer.regions ?? [...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)])];
   let combined = analysis;
   // One write: this region's analysis beside the others', their combination and its events, all in the one
   // transaction that the fence guards (two regions finishing at once each see the other's row).
@@ -311,7 +315,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       intervalMs: balancer.intervalMs,
       mine: { region, analysis },
       stored: others,
-      expectedRegions,
+      expectedRegions: await expectedRegions(),
       previous: previousCombined,
     });
     combined = step.combined;

@@ -68,10 +68,18 @@ async function countedCycle(balancerId: string) {
   };
 }
 
+/**
+ * One read before probing and one write transaction; the recent fingerprint changes are still read once more
+ * after probing (read before it, two regions' workers reported a region split twice in
+ * tests/integration/worker/regions.test.ts). On PostgreSQL that is a second read; on SQLite it is one prepared
+ * statement run outside `store.read`, which the door's read count does not see.
+ */
+const READS_AND_WRITES = TEST_ENGINE === 'postgres' ? [2, 1, 2, 1] : [1, 1, 1, 1];
+
 const wide = { intervalMs: 60_000, timeoutMs: 15_000, legacyProbeTimeoutMs: 15_000 };
 
 describe(`one cycle, one read and one write (${TEST_ENGINE})`, () => {
-  it('reads once, writes one transaction, and sends one statement per kind of row for four nodes', async () => {
+  it('reads before probing, writes one transaction, and sends one statement per kind of row for four nodes', async () => {
     const one = await createBalancer(store, {
       name: 'one-node',
       publicUrl: peer.url,
@@ -87,14 +95,14 @@ describe(`one cycle, one read and one write (${TEST_ENGINE})`, () => {
     // First cycles create the nodes and their first verdicts.
     const firstOne = await countedCycle(one.id);
     const firstFour = await countedCycle(four.id);
-    expect([firstOne.reads, firstOne.writes, firstFour.reads, firstFour.writes]).toEqual([1, 1, 1, 1]);
+    expect([firstOne.reads, firstOne.writes, firstFour.reads, firstFour.writes]).toEqual(READS_AND_WRITES);
     const nodes = await listNodes(store, four.id);
     expect(nodes.map((n) => n.state?.clientEra)).toEqual(['modern', 'modern', 'modern', 'modern']);
 
     // Quiet cycles: same answers.
     const quietOne = await countedCycle(one.id);
     const quietFour = await countedCycle(four.id);
-    expect([quietOne.reads, quietOne.writes, quietFour.reads, quietFour.writes]).toEqual([1, 1, 1, 1]);
+    expect([quietOne.reads, quietOne.writes, quietFour.reads, quietFour.writes]).toEqual(READS_AND_WRITES);
     if (TEST_ENGINE === 'postgres') {
       // Multi-row statements: one statement per kind of row, whatever the number of nodes.
       const writesTo = (table: string) =>
@@ -114,6 +122,8 @@ describe(`one cycle, one read and one write (${TEST_ENGINE})`, () => {
       name: 'quiet',
       publicUrl: peer.url,
       nodeUrls: [1, 2, 3].map((n) => `${peer.url}?q=${n}`),
+      // No tool listing on its cadence: every cycle gives the same answer.
+      catalog: false,
       ...wide,
     });
     await countedCycle(b.id);
