@@ -3,7 +3,7 @@
 import { and, asc, desc, eq, gte, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerAnalysis, BalancerSnapshot } from '@/lib/rollout/types';
-import { postgresOf, selectRows, sqliteOf, type Db, type Store } from '../index';
+import { postgresOf, sqliteOf, type Db, type Store } from '../index';
 import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
 import { sqliteKnownNodeRows, sqliteRecentChangeRows, type KnownNodeRow } from '../engines/sqlite-reads';
@@ -12,7 +12,6 @@ import { type CycleWrite, type ProbeWrite, type StoredRegionState } from '../sub
 import type { SubjectHistoryRow, SubjectStateRow, SubjectTickRow } from '../schema';
 import { insertEvents, type StoredEvent } from './events';
 import { toBalancer, type Balancer } from './balancers';
-import { storeClockSql } from '../clock';
 import { NotFoundError } from '@/lib/errors';
 import type { RolloutWindowRow } from '../schema';
 import { regionIdIn } from './regions';
@@ -84,77 +83,54 @@ export async function storeRegionAnalysis(
   });
 }
 
-/** Everything a balancer's cycle reads before probing, in one read of the store. */
+/** What a balancer's cycle reads before probing, in one read of the store. */
 export interface CycleInputs {
   balancer: Balancer;
   /** The balancer's nodes by key, each with its prior state in the region. */
   known: Map<string, KnownNode>;
   /** The snapshot the region's previous cycle stored (null before its first). */
   previous: BalancerSnapshot | null;
-  /** Fingerprint changes per node since `since`, oldest first. */
-  recentChanges: Map<string, number[]>;
   /** The balancer's open rollout window, if any. */
   openWindow: RolloutWindowRow | null;
-  /** The regions of the poll workers whose presence has not lapsed (the store's clock). */
-  workerRegions: string[];
 }
 
 /**
- * The cycle's one read: the balancer, its known nodes with their prior state, the previous snapshot, recent
- * fingerprint changes, the open rollout window and the live poll workers' regions. SQLite runs them as one
- * synchronous batch of prepared statements; PostgreSQL sends them together on the pool.
+ * The cycle's read before probing: the balancer, its known nodes with their prior state, the previous
+ * snapshot and the open rollout window. SQLite runs them as one synchronous batch of prepared statements;
+ * PostgreSQL sends them together on the pool.
  */
 export async function readCycleInputs(
   store: Store,
   balancerId: string,
   region: string,
-  since: number,
-  now: number,
 ): Promise<CycleInputs> {
-  const {
-    balancers: b,
-    balancerStates: bs,
-    balancerRegionStates: rs,
-    rolloutWindows: w,
-    pollWorkers: pw,
-  } = store.t;
+  const { balancers: b, balancerStates: bs, balancerRegionStates: rs, rolloutWindows: w } = store.t;
   return store.read(async (db) => {
-    const [balancerRows, knownRows, ownRows, legacyRows, changes, windows, workers, clock] =
-      await Promise.all([
-        db.select().from(b).where(eq(b.id, balancerId)),
-        store.engine === 'sqlite'
-          ? Promise.resolve(sqliteKnownNodeRows(sqliteOf(store), balancerId, region))
-          : knownNodesQuery(store, db, balancerId, region),
-        db
-          .select({ snapshot: rs.snapshot })
-          .from(rs)
-          .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
-        region === 'default'
-          ? db.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, balancerId))
-          : Promise.resolve([]),
-        store.engine === 'sqlite'
-          ? Promise.resolve(sqliteRecentChangeRows(sqliteOf(store), balancerId, region, since))
-          : recentChangesQuery(store, db, balancerId, region, since),
-        db
-          .select()
-          .from(w)
-          .where(and(eq(w.balancerId, balancerId), isNull(w.closedAt))),
-        db.select({ region: pw.region, expiresAt: pw.expiresAt }).from(pw),
-        store.engine === 'postgres'
-          ? selectRows<{ t: unknown }>(store, db, sql`SELECT ${storeClockSql(store, now)} AS t`)
-          : Promise.resolve([{ t: now }]),
-      ]);
+    const [balancerRows, knownRows, ownRows, legacyRows, windows] = await Promise.all([
+      db.select().from(b).where(eq(b.id, balancerId)),
+      store.engine === 'sqlite'
+        ? Promise.resolve(sqliteKnownNodeRows(sqliteOf(store), balancerId, region))
+        : knownNodesQuery(store, db, balancerId, region),
+      db
+        .select({ snapshot: rs.snapshot })
+        .from(rs)
+        .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
+      region === 'default'
+        ? db.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, balancerId))
+        : Promise.resolve([]),
+      db
+        .select()
+        .from(w)
+        .where(and(eq(w.balancerId, balancerId), isNull(w.closedAt))),
+    ]);
     const row = balancerRows[0];
     if (!row) throw new NotFoundError('balancer', balancerId);
-    const at = Number(clock[0]?.t ?? now);
     const snapshot = ownRows[0]?.snapshot ?? legacyRows[0]?.snapshot ?? null;
     return {
       balancer: toBalancer(row),
       known: new Map(knownRows.map((r) => [r.key, r])),
       previous: snapshot as BalancerSnapshot | null,
-      recentChanges: changesByNode(changes),
       openWindow: windows[0] ?? null,
-      workerRegions: [...new Set(workers.filter((x) => x.expiresAt > at).map((x) => x.region))],
     };
   });
 }

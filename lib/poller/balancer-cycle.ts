@@ -142,7 +142,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   const { region } = deps;
   // The cycle's one read: everything it needs before probing (the balancer, its nodes and their prior state,
   // the previous snapshot, recent changes, the open window, the live workers' regions).
-  const inputs = await readCycleInputs(store, balancerId, region, started - DEFAULT_FLAP_WINDOW_MS, started);
+  const inputs = await readCycleInputs(store, balancerId, region);
   const { balancer, known, previous } = inputs;
 
   let addresses: string[] | null = null;
