@@ -14,7 +14,7 @@ import { openStore, type Store } from '@/db';
 import { createBalancer } from '@/db/queries/balancers';
 import { listUnits } from '@/db/queries/units';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
-import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
+import { firstKeyOfHour, hourOf, rollupKey } from '@/db/rollup-key';
 import {
   countNodeStates,
   insertRollups,
@@ -123,6 +123,96 @@ export async function weigh(store: Store, pg: postgres.Sql | null): Promise<Weig
     total: (await storeBytes(store)) ?? 0,
     tables: await tableBytes(store),
     rows: await tableRows(store),
+  };
+}
+
+interface TableCounters {
+  /** Per table: rows inserted, updated, of which heap-only (HOT); inserts into its TOAST table. */
+  tables: Record<string, { ins: number; upd: number; hot: number; toastIns: number }>;
+  walLsn: string;
+}
+
+/** PostgreSQL's own counters of row versions written, per table, and the write-ahead log position. */
+async function pgCounters(pg: postgres.Sql): Promise<TableCounters> {
+  await pg`SELECT pg_stat_clear_snapshot()`;
+  const rows = await pg<Array<{ name: string; ins: string; upd: string; hot: string; toast: string | null }>>`
+    SELECT s.relname AS name, s.n_tup_ins AS ins, s.n_tup_upd AS upd, s.n_tup_hot_upd AS hot,
+      (SELECT t.n_tup_ins FROM pg_stat_all_tables t WHERE t.relid = c.reltoastrelid) AS toast
+    FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid`;
+  const [wal] = await pg<Array<{ lsn: string }>>`SELECT pg_current_wal_lsn()::text AS lsn`;
+  return {
+    tables: Object.fromEntries(
+      rows.map((r) => [
+        r.name,
+        { ins: Number(r.ins), upd: Number(r.upd), hot: Number(r.hot), toastIns: Number(r.toast ?? 0) },
+      ]),
+    ),
+    walLsn: wal?.lsn ?? '0/0',
+  };
+}
+
+/**
+ * Seeds `hours` of history before the window (PostgreSQL): every node's rollup row for each past hour and two
+ * closed fingerprint spans per node per hour (not changes, so the analysis stays quiet), as a store that has
+ * been probing that long would hold them.
+ */
+async function seedHistory(pg: postgres.Sql, hours: number, now: number): Promise<number> {
+  const nodes = await pg<Array<{ seq: number }>>`SELECT seq FROM nodes WHERE seq IS NOT NULL`;
+  const perHour = Math.round(3_600_000 / 30_000);
+  const rows: Array<{ k: number; p: number; l: string }> = [];
+  for (let h = 1; h <= hours; h++)
+    for (const n of nodes)
+      rows.push({ k: rollupKey(hourOf(now) - h, Number(n.seq)), p: perHour, l: `3:${perHour}` });
+  for (let i = 0; i < rows.length; i += 5_000)
+    await pg`INSERT INTO node_rollups (key, probes, failures, latency)
+      SELECT x.k, x.p, 0, x.l FROM jsonb_to_recordset(${pg.json(rows.slice(i, i + 5_000))}::jsonb)
+        AS x(k bigint, p int, l text)
+      ON CONFLICT (key) DO NOTHING`;
+  const spanMs = 1_800_000;
+  const spans =
+    await pg`INSERT INTO subject_history (subject_id, region, kind, node_id, fingerprint_key, client_era,
+      reason, negotiated_version, served_eras, is_change, started_at, ended_at, probes, failures)
+    SELECT s.subject_id, s.region, s.kind, s.node_id, s.fingerprint_key, s.client_era, s.reason, NULL, 'unknown',
+      false, ${now} - (g + 1) * ${spanMs}::bigint, ${now} - g * ${spanMs}::bigint, 60, 0
+    FROM subject_states s, generate_series(1, ${hours * 2}) g WHERE s.kind = 'node'`;
+  await pg`ANALYZE`;
+  return rows.length + spans.count;
+}
+
+/** A TOAST chunk holds up to about 2 kB: the bound used for the out-of-line part of a row version. */
+const TOAST_CHUNK_BYTES = 2_000;
+
+/**
+ * Row versions written between two counter readings: per table, (inserted + updated) rows times the table's
+ * average row size (pg_column_size of the row, plus its 4-byte line pointer), plus TOAST chunks; and the
+ * write-ahead log in between. Divided by the probes of the window, a quiet fleet's figure per quiet probe.
+ */
+async function rowVersions(pg: postgres.Sql, before: TableCounters, after: TableCounters, probes: number) {
+  const byTable: Record<string, { rows: number; hot: number; bytes: number }> = {};
+  let bytes = 0;
+  let updates = 0;
+  let hot = 0;
+  for (const [name, a] of Object.entries(after.tables)) {
+    const b = before.tables[name] ?? { ins: 0, upd: 0, hot: 0, toastIns: 0 };
+    const written = a.ins - b.ins + (a.upd - b.upd);
+    const toast = a.toastIns - b.toastIns;
+    if (written <= 0 && toast <= 0) continue;
+    const [w] = await pg.unsafe<Array<{ width: string | null }>>(
+      `SELECT avg(pg_column_size(t.*)) AS width FROM (SELECT * FROM "${name}" LIMIT 1000) t`,
+    );
+    const tableBytes = Math.round(written * (Number(w?.width ?? 0) + 4) + toast * TOAST_CHUNK_BYTES);
+    byTable[name] = { rows: written, hot: a.hot - b.hot, bytes: tableBytes };
+    bytes += tableBytes;
+    updates += a.upd - b.upd;
+    hot += a.hot - b.hot;
+  }
+  const [wal] = await pg<Array<{ bytes: string }>>`
+    SELECT pg_wal_lsn_diff(${after.walLsn}::pg_lsn, ${before.walLsn}::pg_lsn) AS bytes`;
+  return {
+    bytesPerProbe: probes > 0 ? Math.round(bytes / probes) : null,
+    walBytesPerProbe: probes > 0 ? Math.round(Number(wal?.bytes ?? 0) / probes) : null,
+    hotShare: updates > 0 ? Number((hot / updates).toFixed(3)) : null,
+    byTable,
   };
 }
 
@@ -319,12 +409,20 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
         );
       else if (firstRoundMs > args.intervalMs + 3_000) await sleep(args.intervalMs);
 
+      if (args.historyHours > 0) {
+        if (!pg) say(`--history seeds PostgreSQL only: measuring SQLite on an empty store`);
+        else
+          say(
+            `seeded ${args.historyHours} hour(s) of history: ${await seedHistory(pg, args.historyHours, Date.now())} rows`,
+          );
+      }
       const measureMs =
         Math.max(1, Math.floor((args.durationMs - args.intervalMs - 2_000) / args.intervalMs)) *
         args.intervalMs;
       say(`measuring ${measureMs / 1000}s with ${count} worker${count === 1 ? '' : 's'}`);
       const loadAtStart = os.loadavg()[0] ?? 0;
       const bytesBefore = await weigh(store, pg);
+      const countersBefore = pg ? await pgCounters(pg) : null;
       const cpuBefore = workers.map((w) => cpuOf(w.pid, ticks));
       const pgCpuBefore = cluster ? clusterCpu(cluster.pid, ticks) : 0;
       const fleetBefore = await fleet.stats();
@@ -334,6 +432,7 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
       const cpuAfter = workers.map((w) => cpuOf(w.pid, ticks));
       const pgCpuAfter = cluster ? clusterCpu(cluster.pid, ticks) : 0;
       const fleetAfter = await fleet.stats();
+      const countersAfter = pg ? await pgCounters(pg) : null;
       const bytesAfter = await weigh(store, pg);
       const loadAtEnd = os.loadavg()[0] ?? 0;
       const windowMs = t1 - t0;
@@ -433,6 +532,11 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
       const perQuietHour = steadyPerHour + rollupHour;
 
       const round = (v: number | null, d = 3) => (v === null ? null : Number(v.toFixed(d)));
+      const versions =
+        pg && countersBefore && countersAfter
+          ? await rowVersions(pg, countersBefore, countersAfter, probesInWindow)
+          : null;
+      const totalCpu = cpuPerWorker.reduce<number>((s, c) => s + (c ?? 0), 0) + (pgCpu ?? 0);
       const results = {
         store: args.store,
         workers: count,
@@ -451,6 +555,9 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
         cpuPerWorkerShareOfOneCore: cpuPerWorker.map((c) => round(c)),
         workersCpuShareOfOneCore: round(cpuPerWorker.reduce<number>((s, c) => s + (c ?? 0), 0)),
         postgresCpuShareOfOneCore: round(pgCpu),
+        cpuMicrosPerProbe: probesPerSecond > 0 ? Math.round((totalCpu / probesPerSecond) * 1e6) : null,
+        historyHoursSeeded: args.historyHours,
+        rowVersions: versions,
         fakeFleetCpuShareOfOneCore: round(fleetCpu),
         lagMs: { p50: quantile(lags, 0.5), p99: quantile(lags, 0.99), max: quantile(lags, 1) },
         doubleProbes: badDoubles,
@@ -497,6 +604,17 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
               ? []
               : [['PostgreSQL CPU (share of a core)', pgCpu.toFixed(3), '', ''] as const]),
             ['fake fleet CPU (share of a core)', fleetCpu.toFixed(3), '', ''],
+            ['CPU per probe, workers + database (µs)', String(results.cpuMicrosPerProbe ?? '-'), '', ''],
+            ...(versions === null
+              ? []
+              : [
+                  [
+                    'row versions per quiet probe (bytes) / WAL per probe / HOT share of updates',
+                    `${versions.bytesPerProbe} / ${versions.walBytesPerProbe} / ${versions.hotShare}`,
+                    '≤ 150',
+                    (versions.bytesPerProbe ?? Infinity) <= 150 ? 'met' : 'MISSED',
+                  ] as const,
+                ]),
             ['lag p50 / p99 (ms)', `${results.lagMs.p50} / ${results.lagMs.p99}`, '', ''],
             [
               'double probes (at once / within an interval)',

@@ -43,6 +43,81 @@ function quantile(sorted: Float64Array, q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 }
 
+/** SQLite in this process, then PostgreSQL with one worker, on the same fleet; the two printed side by side. */
+async function runBoth(args: PollerArgs, settings: Settings): Promise<number> {
+  const sqliteCode = await runArgs({ ...args, store: 'sqlite', workers: null }, settings);
+  const pgCode = await runWorkers({ ...args, store: 'postgres', workers: 1 });
+  type Figures = Record<string, unknown> & { loadAverage1m?: { atStart: number; atEnd: number } };
+  const read = (file: string): Figures | null => {
+    try {
+      return (JSON.parse(fs.readFileSync(path.join('bench-results', file), 'utf8')) as { results: Figures })
+        .results;
+    } catch {
+      return null;
+    }
+  };
+  const lite = read('poller.json');
+  const pg = read('poller-postgres-1-workers.json');
+  if (!lite || !pg) {
+    process.stderr.write('bench poller: a half of --store both left no figures\n');
+    return 1;
+  }
+  const num = (v: unknown) => (typeof v === 'number' ? v : NaN);
+  const liteMicros = num(lite.pollerCpuMicrosPerProbe);
+  const pgProbes = num(pg.probes);
+  const pgShare = num(pg.workersCpuShareOfOneCore) + num(pg.postgresCpuShareOfOneCore);
+  const pgRate = num(pg.probesPerSecond);
+  const pgMicros = pgProbes > 0 ? (pgShare / pgRate) * 1e6 : NaN;
+  const rv = (pg.rowVersions ?? {}) as {
+    bytesPerProbe?: number;
+    walBytesPerProbe?: number;
+    hotShare?: number;
+  };
+  const lag = (f: Figures) => (f.lagMs as { p99?: number } | undefined)?.p99 ?? NaN;
+  const ratio = pgMicros / liteMicros;
+  const rows: Array<[string, string, string, string]> = [
+    ['figure', 'SQLite, one process', 'PostgreSQL, one worker', 'target'],
+    ['probes/s', String(lite.probesPerSecond), String(pg.probesPerSecond), ''],
+    [
+      'CPU per probe (µs; PostgreSQL: worker + database)',
+      String(liteMicros),
+      `${pgMicros.toFixed(0)} (${((num(pg.workersCpuShareOfOneCore) / pgRate) * 1e6).toFixed(0)} + ${((num(pg.postgresCpuShareOfOneCore) / pgRate) * 1e6).toFixed(0)})`,
+      `PostgreSQL ≤ 1.5× SQLite: ${ratio.toFixed(2)}× ${ratio <= 1.5 ? 'met' : 'MISSED'}`,
+    ],
+    [
+      'row versions per quiet probe (bytes)',
+      'n/a (rewritten in place)',
+      String(rv.bytesPerProbe ?? '-'),
+      `≤ 150 ${(rv.bytesPerProbe ?? Infinity) <= 150 ? 'met' : 'MISSED'}`,
+    ],
+    ['write-ahead log per probe (bytes)', 'n/a', String(rv.walBytesPerProbe ?? '-'), ''],
+    ['HOT share of updates', 'n/a', String(rv.hotShare ?? '-'), ''],
+    ['lag p99 (ms)', String(lag(lite)), String(lag(pg)), '< 1000'],
+    [
+      'load (1 min) at start → end',
+      `${lite.loadAverage1m?.atStart} → ${lite.loadAverage1m?.atEnd}`,
+      `${pg.loadAverage1m?.atStart} → ${pg.loadAverage1m?.atEnd}`,
+      '',
+    ],
+  ];
+  const widths = [0, 1, 2, 3].map((c) => Math.max(...rows.map((r) => r[c]?.length ?? 0)));
+  process.stdout.write(
+    `\n${args.nodes} nodes, SQLite then PostgreSQL\n${rows
+      .map((r) =>
+        r
+          .map((c, i) => c.padEnd(widths[i] ?? 0))
+          .join('  ')
+          .trimEnd(),
+      )
+      .join('\n')}\n`,
+  );
+  fs.writeFileSync(
+    'bench-results/poller-both.json',
+    `${JSON.stringify({ sqlite: lite, postgres: pg, cpuRatio: Number(ratio.toFixed(2)) }, null, 2)}\n`,
+  );
+  return sqliteCode === 0 && pgCode === 0 && ratio <= 1.5 && (rv.bytesPerProbe ?? Infinity) <= 150 ? 0 : 1;
+}
+
 export async function run(argv: string[], settings: Settings): Promise<number> {
   let args: PollerArgs;
   try {
@@ -51,7 +126,12 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     process.stderr.write(`bench poller: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
   }
+  if (args.store === 'both') return runBoth(args, settings);
   if (args.workers !== null) return runWorkers(args);
+  return runArgs(args, settings);
+}
+
+async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-poller-'));
   const store = await openStore(path.join(dir, 'bench.db'));
   const fleet = await startFakeFleet();

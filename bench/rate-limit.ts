@@ -33,7 +33,7 @@ export async function run(argv: string[]): Promise<number> {
     }),
   );
   const { getStore } = await import('@/db/index');
-  const { createApiToken } = await import('@/db/queries/tokens');
+  const { createApiToken } = await import('@/lib/auth/api-tokens');
   const { GET } = await import('@/app/api/v1/balancers/route');
   try {
     const { token } = await createApiToken(await getStore(), { name: 'bench', scope: 'read' });

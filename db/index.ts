@@ -71,7 +71,17 @@ export function redactUrl(location: string): string {
   }
 }
 
+/** Watches what crosses the store's door: each read outside a transaction, each write transaction opened
+ *  (not the nested ones that join it), each statement sent. Tests count a cycle's statements with it. */
+export interface StoreObserver {
+  read?(): void;
+  write?(): void;
+  statement?(sql: string): void;
+}
+
 export interface OpenStoreOptions {
+  /** What crosses the door, for tests (none by default: no cost). */
+  observer?: StoreObserver;
   /** What this process is, named in PostgreSQL's `application_name` as `erawatch-<name>` unless the URL names
    *  one: `web`, `worker:poll,deliver`, `db-migrate` (see `processName`). Default `web`. */
   name?: string;
@@ -87,9 +97,10 @@ export function processName(command: string, roles: readonly string[] = []): str
 /** Opens the store at a file path or postgres:// URL: creates, migrates and proves a write works. */
 export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
   const settings = options.settings ?? processSettings();
+  const observer = options.observer ? { observer: options.observer } : {};
   if (isPostgresUrl(location))
-    return openPostgres(location, { settings, ...(options.name ? { role: options.name } : {}) });
-  return openSqliteStore(location, settings.migrationsFolder);
+    return openPostgres(location, { settings, ...(options.name ? { role: options.name } : {}), ...observer });
+  return openSqliteStore(location, settings.migrationsFolder, options.observer);
 }
 
 /** Rows of a raw statement (a portable `sql` template) on either engine; db/ only. */

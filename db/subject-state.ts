@@ -60,13 +60,19 @@ export interface StoredRegionState {
   analyzedAt: number;
 }
 
-/** A digest of the verdict without its timings and request ids: equal digests mean the same answer. */
+/**
+ * A digest of the verdict without its timings, request ids and the catalog's bookkeeping (when it was listed,
+ * whether this probe listed it or carried it): equal digests mean the same answer, and the verdict row is
+ * left as it is.
+ */
 export function verdictDigest(v: Verdict): string {
+  const c = v.catalog;
   const stable = {
     ...v,
     probedAt: 0,
     durationMs: 0,
     evidence: v.evidence.map((e) => ({ ...e, elapsedMs: 0, requestId: 0 })),
+    catalog: c ? { names: c.names, toolDigests: c.toolDigests, digest: c.digest, ttlMs: c.ttlMs } : c,
   };
   // One-shot hashing: no Hash object per probe.
   return hash('sha1', JSON.stringify(stable), 'base64url');
@@ -106,3 +112,89 @@ export interface StdioWrite {
 
 /** What the one subject writer takes: a balancer's cycle (its nodes) or one stdio target's probe. */
 export type ProbeWrite = ({ kind: 'node' } & CycleWrite) | ({ kind: 'stdio' } & StdioWrite);
+
+/** What one probe of a subject writes, decided once for both engines. */
+export interface SubjectWritePlan {
+  /** Close the open span with its counters (a new span starts). */
+  closeSpan: { endedAt: number; probes: number; failures: number } | null;
+  /** A history span to open. */
+  openSpan: {
+    fingerprintKey: string;
+    clientEra: string;
+    reason: string;
+    negotiatedVersion: string | null;
+    servedEras: string;
+    isChange: boolean;
+    startedAt: number;
+  } | null;
+  /** The verdict row, when the verdict changed beyond its timings (null: a quiet probe leaves it alone). */
+  state: {
+    verdict: Verdict;
+    verdictDigest: string;
+    fingerprintKey: string;
+    lastAvailableKey: string | null;
+    clientEra: string;
+    reason: string;
+    fingerprintSince: number;
+  } | null;
+  /** The narrow row every probe updates. */
+  ticks: {
+    probedAt: number;
+    durationMs: number;
+    probes: number;
+    failures: number;
+    consecutiveFailures: number;
+  };
+}
+
+/**
+ * The rules of a subject's state write: a history span opens only when its fingerprint changes (counters
+ * otherwise), and the verdict row is rewritten only when the answer changed; every probe updates the ticks.
+ */
+export function planSubjectWrite(
+  v: Verdict,
+  fingerprintKey: string | null,
+  prior: SubjectPrior | null,
+): SubjectWritePlan {
+  const at = v.probedAt;
+  const failed = v.verdict === 'unavailable';
+  const key = fingerprintKey ?? UNAVAILABLE_KEY;
+  const { newSpan, isChange } = classifyTransition(prior, fingerprintKey);
+  const base =
+    newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
+  const ticks = {
+    probedAt: at,
+    durationMs: Math.round(v.durationMs),
+    probes: base.probes + 1,
+    failures: base.failures + (failed ? 1 : 0),
+    consecutiveFailures: failed ? (prior?.consecutiveFailures ?? 0) + 1 : 0,
+  };
+  const digest = verdictDigest(v);
+  const quiet = !newSpan && prior?.verdictDigest === digest;
+  return {
+    closeSpan: newSpan && prior ? { endedAt: at, probes: prior.probes, failures: prior.failures } : null,
+    openSpan: newSpan
+      ? {
+          fingerprintKey: key,
+          clientEra: v.verdict,
+          reason: v.reason,
+          negotiatedVersion: v.negotiatedVersion,
+          servedEras: v.servedEras,
+          isChange,
+          startedAt: at,
+        }
+      : null,
+    state: quiet
+      ? null
+      : {
+          verdict: v,
+          verdictDigest: digest,
+          fingerprintKey: key,
+          lastAvailableKey: fingerprintKey ?? prior?.lastAvailableKey ?? null,
+          clientEra: v.verdict,
+          reason: v.reason,
+          fingerprintSince: base.since,
+        },
+    ticks,
+  };
+}

@@ -3,7 +3,8 @@
 import { parseDuration } from './args';
 import { parseHttpClient, type HttpClientName } from './undici-probe-client';
 
-export type BenchStore = 'sqlite' | 'postgres';
+/** `both`: SQLite in this process, then PostgreSQL with one worker, printed side by side. */
+export type BenchStore = 'sqlite' | 'postgres' | 'both';
 
 export interface PollerArgs {
   durationMs: number;
@@ -16,6 +17,8 @@ export interface PollerArgs {
   workers: number | null;
   /** The probe's HTTP client: the project's (h1) or undici's Pool per origin (in-process runs only). */
   httpClient: HttpClientName;
+  /** Hours of history (rollups and closed spans per node) seeded before the window; 0 keeps the store empty. */
+  historyHours: number;
 }
 
 export const MAX_BENCH_WORKERS = 16;
@@ -39,6 +42,7 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
     store: 'sqlite',
     workers: null,
     httpClient: 'h1',
+    historyHours: 0,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
@@ -51,14 +55,17 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
     else if (flag === '--per-balancer') a.perBalancer = positiveInteger('--per-balancer', value);
     else if (flag === '--http-client') a.httpClient = parseHttpClient(value);
     else if (flag === '--workers') a.workers = positiveInteger('--workers', value, MAX_BENCH_WORKERS);
+    else if (flag === '--history') a.historyHours = Math.round(parseDuration(value) / 3_600_000);
     else if (flag === '--store') {
-      if (value !== 'sqlite' && value !== 'postgres')
-        throw new Error(`--store must be sqlite or postgres, got '${value}'`);
+      if (value !== 'sqlite' && value !== 'postgres' && value !== 'both')
+        throw new Error(`--store must be sqlite, postgres or both, got '${value}'`);
       a.store = value;
     } else throw new Error(`unknown flag ${flag ?? ''}`);
   }
   if (a.durationMs <= a.intervalMs)
     throw new Error('--duration must be longer than --interval (the warm-up)');
+  if (a.store === 'both' && a.workers !== null)
+    throw new Error('--store both runs SQLite in process and PostgreSQL with one worker: drop --workers');
   if (a.store === 'postgres' && a.workers === null) a.workers = DEFAULT_PG_WORKERS;
   if (a.httpClient !== 'h1' && a.workers !== null)
     throw new Error('--http-client undici applies to the in-process run only (no --workers, SQLite)');

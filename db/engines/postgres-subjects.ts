@@ -1,6 +1,8 @@
 // The PostgreSQL side of the poller's hot path: a cycle's node writes and a stdio target's state, inside the
-// caller's write transaction. Statements are sent without waiting for each answer (postgres-js pipelines them
-// on the transaction's connection, in order), so a cycle costs about one round trip, not one per row.
+// caller's write transaction. Each kind of row is one multi-row statement over `jsonb_to_recordset` of one
+// JSON parameter (nodes, seqs, spans closed and opened, verdict rows, ticks, last-seen, rollups), whatever
+// the number of nodes; statements are sent without waiting for each answer (postgres-js pipelines them on the
+// transaction's connection, in order). A quiet cycle writes the ticks, the rollups and the balancer's state.
 import { sql, type SQL } from 'drizzle-orm';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Verdict } from '@/lib/probe/types';
@@ -8,15 +10,13 @@ import { bucketOf } from '../histogram';
 import { hourOf, minuteOf, minuteRollupKey, rollupKey } from '../rollup-key';
 import type * as pgSchema from '../schema-pg';
 import {
-  classifyTransition,
   LAST_SEEN_RESOLUTION_MS,
-  UNAVAILABLE_KEY,
-  verdictDigest,
+  planSubjectWrite,
   type CycleWrite,
   type StdioWrite,
   type SubjectPrior,
-  type SubjectRef,
 } from '../subject-state';
+import type { SubjectKind } from '../schema-pg';
 
 type Tx = Pick<PostgresJsDatabase<typeof pgSchema>, 'execute'>;
 
@@ -52,51 +52,132 @@ function batchOn(tx: Tx): Batch {
   };
 }
 
-function writeSubjectState(
-  b: Batch,
-  ref: SubjectRef,
+/** The rows of one multi-row statement, sent as one JSON parameter. */
+const rows = (list: readonly unknown[]) => JSON.stringify(list);
+
+interface SubjectRows {
+  close: Array<{ s: string; at: number; p: number; f: number }>;
+  open: Array<{
+    s: string;
+    k: SubjectKind;
+    n: string | null;
+    t: string | null;
+    fk: string;
+    ce: string;
+    r: string;
+    nv: string | null;
+    se: string;
+    c: boolean;
+    at: number;
+  }>;
+  states: Array<{
+    s: string;
+    k: SubjectKind;
+    n: string | null;
+    t: string | null;
+    v: Verdict;
+    d: string;
+    fk: string;
+    la: string | null;
+    ce: string;
+    r: string;
+    fs: number;
+  }>;
+  ticks: Array<{ s: string; at: number; ms: number; p: number; f: number; cf: number }>;
+}
+
+function addSubject(
+  out: SubjectRows,
+  kind: SubjectKind,
+  id: string,
   v: Verdict,
   fingerprintKey: string | null,
   prior: SubjectPrior | null,
 ): void {
-  const { id, region, kind } = ref;
-  const nodeId = kind === 'node' ? id : null;
-  const targetId = kind === 'stdio' ? id : null;
-  const at = v.probedAt;
-  const failed = v.verdict === 'unavailable';
-  const key = fingerprintKey ?? UNAVAILABLE_KEY;
-  const { newSpan, isChange } = classifyTransition(prior, fingerprintKey);
-  if (newSpan) {
-    if (prior)
-      b.push(sql`UPDATE subject_history SET ended_at = ${at}, probes = ${prior.probes}, failures = ${prior.failures}
-        WHERE subject_id = ${id} AND region = ${region} AND ended_at IS NULL`);
+  const plan = planSubjectWrite(v, fingerprintKey, prior);
+  const n = kind === 'node' ? id : null;
+  const t = kind === 'stdio' ? id : null;
+  if (plan.closeSpan)
+    out.close.push({
+      s: id,
+      at: plan.closeSpan.endedAt,
+      p: plan.closeSpan.probes,
+      f: plan.closeSpan.failures,
+    });
+  if (plan.openSpan) {
+    const o = plan.openSpan;
+    out.open.push({
+      s: id,
+      k: kind,
+      n,
+      t,
+      fk: o.fingerprintKey,
+      ce: o.clientEra,
+      r: o.reason,
+      nv: o.negotiatedVersion,
+      se: o.servedEras,
+      c: o.isChange,
+      at: o.startedAt,
+    });
+  }
+  if (plan.state) {
+    const st = plan.state;
+    out.states.push({
+      s: id,
+      k: kind,
+      n,
+      t,
+      v: st.verdict,
+      d: st.verdictDigest,
+      fk: st.fingerprintKey,
+      la: st.lastAvailableKey,
+      ce: st.clientEra,
+      r: st.reason,
+      fs: st.fingerprintSince,
+    });
+  }
+  const k = plan.ticks;
+  out.ticks.push({
+    s: id,
+    at: k.probedAt,
+    ms: k.durationMs,
+    p: k.probes,
+    f: k.failures,
+    cf: k.consecutiveFailures,
+  });
+}
+
+/** The statements of a set of subjects' writes in one region: spans, verdict rows (changed only), ticks. */
+function pushSubjects(b: Batch, region: string, out: SubjectRows): void {
+  if (out.close.length > 0)
+    b.push(sql`UPDATE subject_history h SET ended_at = x.at, probes = x.p, failures = x.f
+      FROM jsonb_to_recordset(${rows(out.close)}::jsonb) AS x(s text, at bigint, p int, f int)
+      WHERE h.subject_id = x.s AND h.region = ${region} AND h.ended_at IS NULL`);
+  if (out.open.length > 0)
     b.push(sql`INSERT INTO subject_history (subject_id, region, kind, node_id, target_id, fingerprint_key,
         client_era, reason, negotiated_version, served_eras, is_change, started_at)
-      VALUES (${id}, ${region}, ${kind}, ${nodeId}, ${targetId}, ${key}, ${v.verdict}, ${v.reason}, ${v.negotiatedVersion}, ${v.servedEras}, ${isChange}, ${at})`);
-  }
-  const base =
-    newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
-  const probes = base.probes + 1;
-  const failures = base.failures + (failed ? 1 : 0);
-  const consecutiveFailures = failed ? (prior?.consecutiveFailures ?? 0) + 1 : 0;
-  const durationMs = Math.round(v.durationMs);
-  const digest = verdictDigest(v);
-  if (!newSpan && prior?.verdictDigest === digest) {
-    b.push(sql`UPDATE subject_states SET probed_at = ${at}, duration_ms = ${durationMs}, probes = ${probes},
-        failures = ${failures}, consecutive_failures = ${consecutiveFailures}
-      WHERE subject_id = ${id} AND region = ${region}`);
-    return;
-  }
-  const lastAvailableKey = fingerprintKey ?? prior?.lastAvailableKey ?? null;
-  b.push(sql`INSERT INTO subject_states (subject_id, region, kind, node_id, target_id, verdict, verdict_digest, fingerprint_key, last_available_key,
-      client_era, reason, probed_at, duration_ms, fingerprint_since, probes, failures, consecutive_failures)
-    VALUES (${id}, ${region}, ${kind}, ${nodeId}, ${targetId}, ${JSON.stringify(v)}::jsonb, ${digest}, ${key}, ${lastAvailableKey}, ${v.verdict}, ${v.reason},
-      ${at}, ${durationMs}, ${base.since}, ${probes}, ${failures}, ${consecutiveFailures})
-    ON CONFLICT (subject_id, region) DO UPDATE SET verdict = excluded.verdict, verdict_digest = excluded.verdict_digest,
-      fingerprint_key = excluded.fingerprint_key, last_available_key = excluded.last_available_key,
-      client_era = excluded.client_era, reason = excluded.reason, probed_at = excluded.probed_at,
-      duration_ms = excluded.duration_ms, fingerprint_since = excluded.fingerprint_since,
-      probes = excluded.probes, failures = excluded.failures, consecutive_failures = excluded.consecutive_failures`);
+      SELECT x.s, ${region}, x.k, x.n, x.t, x.fk, x.ce, x.r, x.nv, x.se, x.c, x.at
+      FROM jsonb_to_recordset(${rows(out.open)}::jsonb)
+        AS x(s text, k text, n text, t text, fk text, ce text, r text, nv text, se text, c boolean, at bigint)`);
+  if (out.states.length > 0)
+    b.push(sql`INSERT INTO subject_states (subject_id, region, kind, node_id, target_id, verdict, verdict_digest,
+        fingerprint_key, last_available_key, client_era, reason, fingerprint_since)
+      SELECT x.s, ${region}, x.k, x.n, x.t, x.v, x.d, x.fk, x.la, x.ce, x.r, x.fs
+      FROM jsonb_to_recordset(${rows(out.states)}::jsonb)
+        AS x(s text, k text, n text, t text, v jsonb, d text, fk text, la text, ce text, r text, fs bigint)
+      ON CONFLICT (subject_id, region) DO UPDATE SET verdict = excluded.verdict,
+        verdict_digest = excluded.verdict_digest, fingerprint_key = excluded.fingerprint_key,
+        last_available_key = excluded.last_available_key, client_era = excluded.client_era,
+        reason = excluded.reason, fingerprint_since = excluded.fingerprint_since`);
+  // The one statement a quiet subject costs: its narrow ticks row, updated HOT (no indexed column changes).
+  if (out.ticks.length > 0)
+    b.push(sql`INSERT INTO subject_ticks (subject_id, region, probed_at, duration_ms, probes, failures,
+        consecutive_failures)
+      SELECT x.s, ${region}, x.at, x.ms, x.p, x.f, x.cf
+      FROM jsonb_to_recordset(${rows(out.ticks)}::jsonb) AS x(s text, at bigint, ms int, p int, f int, cf int)
+      ON CONFLICT (subject_id, region) DO UPDATE SET probed_at = excluded.probed_at,
+        duration_ms = excluded.duration_ms, probes = excluded.probes, failures = excluded.failures,
+        consecutive_failures = excluded.consecutive_failures`);
 }
 
 /** Writes one cycle's nodes, states, history, rollups and balancer state (inside the caller's transaction). */
@@ -109,9 +190,9 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
   const handed =
     wanted === 0
       ? []
-      : ((await tx.execute(
+      : await tx.execute<{ seq: number }>(
           sql`SELECT nextval('node_seq')::int AS seq FROM generate_series(1, ${wanted})`,
-        )) as unknown as Array<{ seq: number }>);
+        );
   let next = 0;
   const takeSeq = () => {
     const seq = handed[next++]?.seq;
@@ -119,32 +200,52 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
     return Number(seq);
   };
   const seqs = new Map<string, number>();
-  for (const n of w.newNodes) {
+  const inserted = w.newNodes.map((n) => {
     const seq = takeSeq();
     seqs.set(n.id, seq);
+    return { id: n.id, k: n.key, q: seq, o: n.origin, u: n.url, a: n.address, sb: n.servedBy };
+  });
+  if (inserted.length > 0)
     b.push(sql`INSERT INTO nodes (id, balancer_id, key, seq, origin, url, address, served_by, created_at, last_seen_at)
-      VALUES (${n.id}, ${w.balancerId}, ${n.key}, ${seq}, ${n.origin}, ${n.url}, ${n.address}, ${n.servedBy},
-        ${w.at}, ${w.at})`);
-  }
+      SELECT x.id, ${w.balancerId}, x.k, x.q, x.o, x.u, x.a, x.sb, ${w.at}, ${w.at}
+      FROM jsonb_to_recordset(${rows(inserted)}::jsonb) AS x(id text, k text, q int, o text, u text, a text, sb text)`);
+  const renumbered: Array<{ id: string; q: number }> = [];
+  const seen: string[] = [];
+  const rollups: Array<{ k: number; f: number; l: string }> = [];
+  const minutes: Array<{ k: number; m: number; f: number; l: string }> = [];
+  const subjects: SubjectRows = { close: [], open: [], states: [], ticks: [] };
   for (const r of w.results) {
     let seq = r.seq ?? seqs.get(r.nodeId);
     if (seq === undefined) {
       seq = takeSeq();
-      b.push(sql`UPDATE nodes SET seq = ${seq} WHERE id = ${r.nodeId}`);
+      renumbered.push({ id: r.nodeId, q: seq });
     }
     const v = r.verdict;
-    const at = v.probedAt;
-    writeSubjectState(b, { kind: 'node', id: r.nodeId, region: w.region }, v, r.fingerprintKey, r.prior);
-    if (r.prior && at - r.prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS)
-      b.push(sql`UPDATE nodes SET last_seen_at = ${at} WHERE id = ${r.nodeId}`);
+    addSubject(subjects, 'node', r.nodeId, v, r.fingerprintKey, r.prior);
+    if (r.prior && v.probedAt - r.prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) seen.push(r.nodeId);
     const failed = v.verdict === 'unavailable' ? 1 : 0;
+    const latency = `${bucketOf(v.durationMs)}:1`;
+    rollups.push({ k: rollupKey(hourOf(v.probedAt), seq, regionId), f: failed, l: latency });
+    const minute = minuteOf(v.probedAt);
+    minutes.push({ k: minuteRollupKey(minute, seq, regionId), m: minute, f: failed, l: latency });
+  }
+  if (renumbered.length > 0)
+    b.push(sql`UPDATE nodes SET seq = x.q FROM jsonb_to_recordset(${rows(renumbered)}::jsonb) AS x(id text, q int)
+      WHERE nodes.id = x.id`);
+  pushSubjects(b, w.region, subjects);
+  if (seen.length > 0)
+    b.push(sql`UPDATE nodes SET last_seen_at = ${w.at}
+      WHERE id IN (SELECT jsonb_array_elements_text(${rows(seen)}::jsonb))`);
+  if (rollups.length > 0)
     b.push(sql`INSERT INTO node_rollups (key, probes, failures, latency)
-      VALUES (${rollupKey(hourOf(at), seq, regionId)}, 1, ${failed}, ${`${bucketOf(v.durationMs)}:1`})
+      SELECT x.k, 1, x.f, x.l FROM jsonb_to_recordset(${rows(rollups)}::jsonb) AS x(k bigint, f int, l text)
       ON CONFLICT (key) DO UPDATE SET probes = node_rollups.probes + 1,
         failures = node_rollups.failures + excluded.failures, latency = ${mergedLatency}`);
-    const minute = minuteOf(at);
+  // A slot of the minute ring holds one minute: a newer minute resets it, an older one is never written over it.
+  if (minutes.length > 0)
     b.push(sql`INSERT INTO node_minute_rollups (key, minute, probes, failures, latency)
-      VALUES (${minuteRollupKey(minute, seq, regionId)}, ${minute}, 1, ${failed}, ${`${bucketOf(v.durationMs)}:1`})
+      SELECT x.k, x.m, 1, x.f, x.l FROM jsonb_to_recordset(${rows(minutes)}::jsonb)
+        AS x(k bigint, m int, f int, l text)
       ON CONFLICT (key) DO UPDATE SET
         probes = CASE WHEN node_minute_rollups.minute = excluded.minute THEN node_minute_rollups.probes + 1 ELSE 1 END,
         failures = CASE WHEN node_minute_rollups.minute = excluded.minute
@@ -153,7 +254,6 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
           THEN ${mergedMinuteLatency} ELSE excluded.latency END,
         minute = excluded.minute
       WHERE excluded.minute >= node_minute_rollups.minute`);
-  }
   const { snapshot, ...analysis } = w.analysis;
   b.push(sql`INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis,
       snapshot, analyzed_at, cycles)
@@ -168,12 +268,23 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
 /** Stores one probe of a stdio target (inside the caller's write transaction). */
 export async function postgresWriteStdioResult(tx: Tx, w: StdioWrite): Promise<void> {
   const { targetId, region, verdict: v, fingerprintKey } = w;
-  const rows =
-    (await tx.execute(sql`SELECT fingerprint_key AS "fingerprintKey", verdict_digest AS "verdictDigest",
-      last_available_key AS "lastAvailableKey", fingerprint_since AS "fingerprintSince", probes, failures,
-      consecutive_failures AS "consecutiveFailures"
-    FROM subject_states WHERE subject_id = ${targetId} AND region = ${region} FOR UPDATE`)) as unknown as SubjectPrior[];
+  const prior = await tx.execute<SubjectPrior>(sql`SELECT s.fingerprint_key AS "fingerprintKey",
+      s.verdict_digest AS "verdictDigest", s.last_available_key AS "lastAvailableKey",
+      s.fingerprint_since AS "fingerprintSince", coalesce(k.probes, 0) AS probes,
+      coalesce(k.failures, 0) AS failures, coalesce(k.consecutive_failures, 0) AS "consecutiveFailures"
+    FROM subject_states s LEFT JOIN subject_ticks k ON k.subject_id = s.subject_id AND k.region = s.region
+    WHERE s.subject_id = ${targetId} AND s.region = ${region} FOR UPDATE OF s`);
+  const subjects: SubjectRows = { close: [], open: [], states: [], ticks: [] };
+  const p = prior[0];
+  addSubject(
+    subjects,
+    'stdio',
+    targetId,
+    v,
+    fingerprintKey,
+    p ? { ...p, fingerprintSince: Number(p.fingerprintSince) } : null,
+  );
   const b = batchOn(tx);
-  writeSubjectState(b, { kind: 'stdio', id: targetId, region }, v, fingerprintKey, rows[0] ?? null);
+  pushSubjects(b, region, subjects);
   await b.flush();
 }

@@ -9,7 +9,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres, { type Options, type PostgresType, type Sql } from 'postgres';
 import type * as schema from '../schema';
 import * as pgSchema from '../schema-pg';
-import type { Db, PostgresRaw, Store } from '../index';
+import type { Db, PostgresRaw, Store, StoreObserver } from '../index';
 import { noteWriteError, StoreOpenError } from '../store-errors';
 import { folderAbove } from './folder-above';
 import { createWriteScope } from './write-scope';
@@ -26,6 +26,8 @@ export interface PostgresOpenOptions {
   role?: string;
   /** Apply the committed migrations at open (default true). */
   migrate?: boolean;
+  /** What crosses the door, for tests. */
+  observer?: StoreObserver;
 }
 
 export interface PostgresSettings {
@@ -115,7 +117,7 @@ const NUMERIC_TYPES: Record<string, PostgresType> = {
   numeric: { to: 1700, from: [1700], serialize: (x: unknown) => String(x), parse: (x: string) => Number(x) },
 };
 
-function clientFor(location: string, settings: PostgresSettings, max: number): Sql {
+function clientFor(location: string, settings: PostgresSettings, max: number, observer?: StoreObserver): Sql {
   const url = new URL(location);
   for (const param of CLIENT_PARAMS) url.searchParams.delete(param);
   return postgres(url.toString(), {
@@ -133,6 +135,7 @@ function clientFor(location: string, settings: PostgresSettings, max: number): S
     types: NUMERIC_TYPES,
     // "already exists, skipping" and the like are not worth a line in the operator's log.
     onnotice: () => {},
+    ...(observer?.statement ? { debug: (_c: number, q: string) => observer.statement?.(q) } : {}),
   });
 }
 
@@ -247,7 +250,8 @@ export async function openPostgres(location: string, options: PostgresOpenOption
     fail(location, err);
   }
 
-  const client = clientFor(location, settings, settings.poolSize);
+  const observer = options.observer;
+  const client = clientFor(location, settings, settings.poolSize, observer);
   const db: PgDb = drizzle(client, { schema: pgSchema });
   // Lease upkeep gets one connection of its own, opened on first use (only poll workers renew leases), so a
   // pool held by long cycle writes cannot make a live worker's leases lapse.
@@ -273,11 +277,14 @@ export async function openPostgres(location: string, options: PostgresOpenOption
     // A server is reached over the network: its outages surface as connection errors, not here.
     unavailable: () => null,
     read(fn) {
-      return fn(asDb(scope.current() ?? db));
+      const open = scope.current();
+      if (!open) observer?.read?.();
+      return fn(asDb(open ?? db));
     },
     write(fn) {
       const open = scope.current();
       if (open) return fn(asDb(open));
+      observer?.write?.();
       return db
         .transaction((tx) => scope.run(tx as unknown as PgDb, () => fn(asDb(tx as unknown as PgDb))))
         .catch((err: unknown) => {

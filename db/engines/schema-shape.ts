@@ -1,6 +1,6 @@
 // Compile-time proof that the PostgreSQL tables have the SQLite tables' JS shape (row types in and out), so
 // the query layer, typed against db/schema, runs unchanged on db/schema-pg. An error here names the tables
-// that differ: change their twin in db/schema-pg/ too, then `npm run db:generate` (both engines).
+// that differ: both are rendered from db/tables/declaration.ts, so fix the dialect (db/tables/dialects.ts).
 import type * as sqlite from '../schema';
 import type * as pg from '../schema-pg';
 

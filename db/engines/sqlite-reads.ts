@@ -27,10 +27,11 @@ function readsFor(sqlite: Database.Database): Reads {
       knownNodes: sqlite
         .prepare(
           `SELECT json_group_array(json_array(n.id, n.seq, n.key, n.origin, n.address, n.last_seen_at,
-             s.fingerprint_key, s.verdict_digest, s.last_available_key, s.fingerprint_since, s.probes,
-             s.failures, s.consecutive_failures))
-           FROM nodes n LEFT JOIN subject_states s ON s.subject_id = n.id AND s.region = ?
-           WHERE n.balancer_id = ?`,
+             s.fingerprint_key, s.verdict_digest, s.last_available_key, s.fingerprint_since, k.probes,
+             k.failures, k.consecutive_failures))
+           FROM nodes n LEFT JOIN subject_states s ON s.subject_id = n.id AND s.region = @region
+             LEFT JOIN subject_ticks k ON k.subject_id = n.id AND k.region = @region
+           WHERE n.balancer_id = @balancer`,
         )
         .pluck(),
       recentChanges: sqlite.prepare(RECENT_CHANGES_SQL),
@@ -78,7 +79,7 @@ export function sqliteKnownNodeRows(
   balancerId: string,
   region: string,
 ): KnownNodeRow[] {
-  const text = readsFor(sqlite).knownNodes.get(region, balancerId) as string | null;
+  const text = readsFor(sqlite).knownNodes.get({ region, balancer: balancerId }) as string | null;
   const tuples = text ? (JSON.parse(text) as KnownNodeTuple[]) : [];
   return tuples.map((t) => ({
     id: t[0],

@@ -6,10 +6,8 @@ import type { Verdict } from '@/lib/probe/types';
 import { addToHistogram, bucketOf } from '../histogram';
 import { hourOf, minuteOf, minuteRollupKey, rollupKey } from '../rollup-key';
 import {
-  classifyTransition,
   LAST_SEEN_RESOLUTION_MS,
-  UNAVAILABLE_KEY,
-  verdictDigest,
+  planSubjectWrite,
   type NodeResult,
   type ProbeWrite,
   type SubjectPrior,
@@ -23,7 +21,8 @@ interface Statements {
   touchNode: Database.Statement;
   prior: Database.Statement;
   upsertState: Database.Statement;
-  touchState: Database.Statement;
+  upsertTicks: Database.Statement;
+  touchTicks: Database.Statement;
   closeSpan: Database.Statement;
   openSpan: Database.Statement;
   upsertRollup: Database.Statement;
@@ -50,27 +49,32 @@ function statementsFor(sqlite: Database.Database): Statements {
     setSeq: sqlite.prepare('UPDATE nodes SET seq = ? WHERE id = ?'),
     touchNode: sqlite.prepare('UPDATE nodes SET last_seen_at = ? WHERE id = ?'),
     prior: sqlite.prepare(
-      `SELECT fingerprint_key AS fingerprintKey, verdict_digest AS verdictDigest,
-         last_available_key AS lastAvailableKey, fingerprint_since AS fingerprintSince, probes, failures,
-         consecutive_failures AS consecutiveFailures
-       FROM subject_states WHERE subject_id = ? AND region = ?`,
+      `SELECT s.fingerprint_key AS fingerprintKey, s.verdict_digest AS verdictDigest,
+         s.last_available_key AS lastAvailableKey, s.fingerprint_since AS fingerprintSince,
+         coalesce(k.probes, 0) AS probes, coalesce(k.failures, 0) AS failures,
+         coalesce(k.consecutive_failures, 0) AS consecutiveFailures
+       FROM subject_states s LEFT JOIN subject_ticks k ON k.subject_id = s.subject_id AND k.region = s.region
+       WHERE s.subject_id = ? AND s.region = ?`,
     ),
     upsertState: sqlite.prepare(
       `INSERT INTO subject_states (subject_id, region, kind, node_id, target_id, verdict, verdict_digest,
-         fingerprint_key, last_available_key, client_era, reason, probed_at, duration_ms, fingerprint_since, probes,
-         failures, consecutive_failures)
+         fingerprint_key, last_available_key, client_era, reason, fingerprint_since)
        VALUES (@subjectId, @region, @kind, @nodeId, @targetId, @verdict, @verdictDigest, @fingerprintKey,
-         @lastAvailableKey, @clientEra, @reason, @probedAt, @durationMs, @fingerprintSince, @probes, @failures,
-         @consecutiveFailures)
+         @lastAvailableKey, @clientEra, @reason, @fingerprintSince)
        ON CONFLICT(subject_id, region) DO UPDATE SET verdict = excluded.verdict,
          verdict_digest = excluded.verdict_digest, fingerprint_key = excluded.fingerprint_key,
          last_available_key = excluded.last_available_key, client_era = excluded.client_era, reason = excluded.reason,
-         probed_at = excluded.probed_at, duration_ms = excluded.duration_ms,
-         fingerprint_since = excluded.fingerprint_since, probes = excluded.probes, failures = excluded.failures,
+         fingerprint_since = excluded.fingerprint_since`,
+    ),
+    upsertTicks: sqlite.prepare(
+      `INSERT INTO subject_ticks (subject_id, region, probed_at, duration_ms, probes, failures, consecutive_failures)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT(subject_id, region) DO UPDATE SET probed_at = excluded.probed_at,
+         duration_ms = excluded.duration_ms, probes = excluded.probes, failures = excluded.failures,
          consecutive_failures = excluded.consecutive_failures`,
     ),
-    touchState: sqlite.prepare(
-      `UPDATE subject_states SET probed_at = ?, duration_ms = ?, probes = ?, failures = ?, consecutive_failures = ?
+    touchTicks: sqlite.prepare(
+      `UPDATE subject_ticks SET probed_at = ?, duration_ms = ?, probes = ?, failures = ?, consecutive_failures = ?
        WHERE subject_id = ? AND region = ?`,
     ),
     closeSpan: sqlite.prepare(
@@ -155,11 +159,7 @@ export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite, regi
   });
 }
 
-/**
- * Writes one verdict of one subject: a history span opens only when its fingerprint changes (counters
- * otherwise), and a quiet subject gives the same answer every cycle, so only the small columns are rewritten,
- * not the evidence JSON.
- */
+/** Writes one verdict of one subject as planSubjectWrite decides: a quiet probe touches only its ticks row. */
 function writeSubjectState(
   s: Statements,
   ref: SubjectRef,
@@ -167,12 +167,14 @@ function writeSubjectState(
   fingerprintKey: string | null,
   prior: SubjectPrior | null,
 ): void {
-  const at = v.probedAt;
-  const failed = v.verdict === 'unavailable';
-  const key = fingerprintKey ?? UNAVAILABLE_KEY;
-  const { newSpan, isChange } = classifyTransition(prior, fingerprintKey);
-  if (newSpan) {
-    if (prior) s.closeSpan.run(at, prior.probes, prior.failures, ref.id, ref.region);
+  const plan = planSubjectWrite(v, fingerprintKey, prior);
+  const t = plan.ticks;
+  if (plan.closeSpan) {
+    const c = plan.closeSpan;
+    s.closeSpan.run(c.endedAt, c.probes, c.failures, ref.id, ref.region);
+  }
+  if (plan.openSpan) {
+    const o = plan.openSpan;
     const [nodeId, targetId] = ref.kind === 'node' ? [ref.id, null] : [null, ref.id];
     s.openSpan.run(
       ref.id,
@@ -180,45 +182,51 @@ function writeSubjectState(
       ref.kind,
       nodeId,
       targetId,
-      key,
-      v.verdict,
-      v.reason,
-      v.negotiatedVersion,
-      v.servedEras,
-      isChange ? 1 : 0,
-      at,
+      o.fingerprintKey,
+      o.clientEra,
+      o.reason,
+      o.negotiatedVersion,
+      o.servedEras,
+      o.isChange ? 1 : 0,
+      o.startedAt,
     );
   }
-  const base =
-    newSpan || !prior ? { probes: 0, failures: 0, since: at } : { ...prior, since: prior.fingerprintSince };
-  const probes = base.probes + 1;
-  const failures = base.failures + (failed ? 1 : 0);
-  const consecutiveFailures = failed ? (prior?.consecutiveFailures ?? 0) + 1 : 0;
-  const durationMs = Math.round(v.durationMs);
-  const digest = verdictDigest(v);
-  if (!newSpan && prior?.verdictDigest === digest) {
-    s.touchState.run(at, durationMs, probes, failures, consecutiveFailures, ref.id, ref.region);
-  } else {
-    s.upsertState.run({
-      subjectId: ref.id,
-      region: ref.region,
-      kind: ref.kind,
-      nodeId: ref.kind === 'node' ? ref.id : null,
-      targetId: ref.kind === 'stdio' ? ref.id : null,
-      verdict: JSON.stringify(v),
-      verdictDigest: digest,
-      fingerprintKey: key,
-      lastAvailableKey: fingerprintKey ?? prior?.lastAvailableKey ?? null,
-      clientEra: v.verdict,
-      reason: v.reason,
-      probedAt: at,
-      durationMs,
-      fingerprintSince: base.since,
-      probes,
-      failures,
-      consecutiveFailures,
-    });
+  if (!plan.state) {
+    s.touchTicks.run(
+      t.probedAt,
+      t.durationMs,
+      t.probes,
+      t.failures,
+      t.consecutiveFailures,
+      ref.id,
+      ref.region,
+    );
+    return;
   }
+  const st = plan.state;
+  s.upsertState.run({
+    subjectId: ref.id,
+    region: ref.region,
+    kind: ref.kind,
+    nodeId: ref.kind === 'node' ? ref.id : null,
+    targetId: ref.kind === 'stdio' ? ref.id : null,
+    verdict: JSON.stringify(st.verdict),
+    verdictDigest: st.verdictDigest,
+    fingerprintKey: st.fingerprintKey,
+    lastAvailableKey: st.lastAvailableKey,
+    clientEra: st.clientEra,
+    reason: st.reason,
+    fingerprintSince: st.fingerprintSince,
+  });
+  s.upsertTicks.run(
+    ref.id,
+    ref.region,
+    t.probedAt,
+    t.durationMs,
+    t.probes,
+    t.failures,
+    t.consecutiveFailures,
+  );
 }
 
 function writeNodeResult(s: Statements, region: string, regionId: number, seq: number, r: NodeResult): void {

@@ -5,7 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import type { Db, Store } from '../index';
+import type { Db, Store, StoreObserver } from '../index';
 import * as schema from '../schema';
 import { noteWriteError, StoreOpenError, StoreUnavailableError } from '../store-errors';
 import { folderAbove } from './folder-above';
@@ -155,12 +155,17 @@ function fileIdentity(file: string): FileIdentity | null {
 }
 
 /** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, migrates and proves a write works. */
-export function openSqliteStore(file: string, migrations: string | null = null): Store {
+export function openSqliteStore(
+  file: string,
+  migrations: string | null = null,
+  observer?: StoreObserver,
+): Store {
   const shown = file === ':memory:' ? file : path.resolve(file);
   let sqlite: Database.Database;
   try {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(shown), { recursive: true });
-    sqlite = new Database(file);
+    const onStatement = observer?.statement?.bind(observer);
+    sqlite = new Database(file, onStatement ? { verbose: (q) => onStatement(String(q)) } : {});
   } catch (err) {
     throw new StoreOpenError(shown, describeOpenFailure(shown, err));
   }
@@ -216,12 +221,16 @@ export function openSqliteStore(file: string, migrations: string | null = null):
     raw: { engine: 'sqlite', sqlite },
     migrationsApplied,
     unavailable,
-    read: (fn) => fn(db),
+    read(fn) {
+      if (!(inWrite.current() && sqlite.inTransaction)) observer?.read?.();
+      return fn(db);
+    },
     async write(fn) {
       // Nested inside an open transaction of this store (same async context): join it.
       if (inWrite.current() && sqlite.inTransaction) return fn(db);
       const problem = unavailable();
       if (problem !== null) throw new StoreUnavailableError(shown, problem);
+      observer?.write?.();
       return exclusive(async () => {
         try {
           sqlite.exec('BEGIN IMMEDIATE');

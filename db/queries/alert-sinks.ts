@@ -2,7 +2,7 @@
 // with kind `alertmanager`, so its pushes go through the same outbox, retry schedule and delivery log.
 import { and, desc, eq, inArray, isNotNull, lt, or, sql, count } from 'drizzle-orm';
 import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
-import type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/alertmanager/alerts';
+import type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/schemas/alert-sink';
 import { parseStoredAnalysis } from '@/lib/schemas/stored';
 import {
   CreateAlertSinkInput,
@@ -17,7 +17,7 @@ import {
 import type { NodeIdentity } from '@/lib/schemas/balancer-view';
 import { firstRow, type Db, type Store } from '../index';
 import { newId } from '../ids';
-import { type WebhookEndpointRow } from '../schema/webhooks';
+import { type WebhookEndpointRow } from '../schema';
 
 /** The delivery type of one push of a sink's alerts. */
 export const ALERT_PUSH_TYPE = 'alertmanager.push';

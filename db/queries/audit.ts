@@ -5,7 +5,7 @@ import { ValidationError, type FieldIssue } from '@/lib/errors';
 import { ACTOR_KINDS, type AuditActor, type AuditEntry } from '@/lib/schemas/audit';
 import type { Store } from '../index';
 import { newId } from '../ids';
-import type { AuditRow } from '../schema/audit';
+import type { AuditRow } from '../schema/tables';
 import { clampLimit } from './balancers';
 
 export interface AuditInput {

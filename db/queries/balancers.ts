@@ -34,7 +34,7 @@ export interface ListBalancersOptions {
   q?: string | null;
 }
 
-function toBalancer(row: BalancerRow): Balancer {
+export function toBalancer(row: BalancerRow): Balancer {
   return {
     id: row.id,
     name: row.name,

@@ -11,7 +11,7 @@ export interface FleetGaugeData {
 }
 
 export function readFleetGaugeData(store: Store): Promise<FleetGaugeData> {
-  const { balancers: b, balancerStates: s, nodes: n, subjectStates: ns } = store.t;
+  const { balancers: b, balancerStates: s, nodes: n, subjectStates: ns, subjectTicks: k } = store.t;
   const { webhookDeliveries: d, webhookEndpoints: e } = store.t;
   return store.read(async (db) => {
     const balancers = (
@@ -22,12 +22,13 @@ export function readFleetGaugeData(store: Store): Promise<FleetGaugeData> {
     ).map((r) => ({ name: r.name, status: r.status, degraded: Boolean(r.degraded) }));
     const era = sql<string>`coalesce(${ns.clientEra}, 'unprobed')`;
     // Each node once, by its latest verdict from any region: several regions never count one node twice.
-    const latest = sql`(SELECT max(l.probed_at) FROM subject_states l WHERE l.subject_id = ${n.id})`;
+    const latest = sql`(SELECT max(l.probed_at) FROM subject_ticks l WHERE l.subject_id = ${n.id})`;
     const nodesByEra = (
       await db
         .select({ era, count: countDistinct(n.id) })
         .from(n)
-        .leftJoin(ns, and(eq(ns.subjectId, n.id), eq(ns.probedAt, latest)))
+        .leftJoin(k, and(eq(k.subjectId, n.id), eq(k.probedAt, latest)))
+        .leftJoin(ns, and(eq(ns.subjectId, k.subjectId), eq(ns.region, k.region)))
         .groupBy(era)
     ).map((r) => ({ era: r.era, count: Number(r.count) }));
     const deliveriesByStatus = (

@@ -18,13 +18,13 @@ import {
 } from '../rollup-key';
 import { listRegionIds } from './regions';
 import { clampLimit } from './balancers';
-import type { SubjectStateRow } from '../schema';
-import { readSubjectHistory, subjectStateOf } from './subjects';
+import type { SubjectStateRow, SubjectTickRow } from '../schema';
+import { readSubjectHistory, subjectStateOf, ticksJoin, withTicks, type SubjectStateView } from './subjects';
 
 // The result shapes are the API's (lib/schemas), so the store and the contract cannot drift apart.
 export type { NodeState, NodeWithState } from '@/lib/schemas/balancer-view';
 
-function toState(row: SubjectStateRow | null): NodeState | null {
+function toState(row: SubjectStateView | null): NodeState | null {
   const s = subjectStateOf(row);
   if (!s) return null;
   // The last available fingerprint is the poller's bookkeeping, not part of the node's state.
@@ -39,22 +39,25 @@ function toState(row: SubjectStateRow | null): NodeState | null {
 }
 
 type NodeRow = Omit<NodeWithState, 'state' | 'regions'>;
+type StateRowOf = SubjectStateRow | null;
+type TickRowOf = SubjectTickRow | null;
 
 /**
  * Rows of (node, its state in one region) folded into one node each: `state` is the latest of any region,
  * with its region, and `regions` lists each region's when more than one region or a named one probed it.
  */
-function foldRegions(rows: Array<{ n: NodeRow; s: SubjectStateRow | null }>): NodeWithState[] {
-  const byId = new Map<string, { n: NodeRow; states: SubjectStateRow[] }>();
-  for (const { n: row, s } of rows) {
+function foldRegions(rows: Array<{ n: NodeRow; s: StateRowOf; k: TickRowOf }>): NodeWithState[] {
+  const byId = new Map<string, { n: NodeRow; states: SubjectStateView[] }>();
+  for (const row of rows) {
     // The rollup sequence number is the store's own key, not part of the node.
-    const { seq: _seq, ...n } = row as NodeRow & { seq?: number | null };
+    const { seq: _seq, ...n } = row.n as NodeRow & { seq?: number | null };
+    const s = withTicks(row.s, row.k);
     const entry = byId.get(n.id) ?? { n, states: [] };
     if (s) entry.states.push(s);
     byId.set(n.id, entry);
   }
   return Array.from(byId, ([, { n, states }]) => {
-    const latest = states.reduce<SubjectStateRow | null>(
+    const latest = states.reduce<SubjectStateView | null>(
       (a, b) => (a && a.probedAt >= b.probedAt ? a : b),
       null,
     );
@@ -76,7 +79,7 @@ function foldRegions(rows: Array<{ n: NodeRow; s: SubjectStateRow | null }>): No
 
 /** Every node of a balancer (listed, DNS and sample-attributed), with its state from every region. */
 export async function listNodes(store: Store, balancerId: string): Promise<NodeWithState[]> {
-  const { balancers, nodes, subjectStates } = store.t;
+  const { balancers, nodes, subjectStates, subjectTicks } = store.t;
   const [exists] = await store.read((db) =>
     db.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, balancerId)),
   );
@@ -84,9 +87,10 @@ export async function listNodes(store: Store, balancerId: string): Promise<NodeW
   return foldRegions(
     await store.read((db) =>
       db
-        .select({ n: nodes, s: subjectStates })
+        .select({ n: nodes, s: subjectStates, k: subjectTicks })
         .from(nodes)
         .leftJoin(subjectStates, eq(subjectStates.subjectId, nodes.id))
+        .leftJoin(subjectTicks, ticksJoin(store))
         .where(eq(nodes.balancerId, balancerId))
         .orderBy(asc(nodes.key), asc(subjectStates.region)),
     ),
@@ -95,13 +99,14 @@ export async function listNodes(store: Store, balancerId: string): Promise<NodeW
 
 /** One node with its current verdict and evidence, from every region that probed it. */
 export async function getNode(store: Store, nodeId: string): Promise<NodeWithState> {
-  const { nodes, subjectStates } = store.t;
+  const { nodes, subjectStates, subjectTicks } = store.t;
   const [node] = foldRegions(
     await store.read((db) =>
       db
-        .select({ n: nodes, s: subjectStates })
+        .select({ n: nodes, s: subjectStates, k: subjectTicks })
         .from(nodes)
         .leftJoin(subjectStates, eq(subjectStates.subjectId, nodes.id))
+        .leftJoin(subjectTicks, ticksJoin(store))
         .where(eq(nodes.id, nodeId)),
     ),
   );

@@ -3,8 +3,15 @@
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import type { Db, Store } from '../index';
 import { newId } from '../ids';
-import type { StdioTargetRow, SubjectStateRow } from '../schema';
-import { readSubjectHistory, stateJoin, subjectStateOf } from './subjects';
+import type { StdioTargetRow } from '../schema';
+import {
+  readSubjectHistory,
+  stateJoin,
+  subjectStateOf,
+  ticksJoin,
+  withTicks,
+  type SubjectStateView,
+} from './subjects';
 import { NotFoundError } from '@/lib/errors';
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { canonicalJson } from '@/lib/probe/catalog';
@@ -108,7 +115,7 @@ export async function getStdioTargetRow(store: Store, id: string): Promise<Stdio
   return row;
 }
 
-function toView(t: StdioTarget, row: SubjectStateRow | null): StdioTargetView {
+function toView(t: StdioTarget, row: SubjectStateView | null): StdioTargetView {
   const s = subjectStateOf(row);
   return {
     id: t.id,
@@ -145,16 +152,17 @@ function toView(t: StdioTarget, row: SubjectStateRow | null): StdioTargetView {
 
 /** All stdio targets with their latest verdict summary in `region` (the reader's), by name. */
 export async function listStdioTargets(store: Store, region: string): Promise<StdioTargetView[]> {
-  const { subjectStates, stdioTargets } = store.t;
+  const { subjectStates, subjectTicks, stdioTargets } = store.t;
   return (
     await store.read((db) =>
       db
-        .select({ t: stdioTargets, s: subjectStates })
+        .select({ t: stdioTargets, s: subjectStates, k: subjectTicks })
         .from(stdioTargets)
         .leftJoin(subjectStates, stateJoin(store, stdioTargets.id, region))
+        .leftJoin(subjectTicks, ticksJoin(store))
         .orderBy(asc(stdioTargets.name)),
     )
-  ).map(({ t, s }) => toView(t, s));
+  ).map(({ t, s, k }) => toView(t, withTicks(s, k)));
 }
 
 /** One stdio target: its latest verdict in `region` with the evidence, and its fingerprint spans, newest first. */
@@ -164,15 +172,16 @@ export async function getStdioTarget(
   region: string,
   historyLimit = 100,
 ): Promise<StdioTargetDetail> {
-  const { subjectStates, stdioTargets } = store.t;
+  const { subjectStates, subjectTicks, stdioTargets } = store.t;
   const [row] = await store.read((db) =>
     db
-      .select({ t: stdioTargets, s: subjectStates })
+      .select({ t: stdioTargets, s: subjectStates, k: subjectTicks })
       .from(stdioTargets)
       .leftJoin(subjectStates, stateJoin(store, stdioTargets.id, region))
+      .leftJoin(subjectTicks, ticksJoin(store))
       .where(eq(stdioTargets.id, id)),
   );
   if (!row) throw new NotFoundError('stdio target', id);
   const history = (await readSubjectHistory(store, id, historyLimit, region)).map(({ id: _id, ...h }) => h);
-  return { ...toView(row.t, row.s), verdict: row.s?.verdict ?? null, history };
+  return { ...toView(row.t, withTicks(row.s, row.k)), verdict: row.s?.verdict ?? null, history };
 }

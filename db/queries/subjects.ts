@@ -1,7 +1,7 @@
 // The probed subjects' state: what a cycle reads before probing, its one write, stdio target results, the
 // subjects the scheduler spreads, and retention.
 import { parseStoredRegionAnalysis, parseStoredSnapshot, parseStoredVerdict } from '@/lib/schemas/stored';
-import { and, asc, desc, eq, gte, isNotNull, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerSnapshot } from '@/lib/rollout/types';
 import { postgresOf, sqliteOf, type Db, type Store } from '../index';
@@ -10,8 +10,11 @@ import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgre
 import { sqliteKnownNodeRows, sqliteRecentChangeRows, type KnownNodeRow } from '../engines/sqlite-reads';
 import { sqliteWriteProbes } from '../engines/sqlite-subjects';
 import { type CycleWrite, type ProbeWrite, type StoredRegionState } from '../subject-state';
-import type { SubjectHistoryRow, SubjectStateRow } from '../schema';
+import type { SubjectHistoryRow, SubjectStateRow, SubjectTickRow } from '../schema';
 import { insertEvents, type StoredEvent } from './events';
+import { toBalancer, type Balancer } from './balancers';
+import { NotFoundError } from '@/lib/errors';
+import type { RolloutWindowRow } from '../schema';
 import { regionIdIn } from './regions';
 
 export {
@@ -78,6 +81,58 @@ export async function storeRegionAnalysis(
   });
 }
 
+/** What a balancer's cycle reads before probing, in one read of the store. */
+export interface CycleInputs {
+  balancer: Balancer;
+  /** The balancer's nodes by key, each with its prior state in the region. */
+  known: Map<string, KnownNode>;
+  /** The snapshot the region's previous cycle stored (null before its first). */
+  previous: BalancerSnapshot | null;
+  /** The balancer's open rollout window, if any. */
+  openWindow: RolloutWindowRow | null;
+}
+
+/**
+ * The cycle's read before probing: the balancer, its known nodes with their prior state, the previous
+ * snapshot and the open rollout window. SQLite runs them as one synchronous batch of prepared statements;
+ * PostgreSQL sends them together on the pool.
+ */
+export async function readCycleInputs(
+  store: Store,
+  balancerId: string,
+  region: string,
+): Promise<CycleInputs> {
+  const { balancers: b, balancerStates: bs, balancerRegionStates: rs, rolloutWindows: w } = store.t;
+  return store.read(async (db) => {
+    const [balancerRows, knownRows, ownRows, legacyRows, windows] = await Promise.all([
+      db.select().from(b).where(eq(b.id, balancerId)),
+      store.engine === 'sqlite'
+        ? Promise.resolve(sqliteKnownNodeRows(sqliteOf(store), balancerId, region))
+        : knownNodesQuery(store, db, balancerId, region),
+      db
+        .select({ snapshot: rs.snapshot })
+        .from(rs)
+        .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
+      region === 'default'
+        ? db.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, balancerId))
+        : Promise.resolve([]),
+      db
+        .select()
+        .from(w)
+        .where(and(eq(w.balancerId, balancerId), isNull(w.closedAt))),
+    ]);
+    const row = balancerRows[0];
+    if (!row) throw new NotFoundError('balancer', balancerId);
+    const snapshot = ownRows[0]?.snapshot ?? legacyRows[0]?.snapshot ?? null;
+    return {
+      balancer: toBalancer(row),
+      known: new Map(knownRows.map((r) => [r.key, r])),
+      previous: snapshot as BalancerSnapshot | null,
+      openWindow: windows[0] ?? null,
+    };
+  });
+}
+
 /** A balancer's node with its prior state in the region. */
 export type KnownNode = KnownNodeRow;
 
@@ -92,29 +147,35 @@ export function readKnownNodes(
     const rows = sqliteKnownNodeRows(sqliteOf(store), balancerId, region);
     return Promise.resolve(new Map(rows.map((r) => [r.key, r])));
   }
-  const { nodes: n, subjectStates: s } = store.t;
   return store.read(async (db) => {
-    const rows = await db
-      .select({
-        id: n.id,
-        seq: n.seq,
-        key: n.key,
-        origin: n.origin,
-        address: n.address,
-        lastSeenAt: n.lastSeenAt,
-        fingerprintKey: s.fingerprintKey,
-        verdictDigest: s.verdictDigest,
-        lastAvailableKey: s.lastAvailableKey,
-        fingerprintSince: s.fingerprintSince,
-        probes: s.probes,
-        failures: s.failures,
-        consecutiveFailures: s.consecutiveFailures,
-      })
-      .from(n)
-      .leftJoin(s, and(eq(s.subjectId, n.id), eq(s.region, region)))
-      .where(eq(n.balancerId, balancerId));
+    const rows = await knownNodesQuery(store, db, balancerId, region);
     return new Map(rows.map((r) => [r.key, r]));
   });
+}
+
+/** The portable read of a balancer's nodes with their prior state in the region (PostgreSQL). */
+function knownNodesQuery(store: Store, db: Db, balancerId: string, region: string): Promise<KnownNode[]> {
+  const { nodes: n, subjectStates: s, subjectTicks: k } = store.t;
+  return db
+    .select({
+      id: n.id,
+      seq: n.seq,
+      key: n.key,
+      origin: n.origin,
+      address: n.address,
+      lastSeenAt: n.lastSeenAt,
+      fingerprintKey: s.fingerprintKey,
+      verdictDigest: s.verdictDigest,
+      lastAvailableKey: s.lastAvailableKey,
+      fingerprintSince: s.fingerprintSince,
+      probes: k.probes,
+      failures: k.failures,
+      consecutiveFailures: k.consecutiveFailures,
+    })
+    .from(n)
+    .leftJoin(s, and(eq(s.subjectId, n.id), eq(s.region, region)))
+    .leftJoin(k, and(eq(k.subjectId, n.id), eq(k.region, region)))
+    .where(eq(n.balancerId, balancerId));
 }
 
 /** Fingerprint changes of a balancer's nodes since `since`, per node, oldest first. */
@@ -234,17 +295,45 @@ export function pruneOldData(store: Store, cutoff: number): Promise<PruneResult>
   });
 }
 
+/** A subject's verdict row with its ticks (the latest probe's time and duration, the span's counters). */
+export type SubjectStateView = SubjectStateRow & Omit<SubjectTickRow, 'subjectId' | 'region'>;
+
+/** A verdict row and its ticks row, as one (null before the first probe). */
+export function withTicks(row: SubjectStateRow | null, tick: SubjectTickRow | null): SubjectStateView | null {
+  if (!row) return null;
+  const {
+    subjectId: _s,
+    region: _r,
+    ...t
+  } = tick ?? {
+    subjectId: row.subjectId,
+    region: row.region,
+    probedAt: row.fingerprintSince,
+    durationMs: 0,
+    probes: 0,
+    failures: 0,
+    consecutiveFailures: 0,
+  };
+  return { ...row, ...t };
+}
+
 /** A subject's stored state without its key columns: what the node and stdio readers build on. */
 export type SubjectState = Omit<
-  SubjectStateRow,
+  SubjectStateView,
   'subjectId' | 'region' | 'kind' | 'nodeId' | 'targetId' | 'verdictDigest'
 >;
 
 /** The one reader shape of a state row (null before the first probe). */
-export function subjectStateOf(row: SubjectStateRow | null): SubjectState | null {
+export function subjectStateOf(row: SubjectStateView | null): SubjectState | null {
   if (!row) return null;
   const { subjectId: _s, region: _r, kind: _k, nodeId: _n, targetId: _t, verdictDigest: _d, ...state } = row;
   return { ...state, verdict: parseStoredVerdict(state.verdict) };
+}
+
+/** The join condition of a state row's ticks. */
+export function ticksJoin(store: Store): SQL | undefined {
+  const { subjectStates: s, subjectTicks: k } = store.t;
+  return and(eq(k.subjectId, s.subjectId), eq(k.region, s.region));
 }
 
 /** The join condition of a subject's state in the region, for readers that list subjects with their state. */

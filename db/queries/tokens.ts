@@ -1,10 +1,9 @@
 import { desc, eq, and, isNull } from 'drizzle-orm';
-import { NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
-import { displayPrefix, generateToken, hashToken } from '@/lib/auth/tokens';
-import { CreateTokenInput, type ApiToken, type CreatedApiToken, type TokenScope } from '@/lib/schemas/token';
+import { NotFoundError } from '@/lib/errors';
+import type { ApiToken, TokenScope } from '@/lib/schemas/token';
 import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
-import { type ApiTokenRow } from '../schema/tokens';
+import { type ApiTokenRow } from '../schema';
 
 function toApiToken(row: ApiTokenRow): ApiToken {
   return {
@@ -26,27 +25,29 @@ export interface TokenOwner {
   name: string | null;
 }
 
-/** Creates a token and returns it with its secret, the only time the secret is available. */
-export async function createApiToken(
+/** What is kept of a new token: never its secret, only the shown prefix and the SHA-256 (lib/auth/api-tokens). */
+export interface NewApiToken {
+  name: string;
+  scope: TokenScope;
+  prefix: string;
+  hash: string;
+}
+
+/** Stores a token issued by lib/auth/api-tokens, with who minted it. */
+export async function insertApiToken(
   store: Store,
-  input: unknown,
+  token: NewApiToken,
   now: number = Date.now(),
   owner: TokenOwner | null = null,
-): Promise<CreatedApiToken> {
+): Promise<ApiToken> {
   const { apiTokens } = store.t;
-  const parsed = CreateTokenInput.safeParse(input);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  const token = generateToken(parsed.data.scope);
   const row = await store.write(async (tx) =>
     firstRow(
       await tx
         .insert(apiTokens)
         .values({
           id: newId('tok'),
-          name: parsed.data.name,
-          scope: parsed.data.scope,
-          prefix: displayPrefix(token),
-          hash: hashToken(token),
+          ...token,
           createdAt: now,
           createdBy: owner?.by ?? null,
           createdByName: owner?.name ?? null,
@@ -54,7 +55,7 @@ export async function createApiToken(
         .returning(),
     ),
   );
-  return { ...toApiToken(row), token };
+  return toApiToken(row);
 }
 
 /** Every token, or only those `createdBy` minted. */
@@ -101,10 +102,10 @@ export interface TokenIdentity {
 // lastUsedAt is a hint, not an audit log: writing it at most once a minute keeps reads from becoming writes.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** The live token with this secret, or null (unknown or revoked). */
-export async function findTokenBySecret(
+/** The live token whose secret has this hash, or null (unknown or revoked). */
+export async function findLiveTokenByHash(
   store: Store,
-  token: string,
+  hash: string,
   now: number = Date.now(),
 ): Promise<TokenIdentity | null> {
   const { apiTokens } = store.t;
@@ -112,7 +113,7 @@ export async function findTokenBySecret(
     db
       .select()
       .from(apiTokens)
-      .where(and(eq(apiTokens.hash, hashToken(token)), isNull(apiTokens.revokedAt))),
+      .where(and(eq(apiTokens.hash, hash), isNull(apiTokens.revokedAt))),
   );
   if (!row) return null;
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {

@@ -9,12 +9,11 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
 } from '@/lib/schemas/webhook';
-import { buildEnvelope, type EnvelopeEvent } from '@/lib/webhooks/envelope';
-import { generateWebhookSecret } from '@/lib/webhooks/signing';
+import { buildEnvelope, type EnvelopeEvent } from '@/lib/schemas/webhook-envelope';
 import { firstRow, selectRows, type Db, type Store } from '../index';
 import { dueAtOnce } from '../clock';
 import { newId } from '../ids';
-import { type EndpointKind, type WebhookDeliveryRow, type WebhookEndpointRow } from '../schema/webhooks';
+import { type EndpointKind, type WebhookDeliveryRow, type WebhookEndpointRow } from '../schema';
 import { encodeCursor } from './balancers';
 
 /** Alerts expected while a declared rollout runs: held until the window closes (dropped) or overruns (sent). */
@@ -97,17 +96,19 @@ export async function getWebhookByName(store: Store, name: string): Promise<Webh
   );
 }
 
-/** Creates an endpoint; returns it with its secret (generated when not given), the only time it is shown. */
-export async function createWebhook(
+/** Stores an endpoint with its given secret, else the one lib/webhooks/endpoints made; returns it with its
+ *  secret, the only time it is shown. */
+export async function insertWebhook(
   store: Store,
   input: CreateWebhookInputType,
+  madeSecret: string,
   now: number = Date.now(),
 ): Promise<WebhookEndpoint & { secret: string }> {
   const { webhookEndpoints } = store.t;
   const parsed = CreateWebhookInput.safeParse(input);
   if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
   const { secret: given, ...fields } = parsed.data;
-  const secret = given ?? generateWebhookSecret();
+  const secret = given ?? madeSecret;
   return store.write(async (tx) => {
     await assertNameFree(store, tx, fields.name, null);
     const row = firstRow(
@@ -195,15 +196,15 @@ export async function replaceWebhookSecret(store: Store, id: string, secret: str
   );
 }
 
-/** A new signing secret; the old one keeps signing beside it for `overlapMs`. */
-export async function rotateWebhookSecret(
+/** Stores a new signing secret (made by lib/webhooks/endpoints); the old one keeps signing for `overlapMs`. */
+export async function storeRotatedSecret(
   store: Store,
   id: string,
-  opts: { overlapMs: number; secret?: string },
+  opts: { overlapMs: number; secret: string },
   now: number = Date.now(),
 ): Promise<WebhookEndpoint & { secret: string }> {
   const { webhookEndpoints } = store.t;
-  const secret = opts.secret ?? generateWebhookSecret();
+  const secret = opts.secret;
   return store.write(async (tx) => {
     const current = await getWebhookRow(store, id);
     if (secret === current.secret) {

@@ -1,21 +1,6 @@
-// Every table, one file per entity. drizzle.config.ts points here; add a line when adding a table.
-export * from './balancers';
-export * from './nodes';
-export * from './events';
-export * from './rollout-windows';
-export * from './balancer-states';
-export * from './balancer-region-states';
-export * from './regions';
-export * from './poll-units';
-export * from './tokens';
-export * from './webhooks';
-export * from './rollups';
-export * from './minute-rollups';
-export * from './stdio-targets';
-export * from './subjects';
-export * from './sink-alerts';
-export * from './heartbeats';
-export * from './sessions';
-export * from './metric-series';
-export * from './claims';
-export * from './audit';
+// The SQLite tables, rendered from the one declaration (db/tables/declaration.ts) into tables.ts, and the
+// constants beside them. drizzle.config.ts points here.
+export * from './tables';
+export * from '../tables/types';
+// One list of event types: the analysis emits them, the table stores them.
+export { EVENT_TYPES, type EventType } from '../../lib/rollout/types';

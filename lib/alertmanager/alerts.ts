@@ -8,23 +8,8 @@ import { ALERT_NAMES, type AlertName, type PostableAlert } from '@/lib/schemas/a
 import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 
 export type { BalancerAnalysisView };
-
-export interface AlertSubject {
-  balancerId: string;
-  balancerName: string;
-  analysis: BalancerAnalysisView;
-  /** How operators know each node (URL or address), by node id. */
-  nodeLabels: Record<string, string>;
-}
-
-export interface DesiredAlert {
-  balancerId: string;
-  alertname: AlertName;
-  fingerprint: string;
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  generatorUrl: string;
-}
+export type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/schemas/alert-sink';
+import type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/schemas/alert-sink';
 
 const AUTH_REASONS = new Set(['auth_required', 'auth_failed']);
 
@@ -166,14 +151,6 @@ export function sinkWants(
   if (sink.eventTypes.length > 0 && !sink.eventTypes.includes(ALERT_NAMES[alert.alertname])) return false;
   if (sink.balancerIds.length > 0 && !sink.balancerIds.includes(alert.balancerId)) return false;
   return true;
-}
-
-export interface KnownAlert {
-  labels: Record<string, string>;
-  annotations: Record<string, string>;
-  generatorUrl: string;
-  startsAt: number;
-  endsAt: number | null;
 }
 
 /**

@@ -2,7 +2,7 @@
 // thrown error to problem+json. Handlers stay thin: parse with zod, call one lib/db function, answer.
 import type { z } from 'zod';
 import { StoreUnavailableError, getStore, type Store } from '@/db/index';
-import { findTokenBySecret } from '@/db/queries/tokens';
+import { findTokenBySecret } from '@/lib/auth/api-tokens';
 import {
   ConflictError,
   NotFoundError,

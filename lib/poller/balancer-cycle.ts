@@ -1,9 +1,7 @@
 // One balancer cycle: plan the probes, run them under the global cap, analyse (this region's analysis, then
 // combined with the other regions' inside the write), write one transaction. Clock, probe, resolver, variables
 // and store are parameters; the analysis is lib/rollout's, never db/'s.
-import { getBalancer } from '@/db/queries/balancers';
 import type { StoredEvent } from '@/db/queries/events';
-import { getOpenWindow } from '@/db/queries/rollouts';
 import { newId } from '@/db/ids';
 import type { Store } from '@/db';
 import type { ProbeTarget, Verdict } from '@/lib/probe/types';
@@ -13,14 +11,13 @@ import { carryCatalog, catalogOffsetOf, catalogRequestFor } from '@/lib/rollout/
 import type { BalancerAnalysis, NodeObservation, SampleObservation } from '@/lib/rollout/types';
 import type { Limiter } from './limiter';
 import { combineStep } from './regions';
-import { listPollWorkers } from '@/db/queries/units';
 import { unavailableVerdict } from '@/lib/probe/types';
 import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 import type { Env } from '@/lib/settings';
+import { listPollWorkers } from '@/db/queries/units';
 import {
-  readKnownNodes,
-  readPreviousSnapshot,
+  readCycleInputs,
   readRecentChanges,
   storeRegionAnalysis,
   writeProbes,
@@ -142,9 +139,11 @@ function attributionKey(servedBy: string, planned: readonly PlannedNode[]): stri
 export async function runCycle(store: Store, balancerId: string, deps: CycleDeps): Promise<CycleResult> {
   const started = deps.now();
   const dueAt = deps.dueAt ?? started;
-  const balancer = await getBalancer(store, balancerId);
   const { region } = deps;
-  const known = await readKnownNodes(store, balancerId, region);
+  // The cycle's one read: everything it needs before probing (the balancer, its nodes and their prior state,
+  // the previous snapshot, recent changes, the open window, the live workers' regions).
+  const inputs = await readCycleInputs(store, balancerId, region);
+  const { balancer, known, previous } = inputs;
 
   let addresses: string[] | null = null;
   let dnsProblem: string | null = null;
@@ -188,7 +187,6 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     });
 
   // The catalog cadence and the last full catalog of each node live in the previous snapshot.
-  const previous = await readPreviousSnapshot(store, balancerId, region);
   const cadence = {
     enabled: balancer.catalog,
     every: balancer.catalogEvery,
@@ -238,7 +236,10 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
 
   const results: NodeResult[] = [];
   const observations: NodeObservation[] = [];
-  const recent = await readRecentChanges(store, balancerId, at - DEFAULT_FLAP_WINDOW_MS, region);
+  // Read after probing, from the flap window's start now (read with the inputs before probing, two regions'
+  // workers reported a region split twice: tests/integration/worker/regions.test.ts).
+  const windowStart = at - DEFAULT_FLAP_WINDOW_MS;
+  const recent = await readRecentChanges(store, balancerId, windowStart, region);
   plan.nodes.forEach((p, i) => {
     const verdict = nodeVerdicts[i];
     if (!verdict) return;
@@ -280,7 +281,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   }
   results.push(...sampleStates.values());
 
-  const open = await getOpenWindow(store, balancerId);
+  const open = inputs.openWindow;
   const analysis = analyzeCycle({
     balancerId,
     at,
@@ -294,9 +295,10 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   });
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
   // The regions that must have a result: the balancer's own list, else every region with a live poll worker.
-  const expectedRegions = balancer.regions ?? [
-    ...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)]),
-  ];
+  // Read inside the write (after probing, as the combination needs it): a worker of another region that
+  // started while this cycle probed counts.
+  const expectedRegions = async () =>
+    balancer.regions ?? [...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)])];
   let combined = analysis;
   // One write: this region's analysis beside the others', their combination and its events, all in the one
   // transaction that the fence guards (two regions finishing at once each see the other's row).
@@ -313,7 +315,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       intervalMs: balancer.intervalMs,
       mine: { region, analysis },
       stored: others,
-      expectedRegions,
+      expectedRegions: await expectedRegions(),
       previous: previousCombined,
     });
     combined = step.combined;

@@ -10,6 +10,7 @@ import {
   withoutControlCharacters,
 } from './common';
 import { EventType } from './event';
+import type { BalancerAnalysisView } from './balancer-analysis';
 
 export const ALERT_SINK_KINDS = ['alertmanager'] as const;
 export type AlertSinkKind = (typeof ALERT_SINK_KINDS)[number];
@@ -158,3 +159,29 @@ export const SinkAlert = z
   })
   .meta({ id: 'SinkAlert' });
 export type SinkAlert = z.output<typeof SinkAlert>;
+
+// The shapes alert sync passes between lib/alertmanager (which decides) and the store (which keeps them).
+export interface AlertSubject {
+  balancerId: string;
+  balancerName: string;
+  analysis: BalancerAnalysisView;
+  /** How operators know each node (URL or address), by node id. */
+  nodeLabels: Record<string, string>;
+}
+
+export interface DesiredAlert {
+  balancerId: string;
+  alertname: AlertName;
+  fingerprint: string;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  generatorUrl: string;
+}
+
+export interface KnownAlert {
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  generatorUrl: string;
+  startsAt: number;
+  endsAt: number | null;
+}

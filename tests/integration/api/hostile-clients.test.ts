@@ -73,7 +73,7 @@ beforeAll(async () => {
   await limits({ ERAWATCH_RATE_LIMIT: '0', ERAWATCH_AUTH_FAILURE_LIMIT: '1000' });
   const { getStore } = await import('@/db/index');
   store = await getStore();
-  const { createApiToken } = await import('@/db/queries/tokens');
+  const { createApiToken } = await import('@/lib/auth/api-tokens');
   readToken = (await createApiToken(store, { name: 'flagger', scope: 'read' })).token;
   balancers = {
     GET: await route(import('@/app/api/v1/balancers/route'), 'GET'),

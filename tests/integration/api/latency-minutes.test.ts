@@ -106,13 +106,10 @@ describe('Latency over time', () => {
     // Every probe so far (the cycles of probe-now and any the poller ran) is in a minute bucket.
     const { getStore } = await import('@/db/index');
     const store = await getStore();
-    const { subjectStates } = store.t;
+    const { subjectTicks } = store.t;
     const { eq } = await import('drizzle-orm');
     const [state] = await store.read((db) =>
-      db
-        .select({ probes: subjectStates.probes })
-        .from(subjectStates)
-        .where(eq(subjectStates.subjectId, nodeId)),
+      db.select({ probes: subjectTicks.probes }).from(subjectTicks).where(eq(subjectTicks.subjectId, nodeId)),
     );
     expect(pts.reduce((n, p) => n + p.probes, 0)).toBe(state?.probes);
     expect(pts.every((p) => p.p50Ms !== null && p.at % 60_000 === 0)).toBe(true);

@@ -78,7 +78,7 @@ beforeAll(async () => {
   vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-12-01T07:00:00Z') });
   const { getStore } = await import('@/db/index');
   store = await getStore();
-  const { createApiToken } = await import('@/db/queries/tokens');
+  const { createApiToken } = await import('@/lib/auth/api-tokens');
   writeToken = (await createApiToken(store, { name: 'writer', scope: 'write' })).token;
   otherToken = (await createApiToken(store, { name: 'other', scope: 'write' })).token;
   const balancers = await import('@/app/api/v1/balancers/route');
@@ -215,7 +215,8 @@ describe('the request limit', () => {
 
   it('is checked before the token lookup: a spent token is refused without reading the store', async () => {
     await limitTo(3, 0);
-    const { createApiToken, revokeApiToken } = await import('@/db/queries/tokens');
+    const { createApiToken } = await import('@/lib/auth/api-tokens');
+    const { revokeApiToken } = await import('@/db/queries/tokens');
     const spent = await createApiToken(store, { name: 'spent', scope: 'read' });
     for (let i = 0; i < 3; i++) {
       expect((await send(list, '/api/v1/balancers', { token: spent.token })).status).toBe(200);

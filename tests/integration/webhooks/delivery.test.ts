@@ -10,14 +10,13 @@ import { createBalancer } from '@/db/queries/balancers';
 import { insertEvents, type EventDraft } from '@/db/queries/events';
 import { closeRolloutWindow, openRolloutWindow } from '@/db/queries/rollouts';
 import {
-  createWebhook,
   getWebhookRow,
   listDeliveries,
   pruneDeliveries,
   redeliver,
-  rotateWebhookSecret,
   updateWebhook,
 } from '@/db/queries/webhooks';
+import { createWebhook, rotateWebhookSecret } from '@/lib/webhooks/endpoints';
 import { createEgressAgent } from '@/lib/net/egress';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '@/lib/webhooks/schedule';
 import { createSender } from '@/lib/webhooks/send';

@@ -60,7 +60,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   const { getStore } = await import('@/db/index');
   const { createBalancer } = await import('@/db/queries/balancers');
-  const { createWebhook } = await import('@/db/queries/webhooks');
+  const { createWebhook } = await import('@/lib/webhooks/endpoints');
   const store = await getStore();
   balancerId = (
     await createBalancer(store, {

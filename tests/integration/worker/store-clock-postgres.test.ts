@@ -7,7 +7,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
 import { createBalancer } from '@/db/queries/balancers';
 import { insertEvents } from '@/db/queries/events';
-import { createWebhook, deleteWebhook, listDeliveries } from '@/db/queries/webhooks';
+import { deleteWebhook, listDeliveries } from '@/db/queries/webhooks';
+import { createWebhook } from '@/lib/webhooks/endpoints';
 import { createEgressAgent } from '@/lib/net/egress';
 import { createSender } from '@/lib/webhooks/send';
 import {

@@ -30,6 +30,8 @@ describe('parsePollerArgs', () => {
     expect(parsePollerArgs(['--store', 'postgres'])).toMatchObject({ store: 'postgres', workers: 3 });
     expect(parsePollerArgs(['--store', 'postgres', '--workers', '1'])).toMatchObject({ workers: 1 });
     expect(parsePollerArgs(['--workers', '3'])).toMatchObject({ store: 'sqlite', workers: 3 });
+    expect(parsePollerArgs(['--store', 'both'])).toMatchObject({ store: 'both', workers: null });
+    expect(parsePollerArgs(['--history', '60m'])).toMatchObject({ historyHours: 1 });
   });
 
   it('takes the probe HTTP client for the in-process run', () => {
@@ -43,8 +45,12 @@ describe('parsePollerArgs', () => {
       ['--http-client', 'undici', '--workers', '2'],
       '--http-client undici applies to the in-process run only',
     ],
-    [['--store', 'mysql'], "--store must be sqlite or postgres, got 'mysql'"],
-    [['--store', ''], "--store must be sqlite or postgres, got ''"],
+    [['--store', 'mysql'], "--store must be sqlite, postgres or both, got 'mysql'"],
+    [['--store', ''], "--store must be sqlite, postgres or both, got ''"],
+    [
+      ['--store', 'both', '--workers', '2'],
+      '--store both runs SQLite in process and PostgreSQL with one worker',
+    ],
     [['--workers', '0'], "--workers must be an integer from 1 to 16, got '0'"],
     [['--workers', '-2'], "--workers must be an integer from 1 to 16, got '-2'"],
     [['--workers', '2.5'], "--workers must be an integer from 1 to 16, got '2.5'"],

@@ -134,7 +134,7 @@ function schemaDifferences(sqliteMod: Record<string, unknown>, pgMod: Record<str
 
 describe('db/schema-pg against db/schema', () => {
   it('defines the same tables, columns, keys and indexes, with mapped types', () => {
-    const hint = 'change the twin in db/schema-pg/ too, then run `npm run db:generate` (writes both engines)';
+    const hint = 'change db/tables/declaration.ts, then run `npm run db:generate` (renders both engines)';
     expect(schemaDifferences(sqliteSchema, pgSchema), hint).toEqual([]);
   });
 

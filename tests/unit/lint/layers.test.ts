@@ -21,6 +21,17 @@ describe('imports between layers', () => {
     ['lib/ui/x.ts', "import { startPoller } from '@/lib/poller';", 'read through the API'],
     ['db/queries/x.ts', "import { runCycle } from '@/lib/poller/balancer-cycle';", 'never imports a role'],
     ['db/queries/x.ts', "import { sendDelivery } from '@/lib/webhooks/send';", 'policy lives with'],
+    [
+      'db/queries/x.ts',
+      "import { generateWebhookSecret } from '@/lib/webhooks/signing';",
+      'policy lives with',
+    ],
+    ['db/queries/x.ts', "import { buildEnvelope } from '../../lib/webhooks/envelope';", 'policy lives with'],
+    ['db/queries/x.ts', "import { hashToken } from '@/lib/auth/tokens';", 'policy lives with'],
+    ['db/queries/x.ts', "import { alertsFor } from '@/lib/alertmanager/alerts';", 'policy lives with'],
+    ['db/x.ts', "import { startWorker } from '@/lib/worker';", 'never imports a role'],
+    ['db/queries/x.ts', "import { recordProbe } from '@/lib/metrics/stored';", 'never imports a role'],
+    ['db/queries/x.ts', "import { withApi } from '@/lib/api/with-api';", 'never imports a role'],
     ['lib/webhooks/x.ts', "import { json } from '@/lib/api/with-api';", 'web layer'],
     ['lib/poller/x.ts', "import { sql } from 'drizzle-orm';", 'one door'],
   ])('%s: %s is refused', async (file, line, says) => {
@@ -34,7 +45,7 @@ describe('imports between layers', () => {
     ['lib/poller/x.ts', "import { listUnits } from '@/db/queries/units';"],
     ['lib/metrics/x.ts', "import { createPollerEvents } from '@/lib/poller/events';"],
     ['lib/api/x.ts', "import { requestBalancerCycles } from '@/lib/poller/requests';"],
-    ['db/queries/x.ts', "import { buildEnvelope } from '@/lib/webhooks/envelope';"],
+    ['db/queries/x.ts', "import { buildEnvelope } from '@/lib/schemas/webhook-envelope';"],
     ['lib/rollout/x.ts', "import { DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';"],
   ])('%s: %s is allowed', async (file, line) => {
     expect(await refused(file, line)).toEqual([]);

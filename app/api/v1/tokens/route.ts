@@ -1,8 +1,9 @@
-import { createApiToken, listApiTokens } from '@/db/queries/tokens';
+import { listApiTokens } from '@/db/queries/tokens';
 import { audited } from '@/lib/api/audit';
 import { HttpProblem } from '@/lib/api/problem';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
+import { createApiToken } from '@/lib/auth/api-tokens';
 import { maxTokenScope, principalRole, roleAtLeast, tokenScopeRole } from '@/lib/auth/roles';
 import { tokenOwnerOf } from '@/lib/api/token-owner';
 

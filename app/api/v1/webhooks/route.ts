@@ -1,4 +1,5 @@
-import { createWebhook, listWebhooks } from '@/db/queries/webhooks';
+import { listWebhooks } from '@/db/queries/webhooks';
+import { createWebhook } from '@/lib/webhooks/endpoints';
 import { assertWebhookUrlAllowed } from '@/lib/api/webhook-input';
 import { audited } from '@/lib/api/audit';
 import { route } from '@/lib/api/route';

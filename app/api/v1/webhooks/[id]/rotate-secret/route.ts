@@ -1,8 +1,8 @@
-import { rotateWebhookSecret } from '@/db/queries/webhooks';
-import { audited } from '@/lib/api/audit';
 import { getWebhookRow } from '@/db/queries/webhooks';
+import { audited } from '@/lib/api/audit';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
+import { rotateWebhookSecret } from '@/lib/webhooks/endpoints';
 
 export const dynamic = 'force-dynamic';
 

@@ -1,0 +1,589 @@
+// Generated from db/tables/declaration.ts by `npm run db:generate` (scripts/generate-tables.ts): do not edit.
+// The SQLite tables; change the declaration, then regenerate.
+import { sql } from 'drizzle-orm';
+import {
+  blob,
+  foreignKey,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  text,
+  uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
+import { type Verdict } from '../../lib/probe/types';
+import { type RolloutTarget } from '../../lib/rollout/types';
+import { type OAuthClientCredentialsInput } from '../../lib/schemas/balancer';
+import { TOKEN_SCOPES } from '../../lib/schemas/token';
+import { DELIVERY_STATUSES } from '../../lib/schemas/webhook';
+import { NODE_ORIGINS, ENDPOINT_KINDS, type AlertmanagerSettings, type SubjectKind } from '../tables/types';
+
+/** One registered balancer: every field of the registration contract, stored as given. */
+export const balancers = sqliteTable('balancers', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  publicUrl: text('public_url').notNull(),
+  nodeUrls: text('node_urls', { mode: 'json' }).$type<string[]>().notNull(),
+  resolveDns: integer('resolve_dns', { mode: 'boolean' }).notNull(),
+  samplesPerCycle: integer('samples_per_cycle').notNull(),
+  intervalMs: integer('interval_ms').notNull(),
+  timeoutMs: integer('timeout_ms').notNull(),
+  legacyProbeTimeoutMs: integer('legacy_probe_timeout_ms').notNull(),
+  allowLegacy: integer('allow_legacy', { mode: 'boolean' }).notNull(),
+  auditLegacy: integer('audit_legacy', { mode: 'boolean' }).notNull(),
+  legacyVersions: text('legacy_versions', { mode: 'json' }).$type<string[]>().notNull(),
+  /** Values as given: `env:NAME` stays a reference and is resolved at probe time. */
+  headers: text('headers', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  attributionHeader: text('attribution_header'),
+  catalog: integer('catalog', { mode: 'boolean' }).notNull().default(true),
+  catalogEvery: integer('catalog_every').notNull().default(5),
+  /** OAuth client credentials; a literal clientSecret is stored as given, `env:NAME` stays a reference. */
+  auth: text('auth', { mode: 'json' }).$type<OAuthClientCredentialsInput>(),
+  /** The regions whose workers must probe it; empty: every region that has a worker. */
+  regions: text('regions', { mode: 'json' })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export type BalancerRow = typeof balancers.$inferSelect;
+
+export const nodes = sqliteTable(
+  'nodes',
+  {
+    id: text('id').primaryKey(),
+    balancerId: text('balancer_id')
+      .notNull()
+      .references(() => balancers.id, { onDelete: 'cascade' }),
+    /** Stable identity within the balancer: `listed:<url>`, `dns:<address>`, `sample:<servedBy>`. */
+    key: text('key').notNull(),
+    /** A small integer per node (1, 2, …), the node half of the rollup key. */
+    seq: integer('seq'),
+    origin: text('origin', { enum: NODE_ORIGINS }).notNull(),
+    url: text('url').notNull(),
+    address: text('address'),
+    servedBy: text('served_by'),
+    createdAt: integer('created_at').notNull(),
+    lastSeenAt: integer('last_seen_at').notNull(),
+  },
+  (t) => [
+    uniqueIndex('nodes_balancer_key').on(t.balancerId, t.key),
+    index('nodes_balancer').on(t.balancerId),
+    uniqueIndex('nodes_seq').on(t.seq),
+  ],
+);
+
+export type NodeRow = typeof nodes.$inferSelect;
+
+export const events = sqliteTable(
+  'events',
+  {
+    /** Insertion order; the cursor of listEvents. */
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    balancerId: text('balancer_id')
+      .notNull()
+      .references(() => balancers.id, { onDelete: 'cascade' }),
+    nodeId: text('node_id'),
+    type: text('type').notNull(),
+    at: integer('at').notNull(),
+    data: text('data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+  },
+  (t) => [
+    index('events_balancer_at').on(t.balancerId, t.at),
+    index('events_type_at').on(t.type, t.at),
+    index('events_at').on(t.at),
+  ],
+);
+
+export type EventRow = typeof events.$inferSelect;
+
+/** A declared rollout: non-uniform is expected until the deadline, then `rollout.stuck`. */
+export const rolloutWindows = sqliteTable(
+  'rollout_windows',
+  {
+    id: text('id').primaryKey(),
+    balancerId: text('balancer_id')
+      .notNull()
+      .references(() => balancers.id, { onDelete: 'cascade' }),
+    /** What the nodes are moving to (era, version, served set or fingerprint key), as JSON. */
+    target: text('target', { mode: 'json' }).$type<RolloutTarget>().notNull(),
+    deadline: integer('deadline').notNull(),
+    openedAt: integer('opened_at').notNull(),
+    closedAt: integer('closed_at'),
+  },
+  (t) => [index('rollout_windows_balancer').on(t.balancerId, t.closedAt)],
+);
+
+export type RolloutWindowRow = typeof rolloutWindows.$inferSelect;
+
+/** The latest analysis of each balancer and the snapshot the next cycle diffs against. */
+export const balancerStates = sqliteTable('balancer_states', {
+  balancerId: text('balancer_id')
+    .primaryKey()
+    .references(() => balancers.id, { onDelete: 'cascade' }),
+  /** Headline summary columns, so listing balancers does not parse the analysis JSON. */
+  status: text('status').notNull(),
+  severity: text('severity'),
+  /** The one status the UI shows (stuck, rolling, era-split, drift, down, flapping, degraded, uniform, unknown). */
+  displayStatus: text('display_status').notNull().default('unknown'),
+  degraded: integer('degraded', { mode: 'boolean' }).notNull(),
+  analysis: text('analysis', { mode: 'json' }).$type<unknown>().notNull(),
+  snapshot: text('snapshot', { mode: 'json' }).$type<unknown>().notNull(),
+  analyzedAt: integer('analyzed_at').notNull(),
+  cycles: integer('cycles').notNull(),
+});
+
+export type BalancerStateRow = typeof balancerStates.$inferSelect;
+
+/**
+ * Each region's own latest analysis of a balancer and the snapshot its next cycle diffs against. The
+ * cross-region analysis (balancer_states) is combined from these rows, one per region that probes it.
+ */
+export const balancerRegionStates = sqliteTable(
+  'balancer_region_states',
+  {
+    balancerId: text('balancer_id')
+      .notNull()
+      .references(() => balancers.id, { onDelete: 'cascade' }),
+    region: text('region').notNull(),
+    analysis: text('analysis', { mode: 'json' }).$type<unknown>().notNull(),
+    snapshot: text('snapshot', { mode: 'json' }).$type<unknown>().notNull(),
+    analyzedAt: integer('analyzed_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.balancerId, t.region] })],
+);
+
+export type BalancerRegionStateRow = typeof balancerRegionStates.$inferSelect;
+
+/**
+ * The regions that ever probed into this store, each with a small integer id (0 is `default`). The id is
+ * the region part of the rollup key (db/rollup-key.ts), so a rollup row stays one integer key. Ids are
+ * handed out by the store, not a sequence.
+ */
+export const regions = sqliteTable('regions', {
+  id: integer('id').primaryKey(),
+  name: text('name').notNull().unique(),
+});
+
+export type RegionRow = typeof regions.$inferSelect;
+
+/**
+ * One row per unit of poll work: a balancer or stdio target in one region. A worker claims a due unit by
+ * taking an expired lease on its row, bumping `token`; every write of the unit's cycle checks that token.
+ * A released row keeps its last holder (for readiness) with `expires_at` 0.
+ */
+export const pollUnits = sqliteTable(
+  'poll_units',
+  {
+    kind: text('kind', { enum: ['balancer', 'stdio'] }).notNull(),
+    unitId: text('unit_id').notNull(),
+    region: text('region').notNull(),
+    holder: text('holder'),
+    pid: integer('pid'),
+    hostname: text('hostname'),
+    /** Fencing token: incremented on every claim, so a paused holder's writes are refused. */
+    token: integer('token').notNull().default(0),
+    expiresAt: integer('expires_at').notNull().default(0),
+    dueAt: integer('due_at').notNull(),
+    lastCycleAt: integer('last_cycle_at'),
+    /** Cycles asked for (probe-now, the fresh gate): each ask bumps it and makes the unit due now. */
+    requestedSeq: integer('requested_seq').notNull().default(0),
+    /** The asks a finished cycle attempted: those seen when its holder claimed the unit. */
+    answeredSeq: integer('answered_seq').notNull().default(0),
+    /** The asks whose cycle stored its results, set in that cycle's fenced write. */
+    storedSeq: integer('stored_seq').notNull().default(0),
+    /** Probes the last cycle that stored made (what a probe-now answers with). */
+    lastCycleProbes: integer('last_cycle_probes').notNull().default(0),
+  },
+  (t) => [
+    primaryKey({ columns: [t.kind, t.unitId, t.region] }),
+    index('poll_units_due_idx').on(t.region, t.dueAt),
+  ],
+);
+
+export type PollUnitRow = typeof pollUnits.$inferSelect;
+
+/** One row per running poll role: which workers poll, in which region, and when they last renewed. */
+export const pollWorkers = sqliteTable('poll_workers', {
+  holder: text('holder').primaryKey(),
+  region: text('region').notNull(),
+  pid: integer('pid').notNull(),
+  hostname: text('hostname').notNull(),
+  startedAt: integer('started_at').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+  unitsHeld: integer('units_held').notNull().default(0),
+  lastCycleAt: integer('last_cycle_at'),
+});
+
+export type PollWorkerRow = typeof pollWorkers.$inferSelect;
+
+/** API tokens: only a SHA-256 of the secret is kept; the plain value is shown once, at creation. */
+export const apiTokens = sqliteTable(
+  'api_tokens',
+  {
+    id: text('id').primaryKey(),
+    name: text('name').notNull(),
+    scope: text('scope', { enum: TOKEN_SCOPES }).notNull(),
+    /** The first characters of the token, so an operator can tell tokens apart without the secret. */
+    prefix: text('prefix').notNull(),
+    hash: text('hash').notNull().unique(),
+    createdAt: integer('created_at').notNull(),
+    lastUsedAt: integer('last_used_at'),
+    /** Who minted it: `user:<sub>`, `admin` (the admin secret or its session), `local`; null before tokens had owners. */
+    createdBy: text('created_by'),
+    /** Their name as shown when it was minted (the user’s email or name). */
+    createdByName: text('created_by_name'),
+    revokedAt: integer('revoked_at'),
+  },
+  (t) => [index('api_tokens_created').on(t.createdAt), index('api_tokens_created_by').on(t.createdBy)],
+);
+
+export type ApiTokenRow = typeof apiTokens.$inferSelect;
+
+/** A webhook endpoint. Signing secrets are needed in clear to sign, so they are stored but never returned. */
+export const webhookEndpoints = sqliteTable('webhook_endpoints', {
+  id: text('id').primaryKey(),
+  kind: text('kind', { enum: ENDPOINT_KINDS }).notNull().default('webhook'),
+  name: text('name').notNull().unique(),
+  url: text('url').notNull(),
+  alertmanager: text('alertmanager', { mode: 'json' }).$type<AlertmanagerSettings>(),
+  description: text('description').notNull(),
+  /** Event types delivered; empty means every type. */
+  eventTypes: text('event_types', { mode: 'json' }).$type<string[]>().notNull(),
+  /** Only events of these balancers; empty means every balancer. */
+  balancerIds: text('balancer_ids', { mode: 'json' }).$type<string[]>().notNull(),
+  secret: text('secret').notNull(),
+  /** The secret before the last rotation, still signed with until `previousSecretUntil`. */
+  previousSecret: text('previous_secret'),
+  previousSecretUntil: integer('previous_secret_until'),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+  disabledReason: text('disabled_reason'),
+  disabledAt: integer('disabled_at'),
+  /** When the current run of failed attempts began; null while the endpoint is healthy. */
+  failingSince: integer('failing_since'),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export type WebhookEndpointRow = typeof webhookEndpoints.$inferSelect;
+
+/** The outbox: one row per (event, endpoint), written in the event's transaction, then delivered and retried. */
+export const webhookDeliveries = sqliteTable(
+  'webhook_deliveries',
+  {
+    id: text('id').primaryKey(),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: text('event_id'),
+    balancerId: text('balancer_id'),
+    type: text('type').notNull(),
+    /** The exact body sent, so every attempt and a redelivery carry the same bytes and webhook-id. */
+    payload: text('payload').notNull(),
+    status: text('status', { enum: DELIVERY_STATUSES }).notNull(),
+    /** Set on alerts held by an open rollout window. */
+    rolloutWindowId: text('rollout_window_id'),
+    attempts: integer('attempts').notNull(),
+    nextAttemptAt: integer('next_attempt_at'),
+    lastAttemptAt: integer('last_attempt_at'),
+    lastHttpStatus: integer('last_http_status'),
+    lastError: text('last_error'),
+    createdAt: integer('created_at').notNull(),
+    completedAt: integer('completed_at'),
+  },
+  (t) => [
+    index('webhook_deliveries_due').on(t.status, t.nextAttemptAt),
+    index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
+  ],
+);
+
+export type WebhookDeliveryRow = typeof webhookDeliveries.$inferSelect;
+
+/** Every attempt of every delivery: the per-endpoint delivery log. */
+export const webhookAttempts = sqliteTable(
+  'webhook_attempts',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    deliveryId: text('delivery_id')
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    endpointId: text('endpoint_id').notNull(),
+    at: integer('at').notNull(),
+    httpStatus: integer('http_status'),
+    /** ok | http_3xx | http_4xx | http_5xx | gone | timeout | reset | refused | egress_refused | network_error */
+    outcome: text('outcome').notNull(),
+    error: text('error'),
+    durationMs: integer('duration_ms').notNull(),
+  },
+  (t) => [index('webhook_attempts_delivery').on(t.deliveryId, t.at)],
+);
+
+export type WebhookAttemptRow = typeof webhookAttempts.$inferSelect;
+
+/**
+ * Per node and hour: probe count, failures and a sparse latency histogram. The key packs hour and node
+ * into the rowid (hour × 2^24 + node seq, 64 bits), so the table is one B-tree with no second index: a
+ * quiet fleet's new hour costs a few dozen bytes a node, the current hour's rows sit together (cheap
+ * updates), and pruning is one range delete. See db/rollup-key.ts.
+ */
+export const nodeRollups = sqliteTable('node_rollups', {
+  key: integer('key').primaryKey(),
+  probes: integer('probes').notNull(),
+  failures: integer('failures').notNull(),
+  latency: text('latency').notNull(),
+});
+
+export type NodeRollupRow = typeof nodeRollups.$inferSelect;
+
+/**
+ * Per node and minute, for the last six hours: probe count, failures and a sparse latency histogram, in a
+ * ring of slots per node and region (db/rollup-key.ts). `minute` says which minute a slot holds; a write for
+ * a newer minute resets the slot, so the table never grows past 360 rows a node and region.
+ */
+export const nodeMinuteRollups = sqliteTable('node_minute_rollups', {
+  key: integer('key').primaryKey(),
+  minute: integer('minute').notNull(),
+  probes: integer('probes').notNull(),
+  failures: integer('failures').notNull(),
+  latency: text('latency').notNull(),
+});
+
+export type NodeMinuteRollupRow = typeof nodeMinuteRollups.$inferSelect;
+
+/**
+ * A stdio MCP server the poller launches and probes. Written only by the config file (never the API):
+ * env values are stored resolved, with the `${VAR}` templates they came from so export never writes them.
+ */
+export const stdioTargets = sqliteTable('stdio_targets', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  command: text('command').notNull(),
+  args: text('args', { mode: 'json' }).$type<string[]>().notNull(),
+  env: text('env', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  envTemplates: text('env_templates', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+  cwd: text('cwd').notNull(),
+  allowLegacy: integer('allow_legacy', { mode: 'boolean' }).notNull(),
+  auditLegacy: integer('audit_legacy', { mode: 'boolean' }).notNull(),
+  legacyVersions: text('legacy_versions', { mode: 'json' }).$type<string[]>().notNull(),
+  intervalMs: integer('interval_ms').notNull(),
+  timeoutMs: integer('timeout_ms').notNull(),
+  legacyProbeTimeoutMs: integer('legacy_probe_timeout_ms').notNull(),
+  /** The regions whose workers launch and probe it; empty: every region that has a worker. */
+  regions: text('regions', { mode: 'json' })
+    .$type<string[]>()
+    .notNull()
+    .default(sql`'[]'`),
+  createdAt: integer('created_at').notNull(),
+  updatedAt: integer('updated_at').notNull(),
+});
+
+export type StdioTargetRow = typeof stdioTargets.$inferSelect;
+
+/**
+ * The latest verdict of each probed subject from each region. `subject_id` is the node's or the target's
+ * id; exactly one of `node_id`/`target_id` repeats it, so deleting either cascades. The row is rewritten
+ * only when the verdict changes beyond its timings; what every probe updates is in subject_ticks.
+ */
+export const subjectStates = sqliteTable(
+  'subject_states',
+  {
+    subjectId: text('subject_id').notNull(),
+    region: text('region').notNull().default('default'),
+    kind: text('kind').$type<SubjectKind>().notNull(),
+    nodeId: text('node_id').references(() => nodes.id, { onDelete: 'cascade' }),
+    targetId: text('target_id').references(() => stdioTargets.id, { onDelete: 'cascade' }),
+    verdict: text('verdict', { mode: 'json' }).$type<Verdict>().notNull(),
+    /** Digest of the verdict without its timings: an unchanged verdict leaves this row alone. */
+    verdictDigest: text('verdict_digest'),
+    /** The fingerprint key, or `unavailable` while the subject does not answer usefully. */
+    fingerprintKey: text('fingerprint_key').notNull(),
+    /** The last available fingerprint key, kept across outages to tell a real change from a recovery. */
+    lastAvailableKey: text('last_available_key'),
+    clientEra: text('client_era').notNull(),
+    reason: text('reason').notNull(),
+    /** Since the fingerprint last changed. */
+    fingerprintSince: integer('fingerprint_since').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.subjectId, t.region] }),
+    // The foreign keys' own indexes: without them every node or target delete scans the table.
+    index('subject_states_node').on(t.nodeId),
+    index('subject_states_target').on(t.targetId),
+  ],
+);
+
+export type SubjectStateRow = typeof subjectStates.$inferSelect;
+
+/**
+ * What every probe of a subject updates, in a narrow row beside its verdict: the latest probe time and
+ * duration and the counters of the current fingerprint span. No column here is indexed beyond the key, so
+ * on PostgreSQL an update stays HOT (heap-only) in the room the fillfactor leaves.
+ */
+export const subjectTicks = sqliteTable(
+  'subject_ticks',
+  {
+    subjectId: text('subject_id').notNull(),
+    region: text('region').notNull(),
+    probedAt: integer('probed_at').notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    probes: integer('probes').notNull(),
+    failures: integer('failures').notNull(),
+    consecutiveFailures: integer('consecutive_failures').notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.subjectId, t.region] }),
+    foreignKey({
+      columns: [t.subjectId, t.region],
+      foreignColumns: [subjectStates.subjectId, subjectStates.region],
+    }).onDelete('cascade'),
+  ],
+);
+
+export type SubjectTickRow = typeof subjectTicks.$inferSelect;
+
+/**
+ * One row per fingerprint span of a subject in a region: written when the fingerprint changes, closed
+ * (endedAt, counters) when it changes again. A quiet subject writes nothing here.
+ */
+export const subjectHistory = sqliteTable(
+  'subject_history',
+  {
+    id: integer('id').primaryKey({ autoIncrement: true }),
+    subjectId: text('subject_id').notNull(),
+    region: text('region').notNull().default('default'),
+    kind: text('kind').$type<SubjectKind>().notNull(),
+    nodeId: text('node_id').references(() => nodes.id, { onDelete: 'cascade' }),
+    targetId: text('target_id').references(() => stdioTargets.id, { onDelete: 'cascade' }),
+    fingerprintKey: text('fingerprint_key').notNull(),
+    clientEra: text('client_era').notNull(),
+    reason: text('reason').notNull(),
+    negotiatedVersion: text('negotiated_version'),
+    servedEras: text('served_eras').notNull(),
+    /** An available fingerprint that differs from the last available one (what flapping counts). */
+    isChange: integer('is_change', { mode: 'boolean' }).notNull().default(false),
+    startedAt: integer('started_at').notNull(),
+    endedAt: integer('ended_at'),
+    /** Probes and failures inside the span, set when the span closes. */
+    probes: integer('probes'),
+    failures: integer('failures'),
+  },
+  (t) => [
+    index('subject_history_subject_started').on(t.subjectId, t.region, t.startedAt),
+    // Only fingerprint changes, which the flap window reads every cycle for each node: a small index to seek.
+    index('subject_history_changes')
+      .on(t.subjectId, t.region, t.startedAt)
+      .where(sql`${t.isChange} = 1`),
+    index('subject_history_node').on(t.nodeId),
+    index('subject_history_target').on(t.targetId),
+  ],
+);
+
+export type SubjectHistoryRow = typeof subjectHistory.$inferSelect;
+
+/**
+ * Each alert an alert sink knows of, firing or recently resolved. Every push sends the sink's whole set, so an
+ * Alertmanager that lost its state, or missed a resolve, catches up on the next push.
+ */
+export const sinkAlerts = sqliteTable(
+  'sink_alerts',
+  {
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    /** Stable hash of the label set: one alert in Alertmanager's eyes. */
+    fingerprint: text('fingerprint').notNull(),
+    balancerId: text('balancer_id').notNull(),
+    alertname: text('alertname').notNull(),
+    labels: text('labels', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    annotations: text('annotations', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    generatorUrl: text('generator_url').notNull(),
+    startsAt: integer('starts_at').notNull(),
+    /** Set when the condition cleared. */
+    endsAt: integer('ends_at'),
+    updatedAt: integer('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.endpointId, t.fingerprint] }), index('sink_alerts_ends').on(t.endsAt)],
+);
+
+export type SinkAlertRow = typeof sinkAlerts.$inferSelect;
+
+/**
+ * Readiness heartbeats: each check writes a fresh row (with a page-sized pad, so a store that cannot grow
+ * fails it) and deletes the older ones, so the table stays one row per process.
+ */
+export const storeHeartbeats = sqliteTable('store_heartbeats', {
+  id: integer('id').primaryKey({ autoIncrement: true }),
+  holder: text('holder').notNull(),
+  at: integer('at').notNull(),
+  pad: blob('pad', { mode: 'buffer' }).notNull(),
+});
+
+/**
+ * Dashboard sessions ended by a logout, until their cookie would have expired anyway: every web process
+ * checks a session cookie against this table, so a logout ends that session everywhere at once.
+ */
+export const revokedSessions = sqliteTable('revoked_sessions', {
+  sid: text('sid').primaryKey(),
+  expiresAt: integer('expires_at').notNull(),
+});
+
+/**
+ * Cumulative metric series shared by every process on this store: whichever process probes adds its deltas,
+ * and /metrics on any web process renders them. `labels` is the canonical `k="v",…` text of the series.
+ */
+export const metricSeries = sqliteTable(
+  'metric_series',
+  {
+    name: text('name').notNull(),
+    labels: text('labels').notNull(),
+    value: real('value').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.name, t.labels] })],
+);
+
+export type MetricSeriesRow = typeof metricSeries.$inferSelect;
+
+/**
+ * Short claims on one subject's probes (a balancer's or stdio target's cycle): a scheduled cycle and a
+ * probe-now in any process take the claim first, so one node is never probed twice at once.
+ */
+export const subjectClaims = sqliteTable('subject_claims', {
+  subjectId: text('subject_id').primaryKey(),
+  holder: text('holder').notNull(),
+  expiresAt: integer('expires_at').notNull(),
+});
+
+/**
+ * The audit trail: one row per write, recorded in the write’s own transaction. Who (a user, a token, the
+ * admin secret, the config file at start-up, local mode), from which client address, what (the operation,
+ * the subject, the changed fields’ before and after with secrets redacted) and when.
+ */
+export const auditLog = sqliteTable(
+  'audit_log',
+  {
+    id: text('id').primaryKey(),
+    at: integer('at').notNull(),
+    actorKind: text('actor_kind', { enum: ['user', 'token', 'admin_secret', 'config', 'local'] }).notNull(),
+    /** The user’s `sub` or the token’s id; null for the admin secret, the config file and local mode. */
+    actorId: text('actor_id'),
+    actorName: text('actor_name'),
+    address: text('address'),
+    operation: text('operation').notNull(),
+    subjectType: text('subject_type').notNull(),
+    subjectId: text('subject_id').notNull(),
+    subjectName: text('subject_name'),
+    /** JSON: `{ field: { before, after } }`, secrets as `[redacted]`. */
+    changes: text('changes').notNull(),
+  },
+  (t) => [
+    index('audit_log_at').on(t.at, t.id),
+    index('audit_log_subject').on(t.subjectId, t.at),
+    index('audit_log_actor').on(t.actorId, t.at),
+  ],
+);
+
+export type AuditRow = typeof auditLog.$inferSelect;

@@ -1,0 +1,174 @@
+// One balancer cycle crosses the store's door twice: one read before probing (the balancer, its nodes and
+// their prior state, the previous snapshot, recent changes, the open window, the live workers) and one write
+// transaction. On PostgreSQL the write is multi-row: a cycle of four nodes sends as many statements as a
+// cycle of one. A quiet cycle leaves the verdict rows alone and updates only the narrow ticks rows. Counted
+// through the store's observer, with real SDK peers and a real store on each engine.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '@/db';
+import { createBalancer } from '@/db/queries/balancers';
+import { getNode, listNodes } from '@/db/queries/nodes';
+import { runCycle, type CycleDeps } from '@/lib/poller/balancer-cycle';
+import { closeDefaultProbe, createDefaultProbe, resolveAllAddresses } from '@/lib/poller/default-probe';
+import { createLimiter } from '@/lib/poller/limiter';
+import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
+import { parseSettings } from '@/lib/settings';
+import { openReader, storeLocation, TEST_ENGINE } from '../../support/store';
+import { waitFor } from './support';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-cycle-statements-'));
+const counts = { reads: 0, writes: 0, statements: [] as string[] };
+const observer = {
+  read: () => void (counts.reads += 1),
+  write: () => void (counts.writes += 1),
+  statement: (q: string) => void counts.statements.push(q),
+};
+const settings = parseSettings({ ERAWATCH_ALLOW_LOOPBACK: '1' });
+let location = '';
+let store: Store;
+let peer: RunningPeer;
+
+beforeAll(async () => {
+  location = await storeLocation(dir, 'erawatch.db');
+  store = await openStore(location, { observer, settings });
+  peer = await startPeer('v2-modern');
+});
+
+afterAll(async () => {
+  await store?.close();
+  await peer?.stop();
+  await closeDefaultProbe();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function deps(): CycleDeps {
+  return {
+    probe: createDefaultProbe(settings),
+    resolve: resolveAllAddresses,
+    now: Date.now,
+    variables: {},
+    limiter: createLimiter(8),
+    region: 'default',
+  };
+}
+
+/** One cycle's door crossings: reads, write transactions and the statements sent. */
+async function countedCycle(balancerId: string) {
+  counts.reads = 0;
+  counts.writes = 0;
+  counts.statements = [];
+  await runCycle(store, balancerId, deps());
+  return {
+    reads: counts.reads,
+    writes: counts.writes,
+    statements: counts.statements.length,
+    sent: counts.statements,
+  };
+}
+
+/**
+ * One read before probing and one write transaction; the recent fingerprint changes are still read once more
+ * after probing (read before it, two regions' workers reported a region split twice in
+ * tests/integration/worker/regions.test.ts). On PostgreSQL that is a second read; on SQLite it is one prepared
+ * statement run outside `store.read`, which the door's read count does not see.
+ */
+const READS_AND_WRITES = TEST_ENGINE === 'postgres' ? [2, 1, 2, 1] : [1, 1, 1, 1];
+
+const wide = { intervalMs: 60_000, timeoutMs: 15_000, legacyProbeTimeoutMs: 15_000 };
+
+describe(`one cycle, one read and one write (${TEST_ENGINE})`, () => {
+  it('reads before probing, writes one transaction, and sends one statement per kind of row for four nodes', async () => {
+    const one = await createBalancer(store, {
+      name: 'one-node',
+      publicUrl: peer.url,
+      nodeUrls: [`${peer.url}?n=1`],
+      ...wide,
+    });
+    const four = await createBalancer(store, {
+      name: 'four-nodes',
+      publicUrl: peer.url,
+      nodeUrls: [1, 2, 3, 4].map((n) => `${peer.url}?n=${n}`),
+      ...wide,
+    });
+    // First cycles create the nodes and their first verdicts.
+    const firstOne = await countedCycle(one.id);
+    const firstFour = await countedCycle(four.id);
+    expect([firstOne.reads, firstOne.writes, firstFour.reads, firstFour.writes]).toEqual(READS_AND_WRITES);
+    const nodes = await listNodes(store, four.id);
+    expect(nodes.map((n) => n.state?.clientEra)).toEqual(['modern', 'modern', 'modern', 'modern']);
+
+    // Quiet cycles: same answers.
+    const quietOne = await countedCycle(one.id);
+    const quietFour = await countedCycle(four.id);
+    expect([quietOne.reads, quietOne.writes, quietFour.reads, quietFour.writes]).toEqual(READS_AND_WRITES);
+    if (TEST_ENGINE === 'postgres') {
+      // Multi-row statements: one statement per kind of row, whatever the number of nodes.
+      const writesTo = (table: string) =>
+        quietFour.sent.filter((q) => new RegExp(`^\\s*(INSERT INTO|UPDATE) ${table}\\b`, 'i').test(q)).length;
+      expect([writesTo('subject_ticks'), writesTo('node_rollups'), writesTo('balancer_states')]).toEqual([
+        1, 1, 1,
+      ]);
+      expect(writesTo('subject_states')).toBeLessThanOrEqual(1);
+      expect(quietFour.statements).toBeLessThanOrEqual(quietOne.statements + 1);
+    }
+    const node = await getNode(store, nodes[0]?.id ?? '');
+    expect(node.state?.probes).toBe(2);
+  });
+
+  it('a quiet cycle rewrites no verdict row, only the narrow ticks rows', async () => {
+    const b = await createBalancer(store, {
+      name: 'quiet',
+      publicUrl: peer.url,
+      nodeUrls: [1, 2, 3].map((n) => `${peer.url}?q=${n}`),
+      // No tool listing on its cadence: every cycle gives the same answer.
+      catalog: false,
+      ...wide,
+    });
+    await countedCycle(b.id);
+    await countedCycle(b.id);
+    const verdictWrites = () =>
+      counts.statements.filter((q) => /INSERT INTO "?subject_states"?|UPDATE "?subject_states"?/i.test(q));
+    const tickWrites = () =>
+      counts.statements.filter((q) => /subject_ticks/i.test(q) && !/SELECT/i.test(q.slice(0, 12)));
+    counts.statements = [];
+    await runCycle(store, b.id, deps());
+    expect(verdictWrites()).toEqual([]);
+    expect(tickWrites().length).toBeGreaterThan(0);
+    const probes = (await listNodes(store, b.id)).map((n) => n.state?.probes);
+    expect(probes).toEqual([3, 3, 3]);
+  });
+
+  it.runIf(TEST_ENGINE === 'postgres')(
+    'PostgreSQL: the tables rewritten in place have their fillfactor, and ticks updates are HOT',
+    async () => {
+      const reader = await openReader(location);
+      try {
+        const options = await reader.all<{ name: string; options: string[] | null }>(
+          `SELECT relname AS name, reloptions AS options FROM pg_class
+           WHERE relname IN ('subject_ticks', 'subject_states', 'node_rollups', 'balancer_states',
+             'balancer_region_states', 'nodes') AND relkind = 'r' ORDER BY relname`,
+        );
+        const { TABLES } = await import('@/db/tables/declaration');
+        const declared = Object.values(TABLES)
+          .flatMap((t) => ('pgFillfactor' in t && t.pgFillfactor ? [[t.name, t.pgFillfactor] as const] : []))
+          .sort((a, b) => (a[0] < b[0] ? -1 : 1));
+        expect(options.map((o) => [o.name, Number((o.options ?? [])[0]?.split('=')[1])])).toEqual(declared);
+        // A backend reports its counters to the statistics when it goes idle: wait for them to arrive.
+        const hot = await waitFor('the ticks updates in pg_stat_user_tables', 60_000, async () => {
+          await reader.all('SELECT pg_stat_clear_snapshot()');
+          const [row] = await reader.all<{ upd: number; hot: number }>(
+            `SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables
+             WHERE relname = 'subject_ticks'`,
+          );
+          return row && row.upd > 0 ? row : null;
+        });
+        expect(hot.upd).toBeGreaterThan(0);
+        expect(hot.hot).toBe(hot.upd);
+      } finally {
+        await reader.close();
+      }
+    },
+  );
+});
