@@ -147,8 +147,8 @@ describe(`one cycle, one read and one write (${TEST_ENGINE})`, () => {
       try {
         const options = await reader.all<{ name: string; options: string[] | null }>(
           `SELECT relname AS name, reloptions AS options FROM pg_class
-           WHERE relname IN ('subject_ticks', 'subject_states', 'node_rollups', 'balancer_states',
-             'balancer_region_states', 'nodes') AND relkind = 'r' ORDER BY relname`,
+           WHERE relkind = 'r' AND relnamespace = to_regnamespace(current_schema())
+             AND array_to_string(reloptions, ',') LIKE '%fillfactor=%' ORDER BY relname`,
         );
         const { TABLES } = await import('@/db/tables/declaration');
         const declared = Object.values(TABLES)
