@@ -4,7 +4,7 @@ import { parseStoredRegionAnalysis, parseStoredSnapshot, parseStoredVerdict } fr
 import { and, asc, desc, eq, gte, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerSnapshot } from '@/lib/rollout/types';
-import { postgresOf, sqliteOf, type Db, type Store } from '../index';
+import { postgresOf, selectRows, sqliteOf, type Db, type Store } from '../index';
 import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
 import { sqliteKnownNodeRows, sqliteRecentChangeRows, type KnownNodeRow } from '../engines/sqlite-reads';
@@ -58,6 +58,16 @@ export async function storeRegionAnalysis(
   const { balancerRegionStates: rs, balancerStates: bs } = store.t;
   const { snapshot, ...own } = w.analysis;
   return store.write(async (tx) => {
+    // Two regions finishing at once must combine one after the other: on PostgreSQL each would otherwise read
+    // the other's previous row and the combined snapshot from before either wrote, and both would raise the
+    // same event (two balancer.region_split for one split). The lock lasts until the transaction ends; the
+    // reads below then see what the other region committed. SQLite's writes are serial already.
+    if (store.engine === 'postgres')
+      await selectRows(
+        store,
+        tx,
+        sql`SELECT pg_advisory_xact_lock(hashtextextended(${`erawatch:combine:${w.balancerId}`}, 0))`,
+      );
     await tx
       .insert(rs)
       .values({ balancerId: w.balancerId, region: w.region, analysis: own, snapshot, analyzedAt: w.at })
