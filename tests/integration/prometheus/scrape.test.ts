@@ -42,7 +42,7 @@ beforeAll(async () => {
     env: {
       ERAWATCH_DB: path.join(dir, 'scrape.db'),
       ERAWATCH_ADMIN_SECRET: ADMIN,
-      ERAWATCH_POLLER: 'off',
+      // The poll role runs in the web process: probe-now asks it for the cycle.
       ERAWATCH_WEBHOOKS: 'off',
       ERAWATCH_ALLOW_LOOPBACK: '1',
       ERAWATCH_CONFIG: path.join(dir, 'absent.yaml'),
