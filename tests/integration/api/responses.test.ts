@@ -109,10 +109,26 @@ beforeAll(async () => {
   const sink = await call('POST', '/api/v1/alert-sinks', { name: 'am', urls: ['http://127.0.0.1:9/'] });
   expect(sink.status, JSON.stringify(sink.json)).toBe(201);
   expect((await call('POST', '/api/v1/tokens', { name: 'ci', scope: 'read' })).status).toBe(201);
+  // A stdio target comes only from the config file: one real SDK server launched as a command.
+  const { applyConfig } = await import('@/lib/config/apply');
+  const { parseConfig } = await import('@/lib/config/load');
+  const { parseSettings } = await import('@/lib/settings');
+  const { getStore } = await import('@/db/index');
+  const { peerScript } = await import('../host-check/fixtures');
+  const config = `version: 1\nstdio:\n  - name: contract-stdio\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(peerScript('v2-stdio'))}, --name, contract-stdio]\n`;
+  await applyConfig(
+    await getStore(),
+    parseConfig(config, path.join(dir, 'erawatch.config.yaml'), parseSettings({})),
+  );
+  const stdio = (await call('GET', '/api/v1/stdio-targets')).json?.items as Array<{
+    id: string;
+    name: string;
+  }>;
   Object.assign(params, {
     webhookId: String(hook.json?.id),
     sinkId: String(sink.json?.id),
     nodeId: nodeIds[0],
+    stdioId: stdio.find((t) => t.name === 'contract-stdio')?.id ?? '',
   });
 }, 180_000);
 
@@ -126,14 +142,13 @@ afterAll(async () => {
 });
 
 /** The GETs whose success answer is JSON with a schema in the route table. */
-const documentedGets = routeEntries().filter(
-  (r) => r.method === 'GET' && r.response !== undefined && !r.path.includes('stdio-targets/{id}'),
-);
+const documentedGets = routeEntries().filter((r) => r.method === 'GET' && r.response !== undefined);
 
 /** Path parameters by the resource the path names. */
 function paramsFor(p: string): Record<string, string> {
   if (p.startsWith('/api/v1/webhooks/')) return { id: params.webhookId ?? '' };
   if (p.startsWith('/api/v1/alert-sinks/')) return { id: params.sinkId ?? '' };
+  if (p.startsWith('/api/v1/stdio-targets/')) return { id: params.stdioId ?? '' };
   if (p.includes('/nodes/{id}')) return { id: params.nodeId ?? '' };
   return { id: params.id ?? '' };
 }
