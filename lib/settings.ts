@@ -454,15 +454,16 @@ export function resetProcessSettings(): void {
 
 /**
  * The variables an operator names outside the settings (`env:NAME` secrets in a host file or a probe flag):
- * this process's environment, for the commands that read them where they are named.
+ * the environment this process's settings were read from (the one read of it, in processSettings).
  */
 export function processVariables(): Env {
-  return process.env;
+  return processSettings().environment;
 }
 
 /** The environment for a child process (a stdio target, a peer, the demo's server): this one's, plus `extra`. */
 export function childEnvironment(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, ...extra };
+  // The same variables as process.env (Next's typing of it only adds NODE_ENV as required).
+  return { ...processVariables(), ...extra } as NodeJS.ProcessEnv;
 }
 
 /**
