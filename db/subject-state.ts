@@ -61,9 +61,11 @@ export interface StoredRegionState {
 }
 
 /**
- * A digest of the verdict without its timings, request ids and the catalog's bookkeeping (when it was listed,
- * whether this probe listed it or carried it): equal digests mean the same answer, and the verdict row is
- * left as it is.
+ * A digest of the verdict without its timings, request ids and the catalog's bookkeeping: equal digests mean
+ * the same answer, and the verdict row is left as it is. The bookkeeping is whether this probe listed the
+ * catalog or carried the last listing (the `catalog` evidence step is there only on a listing probe), when it
+ * was listed, and a listing that failed while no full catalog is known (the probes between listings carry
+ * none). The catalog's answer itself (names, tool digests, its digest and lifetime) is in the digest.
  */
 export function verdictDigest(v: Verdict): string {
   const c = v.catalog;
@@ -71,8 +73,10 @@ export function verdictDigest(v: Verdict): string {
     ...v,
     probedAt: 0,
     durationMs: 0,
-    evidence: v.evidence.map((e) => ({ ...e, elapsedMs: 0, requestId: 0 })),
-    catalog: c ? { names: c.names, toolDigests: c.toolDigests, digest: c.digest, ttlMs: c.ttlMs } : c,
+    evidence: v.evidence.flatMap((e) => (e.step === 'catalog' ? [] : [{ ...e, elapsedMs: 0, requestId: 0 }])),
+    catalog: c?.digest
+      ? { names: c.names, toolDigests: c.toolDigests, digest: c.digest, ttlMs: c.ttlMs }
+      : null,
   };
   // One-shot hashing: no Hash object per probe.
   return hash('sha1', JSON.stringify(stable), 'base64url');

@@ -140,6 +140,31 @@ describe(`one cycle, one read and one write (${TEST_ENGINE})`, () => {
     expect(probes).toEqual([3, 3, 3]);
   });
 
+  it('listing the same catalog again, or carrying it between listings, rewrites no verdict row', async () => {
+    // Every second cycle lists tools/list; the peer's catalog never changes.
+    const b = await createBalancer(store, {
+      name: 'catalog-cadence',
+      publicUrl: peer.url,
+      nodeUrls: [1, 2].map((n) => `${peer.url}?c=${n}`),
+      catalog: true,
+      catalogEvery: 2,
+      ...wide,
+    });
+    await countedCycle(b.id);
+    const verdictWrites: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const cycle = await countedCycle(b.id);
+      verdictWrites.push(
+        cycle.sent.filter((q) => /INSERT INTO "?subject_states"?|UPDATE "?subject_states"?/i.test(q)).length,
+      );
+    }
+    // Two of the four cycles listed (the cadence), two carried the listing; neither kind rewrote a verdict.
+    const nodes = await listNodes(store, b.id);
+    expect(nodes.every((n) => (n.state?.verdict?.catalog?.names.length ?? 0) > 0)).toBe(true);
+    expect(verdictWrites).toEqual([0, 0, 0, 0]);
+    expect(nodes.map((n) => n.state?.probes)).toEqual([5, 5]);
+  });
+
   it.runIf(TEST_ENGINE === 'postgres')(
     'PostgreSQL: the tables rewritten in place have their fillfactor, and ticks updates are HOT',
     async () => {
