@@ -1,8 +1,9 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
+import { SessionsView } from '@/components/settings/sessions-view';
 import { TokensView } from '@/components/settings/tokens-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
-import { tokensQuery } from '@/lib/query/options';
+import { sessionsQuery, tokensQuery } from '@/lib/query/options';
 import { makeServerFetcher } from '@/lib/query/server-fetcher';
 import { processSettings } from '@/lib/settings';
 
@@ -10,7 +11,12 @@ export const metadata: Metadata = { title: 'Settings' };
 
 export default async function SettingsPage() {
   const client = makeQueryClient();
-  await client.prefetchQuery(tokensQuery(await makeServerFetcher()));
+  const fetcher = await makeServerFetcher();
+  // A viewer's or operator's sessions prefetch is refused (403) and left out: the section says why instead.
+  await Promise.all([
+    client.prefetchQuery(tokensQuery(fetcher)),
+    client.prefetchQuery(sessionsQuery(fetcher)),
+  ]);
   return (
     <>
       <div className="page-head">
@@ -18,6 +24,7 @@ export default async function SettingsPage() {
       </div>
       <HydrationBoundary state={dehydrate(client)}>
         <TokensView />
+        <SessionsView />
       </HydrationBoundary>
       <section className="panel" aria-labelledby="about-h">
         <div className="panel-head">

@@ -1,7 +1,19 @@
-// Dashboard sessions ended by a logout. The cookie itself is stateless (signed, with an expiry); what a
-// logout ends is recorded here until that expiry, so every web process refuses the cookie from then on.
-import { eq, lte } from 'drizzle-orm';
+// Dashboard sessions. The cookie itself is stateless (signed, with an expiry); each session issued is recorded
+// in dashboard_sessions so an admin can list and end it, and what a logout or an admin ends is recorded in
+// revoked_sessions until that expiry, so every web process refuses the cookie from then on.
+import { and, desc, eq, gt, isNull, lte } from 'drizzle-orm';
 import type { Store } from '@/db/index';
+import type { DashboardSession } from '@/lib/schemas/session';
+import type { DashboardSessionRow } from '../schema';
+
+/** A session as recorded when it was issued (what the API shows, less whether it is the caller's). */
+export type IssuedSession = Omit<DashboardSession, 'current'>;
+
+function toIssued(row: DashboardSessionRow): IssuedSession {
+  const user = row.userSub === null ? null : { sub: row.userSub, email: row.userEmail, name: row.userName };
+  const { sid, issuedVia, role, address, issuedAt, expiresAt } = row;
+  return { id: sid, issuedVia, role, user, address, issuedAt, expiresAt };
+}
 
 /** Records a logout of session `sid`, kept until the cookie would have expired (`expiresAt`). */
 export async function revokeSession(store: Store, sid: string, expiresAt: number): Promise<void> {
@@ -17,8 +29,66 @@ export async function isSessionRevoked(store: Store, sid: string): Promise<boole
 }
 
 /** Drops the records of sessions whose cookies have expired by `now`; returns how many. */
-export async function pruneRevokedSessions(store: Store, now: number): Promise<number> {
-  const { revokedSessions: r } = store.t;
-  const gone = await store.write((tx) => tx.delete(r).where(lte(r.expiresAt, now)).returning({ sid: r.sid }));
+export function pruneRevokedSessions(store: Store, now: number): Promise<number> {
+  return pruneExpired(store, store.t.revokedSessions, now);
+}
+
+/** Deletes the rows of a table of sessions (keyed by `sid`, with `expiresAt`) expired by `now`. */
+async function pruneExpired(
+  store: Store,
+  table: Store['t']['revokedSessions'] | Store['t']['dashboardSessions'],
+  now: number,
+): Promise<number> {
+  const gone = await store.write((tx) =>
+    tx.delete(table).where(lte(table.expiresAt, now)).returning({ sid: table.sid }),
+  );
   return gone.length;
+}
+
+/** Records a session as it is issued; inside a `store.write` it commits with the login's audit entry. */
+export async function recordDashboardSession(store: Store, session: IssuedSession): Promise<void> {
+  const { dashboardSessions: d } = store.t;
+  const { id, user, ...rest } = session;
+  await store.write((tx) =>
+    tx
+      .insert(d)
+      .values({
+        sid: id,
+        ...rest,
+        userSub: user?.sub ?? null,
+        userEmail: user?.email ?? null,
+        userName: user?.name ?? null,
+      })
+      .onConflictDoNothing(),
+  );
+}
+
+/** The sessions not expired by `now` and not ended (or only `sid`'s), newest first. */
+function liveSessions(store: Store, now: number, sid?: string): Promise<IssuedSession[]> {
+  const { dashboardSessions: d, revokedSessions: r } = store.t;
+  return store.read(async (db) =>
+    (
+      await db
+        .select({ session: d })
+        .from(d)
+        .leftJoin(r, eq(r.sid, d.sid))
+        .where(and(gt(d.expiresAt, now), isNull(r.sid), sid === undefined ? undefined : eq(d.sid, sid)))
+        .orderBy(desc(d.issuedAt), d.sid)
+    ).map((x) => toIssued(x.session)),
+  );
+}
+
+/** Every live session: issued, not expired by `now`, not ended by a logout or an admin; newest first. */
+export function listLiveSessions(store: Store, now: number): Promise<IssuedSession[]> {
+  return liveSessions(store, now);
+}
+
+/** Session `sid` while it is live; null when unknown, expired or ended. */
+export async function getLiveSession(store: Store, sid: string, now: number): Promise<IssuedSession | null> {
+  return (await liveSessions(store, now, sid))[0] ?? null;
+}
+
+/** Drops the sessions whose cookies have expired by `now`; returns how many. */
+export function pruneDashboardSessions(store: Store, now: number): Promise<number> {
+  return pruneExpired(store, store.t.dashboardSessions, now);
 }

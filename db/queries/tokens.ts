@@ -93,6 +93,20 @@ export async function revokeApiToken(store: Store, id: string, now: number = Dat
   });
 }
 
+/** Sets a live token's scope (lowered when its owner's role fell); returns it. */
+export async function setTokenScope(store: Store, id: string, scope: TokenScope): Promise<ApiToken> {
+  const { apiTokens } = store.t;
+  const [row] = await store.write((tx) =>
+    tx
+      .update(apiTokens)
+      .set({ scope })
+      .where(and(eq(apiTokens.id, id), isNull(apiTokens.revokedAt)))
+      .returning(),
+  );
+  if (!row) throw new NotFoundError('token', id);
+  return toApiToken(row);
+}
+
 export interface TokenIdentity {
   id: string;
   name: string;

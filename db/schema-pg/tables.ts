@@ -17,6 +17,7 @@ import {
 import { type Verdict } from '../../lib/probe/types';
 import { type RolloutTarget } from '../../lib/rollout/types';
 import { type OAuthClientCredentialsInput } from '../../lib/schemas/balancer';
+import { USER_ROLES, SESSION_ISSUERS } from '../../lib/schemas/session';
 import { TOKEN_SCOPES } from '../../lib/schemas/token';
 import { DELIVERY_STATUSES } from '../../lib/schemas/webhook';
 import { NODE_ORIGINS, ENDPOINT_KINDS, type AlertmanagerSettings, type SubjectKind } from '../tables/types';
@@ -533,6 +534,32 @@ export const revokedSessions = pgTable('revoked_sessions', {
   sid: text('sid').primaryKey(),
   expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
 });
+
+/**
+ * Every dashboard session issued (the admin secret’s login or a single sign-on), until its cookie expires:
+ * what an admin lists and ends. A session is live while it has not expired and revoked_sessions does not
+ * hold its id; the cookie, not this row, is what a request presents.
+ */
+export const dashboardSessions = pgTable(
+  'dashboard_sessions',
+  {
+    sid: text('sid').primaryKey(),
+    issuedAt: bigint('issued_at', { mode: 'number' }).notNull(),
+    expiresAt: bigint('expires_at', { mode: 'number' }).notNull(),
+    /** `sso` (OpenID Connect sign-in) or `admin_secret` (the break-glass login). */
+    issuedVia: text('issued_via', { enum: SESSION_ISSUERS }).notNull(),
+    role: text('role', { enum: USER_ROLES }).notNull(),
+    /** The signed-in user’s `sub`; null for the admin secret’s login. */
+    userSub: text('user_sub'),
+    userEmail: text('user_email'),
+    userName: text('user_name'),
+    /** The client address it was issued to (through the trusted-proxy rule). */
+    address: text('address'),
+  },
+  (t) => [index('dashboard_sessions_expires').on(t.expiresAt)],
+);
+
+export type DashboardSessionRow = typeof dashboardSessions.$inferSelect;
 
 /**
  * Cumulative metric series shared by every process on this store: whichever process probes adds its deltas,

@@ -73,6 +73,7 @@ export const IMPORTS: Record<string, readonly string[]> = {
   '../../lib/probe/types': ['type Verdict'],
   '../../lib/rollout/types': ['type RolloutTarget'],
   '../../lib/schemas/balancer': ['type OAuthClientCredentialsInput'],
+  '../../lib/schemas/session': ['USER_ROLES', 'SESSION_ISSUERS'],
   '../../lib/schemas/token': ['TOKEN_SCOPES'],
   '../../lib/schemas/webhook': ['DELIVERY_STATUSES'],
   '../tables/types': ['NODE_ORIGINS', 'ENDPOINT_KINDS', 'type AlertmanagerSettings', 'type SubjectKind'],
@@ -651,6 +652,32 @@ export const TABLES = {
       sid: text('sid', { primaryKey: true }),
       expiresAt: big('expires_at', nn),
     },
+  },
+  dashboardSessions: {
+    name: 'dashboard_sessions',
+    doc:
+      'Every dashboard session issued (the admin secret’s login or a single sign-on), until its cookie expires:\n' +
+      'what an admin lists and ends. A session is live while it has not expired and revoked_sessions does not\n' +
+      'hold its id; the cookie, not this row, is what a request presents.',
+    rowType: 'DashboardSessionRow',
+    columns: {
+      sid: text('sid', { primaryKey: true }),
+      issuedAt: big('issued_at', nn),
+      expiresAt: big('expires_at', nn),
+      issuedVia: text('issued_via', {
+        ...nn,
+        enum: 'SESSION_ISSUERS',
+        doc: '`sso` (OpenID Connect sign-in) or `admin_secret` (the break-glass login).',
+      }),
+      role: text('role', { ...nn, enum: 'USER_ROLES' }),
+      userSub: text('user_sub', { doc: 'The signed-in user’s `sub`; null for the admin secret’s login.' }),
+      userEmail: text('user_email'),
+      userName: text('user_name'),
+      address: text('address', {
+        doc: 'The client address it was issued to (through the trusted-proxy rule).',
+      }),
+    },
+    indexes: [{ name: 'dashboard_sessions_expires', columns: ['expiresAt'] }],
   },
   metricSeries: {
     name: 'metric_series',

@@ -28,7 +28,7 @@ import {
   OpenRolloutInput,
   RolloutWindow,
 } from '@/lib/schemas/rollout';
-import { LoginInput, SessionState } from '@/lib/schemas/session';
+import { DashboardSession, LoginInput, SessionState } from '@/lib/schemas/session';
 import { AuditEntry, AuditQuery } from '@/lib/schemas/audit';
 import { StdioTargetDetailView, StdioTargetView } from '@/lib/schemas/stdio-target';
 import { ApiToken, CreatedApiToken, CreateTokenInput } from '@/lib/schemas/token';
@@ -45,7 +45,7 @@ import {
 
 /**
  * The role an operation needs: `viewer` (a read token, or any signed-in role), `operator` (a write token, or an
- * operator or admin), `admin` (the admin secret, or an admin: everyone's tokens, the audit log), or `account`
+ * operator or admin), `admin` (the admin secret, or an admin: everyone's tokens, sessions, the audit log), or `account`
  * (a person of any role, never a token: one's own tokens). `public` needs no credentials.
  */
 export type Access = 'public' | 'viewer' | 'operator' | 'admin' | 'account';
@@ -507,6 +507,24 @@ export const ROUTES = {
     query: AuditQuery,
     response: pageOf(AuditEntry),
     problems: [400, 401, 403, 429],
+  },
+  listSessions: {
+    method: 'GET',
+    path: '/api/v1/sessions',
+    summary: 'Live dashboard sessions (not expired, not ended), newest first, the caller’s own marked',
+    tag: 'session',
+    access: 'admin',
+    response: z.object({ items: z.array(DashboardSession) }),
+    problems: [401, 403, 429],
+  },
+  endSession: {
+    method: 'DELETE',
+    path: '/api/v1/sessions/{id}',
+    summary: 'End a dashboard session: every web process refuses its cookie from then on',
+    tag: 'session',
+    access: 'admin',
+    status: 204,
+    problems: [401, 403, 404, 429, 503],
   },
   getSession: {
     method: 'GET',

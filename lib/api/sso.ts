@@ -1,6 +1,7 @@
 // The two single sign-on routes outside /api/v1: /auth/login sends the browser to the provider, /auth/callback
 // takes it back, makes the session (the same revocable session as the admin secret's login, now carrying the
-// user and the role) and goes on to the page the sign-in started from. A refusal makes no session: it sends
+// user and the role; recorded, so an admin can list and end it), lowers the scope of any token the user owns
+// above that role, and goes on to the page the sign-in started from. A refusal makes no session: it sends
 // the browser to the login page with a code that page explains.
 import { currentAuthMode } from '@/lib/auth/mode';
 import {
@@ -16,7 +17,8 @@ import { issueSession, sessionCookie } from '@/lib/auth/session';
 import { oidcSettingsOf } from '@/lib/auth/oidc-config';
 import { processSettings } from '@/lib/settings';
 import { getStore } from '@/db/index';
-import { auditAction } from './audit';
+import { recordLogin } from './sessions';
+import { capOwnedTokens } from './token-owner';
 import { checkHost, errorToResponse } from './with-api';
 
 /** Only same-site paths are followed after sign-in, never another origin. */
@@ -92,18 +94,19 @@ export function ssoCallbackHandler(runtime: OidcRuntime = {}) {
         runtime,
       );
       const session = issueSession(mode.adminSecret, now, { user: signedIn.user, role: signedIn.role });
-      await auditAction(
-        {
-          store: await getStore({ settings }),
-          req,
-          now,
-          settings,
-          principal: { kind: 'session', sid: session.sid, role: signedIn.role, user: signedIn.user },
-        },
-        'session.login',
-        { type: 'session', id: session.sid, name: signedIn.user.email ?? signedIn.user.sub },
-        { role: signedIn.role, groups: signedIn.groups },
-      );
+      const store = await getStore({ settings });
+      const ctx = {
+        store,
+        req,
+        now,
+        settings,
+        principal: { kind: 'session', sid: session.sid, role: signedIn.role, user: signedIn.user } as const,
+      };
+      // One transaction: the user's tokens brought down to the role the groups give now, the session, the login.
+      await store.write(async () => {
+        await capOwnedTokens(ctx, signedIn.role);
+        await recordLogin(ctx, session, 'sso', { role: signedIn.role, groups: signedIn.groups });
+      });
       const secure = isSecure(req, settings.publicUrl);
       return redirect(`${settings.publicUrl}${signedIn.next}`, [
         clearTxCookie,

@@ -75,6 +75,9 @@ export const createToken = (f: Fetcher, input: CreateTokenInput) =>
 export const revokeToken = (f: Fetcher, id: string) =>
   sendJson<null>(f, 'DELETE', `/api/v1/tokens/${enc(id)}`);
 
+export const endSession = (f: Fetcher, id: string) =>
+  sendJson<null>(f, 'DELETE', `/api/v1/sessions/${enc(id)}`);
+
 export const createAlertSink = (f: Fetcher, input: CreateAlertSinkInput) =>
   sendJson<AlertSink>(f, 'POST', '/api/v1/alert-sinks', input);
 

@@ -2,6 +2,7 @@
 // same key with useQuery, so the first paint is server data and polling takes over from there.
 import { queryOptions } from '@tanstack/react-query';
 import type { ApiToken } from '@/lib/schemas/token';
+import type { DashboardSession } from '@/lib/schemas/session';
 import type { AlertSink, SinkAlert } from '@/lib/schemas/alert-sink';
 import type { WebhookDelivery, WebhookEndpoint } from '@/lib/schemas/webhook';
 import { requestJson, type Fetcher } from './fetch-json';
@@ -30,6 +31,7 @@ export const queryKeys = {
   alertSinks: ['alert-sinks'] as const,
   sinkAlerts: (id: string) => ['alert-sinks', id, 'alerts'] as const,
   tokens: ['tokens'] as const,
+  sessions: ['sessions'] as const,
   nodeLabels: (ids: readonly string[]) => ['node-labels', ids] as const,
 };
 
@@ -156,6 +158,14 @@ export function tokensQuery(fetcher: Fetcher) {
   return queryOptions({
     queryKey: queryKeys.tokens,
     queryFn: async () => (await requestJson<Page<ApiToken>>(fetcher, '/api/v1/tokens')).items,
+  });
+}
+
+/** The live dashboard sessions (admins only). */
+export function sessionsQuery(fetcher: Fetcher) {
+  return queryOptions({
+    queryKey: queryKeys.sessions,
+    queryFn: async () => (await requestJson<Page<DashboardSession>>(fetcher, '/api/v1/sessions')).items,
   });
 }
 

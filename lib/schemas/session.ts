@@ -35,3 +35,27 @@ export const SessionState = z
     sso: z.boolean().optional().meta({ description: 'single sign-on is set up: the login page offers it' }),
   })
   .meta({ id: 'Session' });
+
+/** How a dashboard session was issued: single sign-on, or the admin secret's break-glass login. */
+export const SESSION_ISSUERS = ['sso', 'admin_secret'] as const;
+export type SessionIssuer = (typeof SESSION_ISSUERS)[number];
+
+/** A live dashboard session, as an admin lists it (GET /api/v1/sessions). */
+export const DashboardSession = z
+  .object({
+    id: z.string().meta({ description: 'the session id: what DELETE /api/v1/sessions/{id} ends' }),
+    issuedVia: z.enum(SESSION_ISSUERS).meta({
+      description: 'sso (single sign-on) or admin_secret (the break-glass login)',
+    }),
+    role: z.enum(USER_ROLES),
+    user: SessionUser.nullable().meta({ description: 'the signed-in person; null for the admin secret' }),
+    address: z
+      .string()
+      .nullable()
+      .meta({ description: 'the client address it was issued to, after the trusted-proxy rule' }),
+    issuedAt: Timestamp,
+    expiresAt: Timestamp,
+    current: z.boolean().meta({ description: "the caller's own session" }),
+  })
+  .meta({ id: 'DashboardSession' });
+export type DashboardSession = z.infer<typeof DashboardSession>;

@@ -6,7 +6,7 @@ import os from 'node:os';
 import type { Store } from '@/db';
 import { storeNow } from '@/db/clock';
 import { claimSubject } from '@/db/queries/claims';
-import { pruneRevokedSessions } from '@/db/queries/sessions';
+import { pruneDashboardSessions, pruneRevokedSessions } from '@/db/queries/sessions';
 import { pruneAudit } from '@/db/queries/audit';
 import { pruneDeliveries } from '@/db/queries/webhooks';
 import { applyConfigAtStartup } from '@/lib/config/startup';
@@ -66,13 +66,14 @@ export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJ
       if (!claimed) return;
       const pruned = await pruneOldData(store, t - settings.retentionMs);
       const deliveries = await pruneDeliveries(store, t - DEFAULT_DELIVERY_RETENTION_MS);
-      // A logout is kept only until the cookie it ended would have expired anyway.
+      // A logout is kept only until the cookie it ended would have expired anyway; so is each session issued.
       const sessions = await pruneRevokedSessions(store, t);
+      const issued = await pruneDashboardSessions(store, t);
       const audit = await pruneAudit(store, t - settings.auditRetentionMs);
-      const total = pruned.rollups + pruned.history + pruned.events + deliveries + sessions + audit;
+      const total = pruned.rollups + pruned.history + pruned.events + deliveries + sessions + issued + audit;
       if (total > 0) {
         log(
-          `[maintain] pruned ${pruned.rollups} rollups, ${pruned.history} history rows, ${pruned.events} events, ${deliveries} deliveries, ${sessions} ended sessions, ${audit} audit entries`,
+          `[maintain] pruned ${pruned.rollups} rollups, ${pruned.history} history rows, ${pruned.events} events, ${deliveries} deliveries, ${sessions} ended sessions, ${issued} expired sessions, ${audit} audit entries`,
         );
       }
       status.runs += 1;

@@ -1,8 +1,9 @@
 // Single sign-on in the browser: the built dashboard against a real OpenID Connect provider (oidc-provider on
 // loopback). A viewer, an operator and an admin each sign in through the provider's own login and consent
 // pages; each sees what their role may do and the API agrees; a user in no group is refused; the audit log
-// shows the operator's change of a balancer to the admin.
+// shows the operator's change of a balancer to the admin, who also ends the viewer's session.
 import { expect, test, type Page } from '@playwright/test';
+import { verifySession } from '@/lib/auth/session';
 import { freePort, screenshotPath, startApp, type RunningApp } from './support/app';
 import {
   OIDC_GROUP_SETTINGS,
@@ -120,6 +121,49 @@ test('an admin reads the audit log: who changed the balancer, from where, before
   await expect(row.locator('ins')).toHaveText('7');
   await page.screenshot({ path: screenshotPath('sso-audit'), fullPage: true });
   expect((await page.request.get(`${app.url}/api/v1/tokens`)).status()).toBe(200);
+});
+
+test('an admin ends another’s session on the settings page; a viewer is told why there is no list', async ({
+  browser,
+  page,
+}) => {
+  const viewer = await browser.newContext();
+  try {
+    const viewerPage = await viewer.newPage();
+    await signIn(viewerPage, OIDC_USERS.viewer.sub);
+    await viewerPage.goto(`${app.url}/settings`);
+    await expect(viewerPage.getByRole('heading', { name: 'Sessions' })).toBeVisible();
+    await expect(viewerPage.getByTestId('role-note')).toContainText(
+      'Seeing and ending other people’s sessions needs the admin role; you are signed in as a viewer',
+    );
+    await expect(viewerPage.getByTestId('session-list')).toHaveCount(0);
+    await viewerPage.screenshot({ path: screenshotPath('sso-viewer-settings'), fullPage: true });
+    const cookie = (await viewer.cookies()).find((c) => c.name === 'erawatch_session')?.value ?? '';
+    const sid = verifySession(cookie, SECRET, Date.now())?.sid ?? '';
+    expect(sid).not.toBe('');
+
+    await signIn(page, OIDC_USERS.admin.sub);
+    await page.goto(`${app.url}/settings`);
+    const row = page.locator(`[data-testid="session-row"][data-session="${sid}"]`);
+    await expect(row).toContainText(OIDC_USERS.viewer.name);
+    await expect(row).toContainText('viewer');
+    await expect(row).toContainText('single sign-on');
+    await expect(row).toContainText('127.0.0.1');
+    const mine = page.locator('[data-testid="session-row"][data-current="true"]');
+    await expect(mine).toHaveCount(1);
+    await expect(mine).toContainText(OIDC_USERS.admin.name);
+    await expect(mine.getByTestId('session-current')).toHaveText('This session');
+    await expect(mine.getByRole('button', { name: 'End session' })).toHaveCount(0);
+    await page.screenshot({ path: screenshotPath('sso-admin-sessions'), fullPage: true });
+
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: 'End session' }).click();
+    await expect(row).toHaveCount(0);
+    expect((await viewerPage.request.get(`${app.url}/api/v1/balancers`)).status()).toBe(401);
+    expect((await page.request.get(`${app.url}/api/v1/balancers`)).status()).toBe(200);
+  } finally {
+    await viewer.close();
+  }
 });
 
 test('a user in none of the groups is refused, with no session', async ({ page }) => {

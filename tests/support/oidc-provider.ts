@@ -40,6 +40,8 @@ export interface OidcFixture {
   clientSecret: string;
   /** Signs a JWT with the provider's own key (kid included). */
   sign(claims: Record<string, unknown>): Promise<string>;
+  /** Moves a user to other groups at the provider: their next sign-in carries these. */
+  setGroups(sub: string, groups: string[]): void;
   close(): Promise<void>;
 }
 
@@ -63,7 +65,8 @@ export async function startOidcProvider(options: OidcFixtureOptions): Promise<Oi
   const jwk: JWK = { ...(await exportJWK(privateKey)), kid: 'fixture-1', alg: 'RS256', use: 'sig' };
   const clientId = options.clientId ?? 'erawatch';
   const clientSecret = options.clientSecret ?? 'fixture-client-secret-0123456789';
-  const bySub = new Map(Object.values(OIDC_USERS).map((u) => [u.sub, u]));
+  // This provider's own copy of the users, so moving one to other groups stays within it.
+  const bySub = new Map(Object.values(OIDC_USERS).map((u) => [u.sub, { ...u, groups: [...u.groups] }]));
 
   const provider = new Provider(issuer, {
     clients: [
@@ -115,6 +118,11 @@ export async function startOidcProvider(options: OidcFixtureOptions): Promise<Oi
       return new SignJWT(claims)
         .setProtectedHeader({ alg: 'RS256', kid: 'fixture-1', typ: 'JWT' })
         .sign(privateKey as CryptoKey);
+    },
+    setGroups(sub, groups) {
+      const user = bySub.get(sub);
+      if (!user) throw new Error(`the fixture has no user ${sub}`);
+      user.groups = [...groups];
     },
     close: () =>
       new Promise<void>((resolve) => {

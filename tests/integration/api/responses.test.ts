@@ -109,6 +109,8 @@ beforeAll(async () => {
   const sink = await call('POST', '/api/v1/alert-sinks', { name: 'am', urls: ['http://127.0.0.1:9/'] });
   expect(sink.status, JSON.stringify(sink.json)).toBe(201);
   expect((await call('POST', '/api/v1/tokens', { name: 'ci', scope: 'read' })).status).toBe(201);
+  // A live dashboard session for GET /api/v1/sessions to list: the admin secret's login.
+  expect((await call('POST', '/api/v1/session', { secret: ADMIN })).status).toBe(200);
   // A stdio target comes only from the config file: one real SDK server launched as a command.
   const { applyConfig } = await import('@/lib/config/apply');
   const { parseConfig } = await import('@/lib/config/load');

@@ -1,12 +1,14 @@
 // Two real `next start` web processes on one store (PostgreSQL 15, and one SQLite file), with the poller off:
 // a balancer registered through one is read from the other, and a dashboard session made on one works on
-// the other, for reads and for writes; each PostgreSQL connection names its web process and roles.
+// the other, for reads and for writes, until an admin ends it through either; each PostgreSQL connection
+// names its web process and roles.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureNextBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
+import { verifySession } from '@/lib/auth/session';
 import { createDatabase, describePostgres, sharedCluster, stopSharedCluster } from '../../support/postgres';
 import { freePort, pollUntil } from '../../support/wait';
 
@@ -129,6 +131,32 @@ function twoWebServers(engine: string, store: () => Promise<string>, extra: (db:
       401,
     );
     await extra(db);
+  });
+
+  it('a session an admin ends through one process is refused by both', async () => {
+    const [a, b] = [server(0), server(1)];
+    const login = async () =>
+      (await call(a, '/api/v1/session', { method: 'POST', body: { secret: ADMIN } })).setCookie?.split(
+        ';',
+      )[0] ?? '';
+    const admin = await login();
+    const other = await login();
+    const listed = await call(b, '/api/v1/sessions', { cookie: admin });
+    expect(listed.status).toBe(200);
+    const items = listed.json?.items as Array<{ id: string; current: boolean }>;
+    const sidOf = (cookie: string) =>
+      verifySession(cookie.slice('erawatch_session='.length), ADMIN, Date.now())?.sid ?? '';
+    const target = sidOf(other);
+    expect(items.map((s) => s.id)).toContain(target);
+    expect(items.filter((s) => s.current).map((s) => s.id)).toEqual([sidOf(admin)]);
+    for (const s of [a, b]) expect((await call(s, '/api/v1/balancers', { cookie: other })).status).toBe(200);
+    expect((await call(b, `/api/v1/sessions/${target}`, { method: 'DELETE', cookie: admin })).status).toBe(
+      204,
+    );
+    for (const s of [a, b]) {
+      expect((await call(s, '/api/v1/balancers', { cookie: other })).status).toBe(401);
+      expect((await call(s, '/api/v1/balancers', { cookie: admin })).status).toBe(200);
+    }
   });
 }
 

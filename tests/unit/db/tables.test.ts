@@ -12,6 +12,7 @@ import * as pgSchema from '@/db/schema-pg';
 import { TABLES, type ColumnKind, type TableDecl } from '@/db/tables/declaration';
 import { RENDERED_FILES, type DialectName } from '@/db/tables/dialects';
 import { formattedTables } from '@/scripts/tables-format';
+import { SESSION_ISSUERS, USER_ROLES } from '@/lib/schemas/session';
 import { TOKEN_SCOPES } from '@/lib/schemas/token';
 import { DELIVERY_STATUSES } from '@/lib/schemas/webhook';
 
@@ -21,6 +22,8 @@ const ENUMS: Record<string, readonly string[]> = {
   ENDPOINT_KINDS: sqliteSchema.ENDPOINT_KINDS,
   TOKEN_SCOPES,
   DELIVERY_STATUSES,
+  USER_ROLES,
+  SESSION_ISSUERS,
 };
 
 /** The declaration, by export name. */

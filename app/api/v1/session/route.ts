@@ -5,6 +5,7 @@ import { revokeSession } from '@/db/queries/sessions';
 import { SESSION_COOKIE, issueSession, sameOrigin, sessionCookie, sessionOf } from '@/lib/auth/session';
 import { secretsEqual } from '@/lib/auth/tokens';
 import { auditAction } from '@/lib/api/audit';
+import { recordLogin, sessionName } from '@/lib/api/sessions';
 import { principalRole } from '@/lib/auth/roles';
 import { endSessionUrl } from '@/lib/auth/oidc';
 import { oidcSettingsOf } from '@/lib/auth/oidc-config';
@@ -37,11 +38,7 @@ export const POST = route('login', async (ctx) => {
     throw new HttpProblem(401, 'invalid_secret', 'the admin secret is not correct');
   }
   const session = issueSession(mode.adminSecret, now);
-  await auditAction({ ...ctx, principal: { kind: 'admin', via: 'secret' } }, 'session.login', {
-    type: 'session',
-    id: session.sid,
-    name: 'admin secret',
-  });
+  await recordLogin({ ...ctx, principal: { kind: 'admin', via: 'secret' } }, session, 'admin_secret');
   const secure = new URL(req.url).protocol === 'https:' || req.headers.get('x-forwarded-proto') === 'https';
   return json({ authenticated: true, expiresAt: session.expiresAt }, 200, {
     'set-cookie': sessionCookie(session.value, session.expiresAt - now, secure),
@@ -61,10 +58,7 @@ export const DELETE = route('logout', async (ctx) => {
       await auditAction(ctx, 'session.logout', {
         type: 'session',
         id: session.sid,
-        name:
-          principal.kind === 'session' && principal.user
-            ? (principal.user.email ?? principal.user.sub)
-            : 'admin secret',
+        name: sessionName(principal.kind === 'session' ? principal.user : null),
       });
     });
   }

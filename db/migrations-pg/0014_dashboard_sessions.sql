@@ -1,0 +1,13 @@
+CREATE TABLE "dashboard_sessions" (
+	"sid" text PRIMARY KEY NOT NULL,
+	"issued_at" bigint NOT NULL,
+	"expires_at" bigint NOT NULL,
+	"issued_via" text NOT NULL,
+	"role" text NOT NULL,
+	"user_sub" text,
+	"user_email" text,
+	"user_name" text,
+	"address" text
+);
+--> statement-breakpoint
+CREATE INDEX "dashboard_sessions_expires" ON "dashboard_sessions" USING btree ("expires_at");
