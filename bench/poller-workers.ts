@@ -179,6 +179,25 @@ async function seedHistory(pg: postgres.Sql, hours: number, now: number): Promis
   return rows.length + spans.count;
 }
 
+/**
+ * The average length of a table's row versions as stored on its pages (pgstattuple: tuple header and inline
+ * data, an out-of-line value as its pointer), which is what an update writes when its TOASTed values are
+ * unchanged; new TOAST chunks are counted apart. Without the extension, the rows' composite size (which
+ * counts a TOASTed value in full, so it overstates).
+ */
+async function storedTupleWidth(pg: postgres.Sql, table: string): Promise<{ width: number }> {
+  try {
+    const [w] = await pg<Array<{ width: number | null }>>`
+      SELECT (tuple_len::float8 / nullif(tuple_count, 0)) AS width FROM pgstattuple(${table}::regclass)`;
+    return { width: Number(w?.width ?? 0) };
+  } catch {
+    const [w] = await pg.unsafe<Array<{ width: string | null }>>(
+      `SELECT avg(pg_column_size(t.*)) AS width FROM (SELECT * FROM "${table}" LIMIT 1000) t`,
+    );
+    return { width: Number(w?.width ?? 0) };
+  }
+}
+
 /** A TOAST chunk holds up to about 2 kB: the bound used for the out-of-line part of a row version. */
 const TOAST_CHUNK_BYTES = 2_000;
 
@@ -197,9 +216,7 @@ async function rowVersions(pg: postgres.Sql, before: TableCounters, after: Table
     const written = a.ins - b.ins + (a.upd - b.upd);
     const toast = a.toastIns - b.toastIns;
     if (written <= 0 && toast <= 0) continue;
-    const [w] = await pg.unsafe<Array<{ width: string | null }>>(
-      `SELECT avg(pg_column_size(t.*)) AS width FROM (SELECT * FROM "${name}" LIMIT 1000) t`,
-    );
+    const w = await storedTupleWidth(pg, name);
     const tableBytes = Math.round(written * (Number(w?.width ?? 0) + 4) + toast * TOAST_CHUNK_BYTES);
     byTable[name] = { rows: written, hot: a.hot - b.hot, bytes: tableBytes };
     bytes += tableBytes;
@@ -286,6 +303,8 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
       cluster = await startPgCluster({ durable: true });
       location = await createPgDatabase(cluster, 'erawatch_bench');
       pg = postgres(location, { max: 1, onnotice: () => {} });
+      // Row versions are measured as stored on the pages (storedTupleWidth); the extension ships with PostgreSQL.
+      await pg`CREATE EXTENSION IF NOT EXISTS pgstattuple`.catch(() => undefined);
       say(`PostgreSQL on 127.0.0.1:${cluster.port} (postmaster pid ${cluster.pid}, fsync on)`);
     } else {
       location = path.join(dir, 'bench.db');

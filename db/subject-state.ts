@@ -50,6 +50,13 @@ export interface CycleWrite {
   results: NodeResult[];
   /** The balancer's analysis to store: this region's combined with the others' (see storeRegionAnalysis). */
   analysis: BalancerAnalysis;
+  /**
+   * Whether the combined analysis says what the stored one says (analysisDigest of both): then only its time
+   * and cycle count are written, and the analysis and snapshot JSON stay as they are.
+   */
+  analysisUnchanged?: boolean;
+  /** analysisDigest of `analysis`, when the caller has it already. */
+  analysisDigest?: string;
   events: EventDraft[];
 }
 
@@ -201,4 +208,27 @@ export function planSubjectWrite(
         },
     ticks,
   };
+}
+
+/**
+ * A digest of a balancer's analysis and snapshot without their bookkeeping: the time (`at`, each region's too),
+ * the cycle count, and each node's catalog listing status and time. Equal digests mean the cycle found what the last one did,
+ * and the stored JSON is left as it is; only the time and the cycle count are written. A reader takes both
+ * from their columns (see withCycleOf), so the analysis it sees is the latest one.
+ */
+export function analysisDigest(a: BalancerAnalysis): string {
+  const { snapshot, at: _at, regions, ...rest } = a;
+  const stable = {
+    ...rest,
+    regions: regions?.map((r) => ({ ...r, at: 0 })),
+    snapshot: {
+      ...snapshot,
+      at: 0,
+      cycle: 0,
+      nodes: snapshot.nodes.map((n) =>
+        n.catalog ? { ...n, catalog: { ...n.catalog, status: null, listedAt: 0 } } : n,
+      ),
+    },
+  };
+  return hash('sha1', JSON.stringify(stable), 'base64url');
 }

@@ -2,7 +2,7 @@
 // caller's write transaction. Each kind of row is one multi-row statement over `jsonb_to_recordset` of one
 // JSON parameter (nodes, seqs, spans closed and opened, verdict rows, ticks, last-seen, rollups), whatever
 // the number of nodes; statements are sent without waiting for each answer (postgres-js pipelines them on the
-// transaction's connection, in order). A quiet cycle writes the ticks, the rollups and the balancer's state.
+// transaction's connection, in order). A quiet cycle writes the ticks, the rollups and the balancer's time and cycle count.
 import { sql, type SQL } from 'drizzle-orm';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Verdict } from '@/lib/probe/types';
@@ -10,6 +10,7 @@ import { bucketOf } from '../histogram';
 import { hourOf, minuteOf, minuteRollupKey, rollupKey } from '../rollup-key';
 import type * as pgSchema from '../schema-pg';
 import {
+  analysisDigest,
   LAST_SEEN_RESOLUTION_MS,
   planSubjectWrite,
   type CycleWrite,
@@ -254,14 +255,25 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
           THEN ${mergedMinuteLatency} ELSE excluded.latency END,
         minute = excluded.minute
       WHERE excluded.minute >= node_minute_rollups.minute`);
-  const { snapshot, ...analysis } = w.analysis;
-  b.push(sql`INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis,
-      snapshot, analyzed_at, cycles)
-    VALUES (${w.balancerId}, ${w.analysis.state}, ${w.analysis.severity}, ${w.analysis.displayStatus},
-      ${w.analysis.isDegraded}, ${JSON.stringify(analysis)}::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${w.at}, 1)
-    ON CONFLICT (balancer_id) DO UPDATE SET status = excluded.status, severity = excluded.severity,
-      display_status = excluded.display_status, degraded = excluded.degraded, analysis = excluded.analysis,
-      snapshot = excluded.snapshot, analyzed_at = excluded.analyzed_at, cycles = balancer_states.cycles + 1`);
+  const cycles = w.analysis.snapshot.cycle ?? 0;
+  // A cycle that found what the last one did writes only the time and the cycle count: the analysis and
+  // snapshot stay where they are (out of line: toast_tuple_target, migration 0015), so the row version is small.
+  if (w.analysisUnchanged)
+    b.push(sql`UPDATE balancer_states SET analyzed_at = ${w.at}, cycles = ${cycles}
+      WHERE balancer_id = ${w.balancerId}`);
+  else {
+    const { snapshot, ...analysis } = w.analysis;
+    const digest = w.analysisDigest ?? analysisDigest(w.analysis);
+    b.push(sql`INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis,
+        snapshot, analysis_digest, analyzed_at, cycles)
+      VALUES (${w.balancerId}, ${w.analysis.state}, ${w.analysis.severity}, ${w.analysis.displayStatus},
+        ${w.analysis.isDegraded}, ${JSON.stringify(analysis)}::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${digest},
+        ${w.at}, ${cycles})
+      ON CONFLICT (balancer_id) DO UPDATE SET status = excluded.status, severity = excluded.severity,
+        display_status = excluded.display_status, degraded = excluded.degraded, analysis = excluded.analysis,
+        snapshot = excluded.snapshot, analysis_digest = excluded.analysis_digest,
+        analyzed_at = excluded.analyzed_at, cycles = excluded.cycles`);
+  }
   await b.flush();
 }
 

@@ -6,6 +6,7 @@ import type { Verdict } from '@/lib/probe/types';
 import { addToHistogram, bucketOf } from '../histogram';
 import { hourOf, minuteOf, minuteRollupKey, rollupKey } from '../rollup-key';
 import {
+  analysisDigest,
   LAST_SEEN_RESOLUTION_MS,
   planSubjectWrite,
   type NodeResult,
@@ -28,6 +29,7 @@ interface Statements {
   upsertRollup: Database.Statement;
   upsertMinuteRollup: Database.Statement;
   upsertBalancerState: Database.Statement;
+  touchBalancerState: Database.Statement;
 }
 
 const statements = new WeakMap<Database.Database, Statements>();
@@ -102,12 +104,16 @@ function statementsFor(sqlite: Database.Database): Statements {
     ),
     upsertBalancerState: sqlite.prepare(
       `INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis, snapshot,
-         analyzed_at, cycles)
-       VALUES (@balancerId, @status, @severity, @displayStatus, @degraded, @analysis, @snapshot, @analyzedAt, 1)
+         analysis_digest, analyzed_at, cycles)
+       VALUES (@balancerId, @status, @severity, @displayStatus, @degraded, @analysis, @snapshot, @digest,
+         @analyzedAt, @cycles)
        ON CONFLICT(balancer_id) DO UPDATE SET status = excluded.status, severity = excluded.severity,
          display_status = excluded.display_status,
          degraded = excluded.degraded, analysis = excluded.analysis, snapshot = excluded.snapshot,
-         analyzed_at = excluded.analyzed_at, cycles = cycles + 1`,
+         analysis_digest = excluded.analysis_digest, analyzed_at = excluded.analyzed_at, cycles = excluded.cycles`,
+    ),
+    touchBalancerState: sqlite.prepare(
+      'UPDATE balancer_states SET analyzed_at = @analyzedAt, cycles = @cycles WHERE balancer_id = @balancerId',
     ),
   };
   statements.set(sqlite, s);
@@ -146,6 +152,12 @@ export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite, regi
     }
     writeNodeResult(s, w.region, regionId, seq, r);
   }
+  const cycles = w.analysis.snapshot.cycle ?? 0;
+  // A cycle that found what the last one did writes only the time and the cycle count.
+  if (w.analysisUnchanged) {
+    s.touchBalancerState.run({ balancerId: w.balancerId, analyzedAt: w.at, cycles });
+    return;
+  }
   const { snapshot, ...analysis } = w.analysis;
   s.upsertBalancerState.run({
     balancerId: w.balancerId,
@@ -155,7 +167,9 @@ export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite, regi
     degraded: w.analysis.isDegraded ? 1 : 0,
     analysis: JSON.stringify(analysis),
     snapshot: JSON.stringify(snapshot),
+    digest: w.analysisDigest ?? analysisDigest(w.analysis),
     analyzedAt: w.at,
+    cycles,
   });
 }
 

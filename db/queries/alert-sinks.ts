@@ -240,7 +240,12 @@ export async function readAlertSubjects(store: Store): Promise<AlertSubjectRow[]
   const { balancerStates, balancers, nodes } = store.t;
   const rows = await store.read((db) =>
     db
-      .select({ id: balancers.id, name: balancers.name, analysis: balancerStates.analysis })
+      .select({
+        id: balancers.id,
+        name: balancers.name,
+        analysis: balancerStates.analysis,
+        analyzedAt: balancerStates.analyzedAt,
+      })
       .from(balancerStates)
       .innerJoin(balancers, eq(balancers.id, balancerStates.balancerId))
       .where(
@@ -271,7 +276,7 @@ export async function readAlertSubjects(store: Store): Promise<AlertSubjectRow[]
       ),
   );
   return rows.map((r) => {
-    const analysis = parseStoredAnalysis(r.analysis, null);
+    const analysis = parseStoredAnalysis(r.analysis, null, r.analyzedAt);
     const identities = Object.fromEntries(
       labelRows
         .filter((n) => n.balancerId === r.id)

@@ -368,6 +368,7 @@ export async function readBalancerAnalysis(store: Store, id: string): Promise<Ba
           status: balancerStates.status,
           severity: balancerStates.severity,
           analysis: balancerStates.analysis,
+          analyzedAt: balancerStates.analyzedAt,
         })
         .from(balancerStates)
         .where(eq(balancerStates.balancerId, id)),
@@ -394,5 +395,14 @@ export async function readBalancerAnalysis(store: Store, id: string): Promise<Ba
               .where(and(eq(events.balancerId, id), eq(events.type, type))),
           )
         )[0]?.at ?? null);
-  return parseStoredAnalysis(state.analysis, since);
+  const { balancerRegionStates: rs } = store.t;
+  const regionTimes = await store.read((db) =>
+    db.select({ region: rs.region, at: rs.analyzedAt }).from(rs).where(eq(rs.balancerId, id)),
+  );
+  return parseStoredAnalysis(
+    state.analysis,
+    since,
+    state.analyzedAt,
+    new Map(regionTimes.map((r) => [r.region, r.at])),
+  );
 }

@@ -29,12 +29,17 @@ export async function readFleetSources(store: Store): Promise<FleetSourceRow[]> 
           name: balancers.name,
           publicUrl: balancers.publicUrl,
           analysis: balancerStates.analysis,
+          analyzedAt: balancerStates.analyzedAt,
         })
         .from(balancers)
         .leftJoin(balancerStates, eq(balancerStates.balancerId, balancers.id))
         .orderBy(asc(balancers.name)),
     )
-  ).map((r) => ({ ...r, analysis: r.analysis === null ? null : parseStoredAnalysis(r.analysis, null) }));
+  ).map(({ analyzedAt, ...r }) => ({
+    ...r,
+    analysis:
+      r.analysis === null || analyzedAt === null ? null : parseStoredAnalysis(r.analysis, null, analyzedAt),
+  }));
 }
 
 /** When each of these balancers last diverged (its latest `balancer.diverged`), by id; absent when never. */

@@ -1,7 +1,7 @@
 // The probed subjects' state: what a cycle reads before probing, its one write, stdio target results, the
 // subjects the scheduler spreads, and retention.
 import { parseStoredRegionAnalysis, parseStoredSnapshot, parseStoredVerdict } from '@/lib/schemas/stored';
-import { and, asc, desc, eq, gte, isNotNull, isNull, lt, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, isNotNull, isNull, lt, ne, notExists, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerSnapshot } from '@/lib/rollout/types';
 import { postgresOf, selectRows, sqliteOf, type Db, type Store } from '../index';
@@ -9,7 +9,7 @@ import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
 import { sqliteKnownNodeRows, sqliteRecentChangeRows, type KnownNodeRow } from '../engines/sqlite-reads';
 import { sqliteWriteProbes } from '../engines/sqlite-subjects';
-import { type CycleWrite, type ProbeWrite, type StoredRegionState } from '../subject-state';
+import { analysisDigest, type CycleWrite, type ProbeWrite, type StoredRegionState } from '../subject-state';
 import type { SubjectHistoryRow, SubjectStateRow, SubjectTickRow } from '../schema';
 import { insertEvents, type StoredEvent } from './events';
 import { toBalancer, type Balancer } from './balancers';
@@ -18,6 +18,7 @@ import type { RolloutWindowRow } from '../schema';
 import { regionIdIn } from './regions';
 
 export {
+  analysisDigest,
   classifyTransition,
   UNAVAILABLE_KEY,
   verdictDigest,
@@ -48,15 +49,25 @@ export async function writeProbes(store: Store, write: ProbeWrite): Promise<Stor
 
 /**
  * Stores the region's own analysis beside the other regions' and answers theirs and the last combined
- * snapshot, for the cycle to combine; call it inside the cycle's write, so two regions finishing at once each
- * see the other's row, and store the combination with writeProbes in the same transaction.
+ * snapshot (with its digest), for the cycle to combine; call it inside the cycle's write, so two regions
+ * finishing at once each see the other's row, and store the combination with writeProbes in the same
+ * transaction. `ownDigestBefore` is the digest of the region's stored analysis, read before probing (only
+ * this unit's holder writes that row): when the analysis says the same again, only its time and cycle count
+ * are written.
  */
 export async function storeRegionAnalysis(
   store: Store,
   w: Pick<CycleWrite, 'balancerId' | 'region' | 'at' | 'analysis'>,
-): Promise<{ others: StoredRegionState[]; previousCombined: BalancerSnapshot | null }> {
+  ownDigestBefore: string | null,
+): Promise<{
+  others: StoredRegionState[];
+  previousCombined: BalancerSnapshot | null;
+  previousCombinedDigest: string | null;
+}> {
   const { balancerRegionStates: rs, balancerStates: bs } = store.t;
   const { snapshot, ...own } = w.analysis;
+  const digest = analysisDigest(w.analysis);
+  const cycles = snapshot.cycle ?? 0;
   return store.write(async (tx) => {
     // Two regions finishing at once must combine one after the other: on PostgreSQL each would otherwise read
     // the other's previous row and the combined snapshot from before either wrote, and both would raise the
@@ -68,13 +79,27 @@ export async function storeRegionAnalysis(
         tx,
         sql`SELECT pg_advisory_xact_lock(hashtextextended(${`erawatch:combine:${w.balancerId}`}, 0))`,
       );
-    await tx
-      .insert(rs)
-      .values({ balancerId: w.balancerId, region: w.region, analysis: own, snapshot, analyzedAt: w.at })
-      .onConflictDoUpdate({
-        target: [rs.balancerId, rs.region],
-        set: { analysis: own, snapshot, analyzedAt: w.at },
-      });
+    if (ownDigestBefore === digest)
+      await tx
+        .update(rs)
+        .set({ analyzedAt: w.at, cycles })
+        .where(and(eq(rs.balancerId, w.balancerId), eq(rs.region, w.region)));
+    else
+      await tx
+        .insert(rs)
+        .values({
+          balancerId: w.balancerId,
+          region: w.region,
+          analysis: own,
+          snapshot,
+          analysisDigest: digest,
+          analyzedAt: w.at,
+          cycles,
+        })
+        .onConflictDoUpdate({
+          target: [rs.balancerId, rs.region],
+          set: { analysis: own, snapshot, analysisDigest: digest, analyzedAt: w.at, cycles },
+        });
     // The cross-region step takes this region's analysis from the write itself: reading its row back would only
     // parse the snapshot just written.
     const rows = await tx
@@ -83,11 +108,18 @@ export async function storeRegionAnalysis(
       .where(and(eq(rs.balancerId, w.balancerId), ne(rs.region, w.region)));
     const stored: StoredRegionState[] = rows.map((r) => ({
       region: r.region,
-      analysis: parseStoredRegionAnalysis(r.analysis, r.snapshot),
+      analysis: parseStoredRegionAnalysis(r.analysis, r.snapshot, { at: r.analyzedAt, cycle: r.cycles }),
       analyzedAt: r.analyzedAt,
     }));
-    const [prev] = await tx.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, w.balancerId));
-    return { others: stored, previousCombined: prev ? parseStoredSnapshot(prev.snapshot) : null };
+    const [prev] = await tx
+      .select({ snapshot: bs.snapshot, digest: bs.analysisDigest, at: bs.analyzedAt, cycle: bs.cycles })
+      .from(bs)
+      .where(eq(bs.balancerId, w.balancerId));
+    return {
+      others: stored,
+      previousCombined: prev ? parseStoredSnapshot(prev.snapshot, prev) : null,
+      previousCombinedDigest: prev?.digest ?? null,
+    };
   });
 }
 
@@ -98,6 +130,8 @@ export interface CycleInputs {
   known: Map<string, KnownNode>;
   /** The snapshot the region's previous cycle stored (null before its first). */
   previous: BalancerSnapshot | null;
+  /** The digest of the region's stored analysis (see storeRegionAnalysis); null before its first. */
+  previousDigest: string | null;
   /** The balancer's open rollout window, if any. */
   openWindow: RolloutWindowRow | null;
 }
@@ -120,11 +154,25 @@ export async function readCycleInputs(
         ? Promise.resolve(sqliteKnownNodeRows(sqliteOf(store), balancerId, region))
         : knownNodesQuery(store, db, balancerId, region),
       db
-        .select({ snapshot: rs.snapshot })
+        .select({ snapshot: rs.snapshot, digest: rs.analysisDigest, at: rs.analyzedAt, cycle: rs.cycles })
         .from(rs)
         .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
+      // A store from before regions has only the combined snapshot: the default region carries on from it.
       region === 'default'
-        ? db.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, balancerId))
+        ? db
+            .select({ snapshot: bs.snapshot, at: bs.analyzedAt, cycle: bs.cycles })
+            .from(bs)
+            .where(
+              and(
+                eq(bs.balancerId, balancerId),
+                notExists(
+                  db
+                    .select({ one: sql`1` })
+                    .from(rs)
+                    .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
+                ),
+              ),
+            )
         : Promise.resolve([]),
       db
         .select()
@@ -133,11 +181,13 @@ export async function readCycleInputs(
     ]);
     const row = balancerRows[0];
     if (!row) throw new NotFoundError('balancer', balancerId);
-    const snapshot = ownRows[0]?.snapshot ?? legacyRows[0]?.snapshot ?? null;
+    // The time and cycle count come from the row's columns (a quiet cycle writes only those).
+    const from = ownRows[0] ?? legacyRows[0];
     return {
       balancer: toBalancer(row),
       known: new Map(knownRows.map((r) => [r.key, r])),
-      previous: snapshot as BalancerSnapshot | null,
+      previous: from ? { ...(from.snapshot as BalancerSnapshot), at: from.at, cycle: from.cycle } : null,
+      previousDigest: ownRows[0]?.digest ?? null,
       openWindow: windows[0] ?? null,
     };
   });
@@ -242,16 +292,19 @@ export async function readPreviousSnapshot(
   const { balancerStates: bs, balancerRegionStates: rs } = store.t;
   const [own] = await store.read((db) =>
     db
-      .select({ snapshot: rs.snapshot })
+      .select({ snapshot: rs.snapshot, at: rs.analyzedAt, cycle: rs.cycles })
       .from(rs)
       .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
   );
-  if (own) return parseStoredSnapshot(own.snapshot);
+  if (own) return parseStoredSnapshot(own.snapshot, own);
   if (region !== 'default') return null;
   const [row] = await store.read((db) =>
-    db.select({ snapshot: bs.snapshot }).from(bs).where(eq(bs.balancerId, balancerId)),
+    db
+      .select({ snapshot: bs.snapshot, at: bs.analyzedAt, cycle: bs.cycles })
+      .from(bs)
+      .where(eq(bs.balancerId, balancerId)),
   );
-  return row ? parseStoredSnapshot(row.snapshot) : null;
+  return row ? parseStoredSnapshot(row.snapshot, row) : null;
 }
 
 export interface ScheduledSubjects {

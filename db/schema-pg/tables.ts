@@ -137,6 +137,11 @@ export const balancerStates = pgTable('balancer_states', {
   degraded: boolean('degraded').notNull(),
   analysis: jsonb('analysis').$type<unknown>().notNull(),
   snapshot: jsonb('snapshot').$type<unknown>().notNull(),
+  /**
+   * What the analysis and snapshot say, without their time and cycle count (analysisDigest in
+   * db/subject-state.ts): a cycle that finds the same writes only `analyzed_at` and `cycles`.
+   */
+  analysisDigest: text('analysis_digest'),
   analyzedAt: bigint('analyzed_at', { mode: 'number' }).notNull(),
   cycles: integer('cycles').notNull(),
 });
@@ -156,7 +161,11 @@ export const balancerRegionStates = pgTable(
     region: text('region').notNull(),
     analysis: jsonb('analysis').$type<unknown>().notNull(),
     snapshot: jsonb('snapshot').$type<unknown>().notNull(),
+    /** As in balancer_states: a cycle that finds the same writes only `analyzed_at` and `cycles`. */
+    analysisDigest: text('analysis_digest'),
     analyzedAt: bigint('analyzed_at', { mode: 'number' }).notNull(),
+    /** The region's cycles so far (the snapshot's `cycle`). */
+    cycles: integer('cycles').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.balancerId, t.region] })],
 );

@@ -134,6 +134,11 @@ export const balancerStates = sqliteTable('balancer_states', {
   degraded: integer('degraded', { mode: 'boolean' }).notNull(),
   analysis: text('analysis', { mode: 'json' }).$type<unknown>().notNull(),
   snapshot: text('snapshot', { mode: 'json' }).$type<unknown>().notNull(),
+  /**
+   * What the analysis and snapshot say, without their time and cycle count (analysisDigest in
+   * db/subject-state.ts): a cycle that finds the same writes only `analyzed_at` and `cycles`.
+   */
+  analysisDigest: text('analysis_digest'),
   analyzedAt: integer('analyzed_at').notNull(),
   cycles: integer('cycles').notNull(),
 });
@@ -153,7 +158,11 @@ export const balancerRegionStates = sqliteTable(
     region: text('region').notNull(),
     analysis: text('analysis', { mode: 'json' }).$type<unknown>().notNull(),
     snapshot: text('snapshot', { mode: 'json' }).$type<unknown>().notNull(),
+    /** As in balancer_states: a cycle that finds the same writes only `analyzed_at` and `cycles`. */
+    analysisDigest: text('analysis_digest'),
     analyzedAt: integer('analyzed_at').notNull(),
+    /** The region's cycles so far (the snapshot's `cycle`). */
+    cycles: integer('cycles').notNull().default(0),
   },
   (t) => [primaryKey({ columns: [t.balancerId, t.region] })],
 );

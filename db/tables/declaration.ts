@@ -237,6 +237,11 @@ export const TABLES = {
       degraded: bool('degraded', nn),
       analysis: json('analysis', 'unknown', nn),
       snapshot: json('snapshot', 'unknown', nn),
+      analysisDigest: text('analysis_digest', {
+        doc:
+          'What the analysis and snapshot say, without their time and cycle count (analysisDigest in\n' +
+          'db/subject-state.ts): a cycle that finds the same writes only `analyzed_at` and `cycles`.',
+      }),
       analyzedAt: big('analyzed_at', nn),
       cycles: int('cycles', nn),
     },
@@ -253,7 +258,15 @@ export const TABLES = {
       region: text('region', nn),
       analysis: json('analysis', 'unknown', nn),
       snapshot: json('snapshot', 'unknown', nn),
+      analysisDigest: text('analysis_digest', {
+        doc: 'As in balancer_states: a cycle that finds the same writes only `analyzed_at` and `cycles`.',
+      }),
       analyzedAt: big('analyzed_at', nn),
+      cycles: int('cycles', {
+        ...nn,
+        default: 0,
+        doc: "The region's cycles so far (the snapshot's `cycle`).",
+      }),
     },
     primaryKey: ['balancerId', 'region'],
   },

@@ -19,6 +19,7 @@ import { listPollWorkers } from '@/db/queries/units';
 import {
   readCycleInputs,
   readRecentChanges,
+  analysisDigest,
   storeRegionAnalysis,
   writeProbes,
   type KnownNode,
@@ -303,12 +304,11 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   // One write: this region's analysis beside the others', their combination and its events, all in the one
   // transaction that the fence guards (two regions finishing at once each see the other's row).
   const events = await fencedWrite(store, deps.fence, `balancer ${balancerId}`, at, async () => {
-    const { others, previousCombined } = await storeRegionAnalysis(store, {
-      balancerId,
-      region,
-      at,
-      analysis,
-    });
+    const { others, previousCombined, previousCombinedDigest } = await storeRegionAnalysis(
+      store,
+      { balancerId, region, at, analysis },
+      inputs.previousDigest,
+    );
     const step = combineStep({
       balancerId,
       at,
@@ -319,6 +319,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       previous: previousCombined,
     });
     combined = step.combined;
+    const digest = analysisDigest(step.combined);
     return writeProbes(store, {
       kind: 'node',
       region,
@@ -327,6 +328,8 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       newNodes,
       results,
       analysis: step.combined,
+      analysisDigest: digest,
+      analysisUnchanged: digest === previousCombinedDigest,
       events: step.events,
     });
   });

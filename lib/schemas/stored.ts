@@ -18,25 +18,53 @@ export function parseStoredVerdict(value: unknown): z.output<typeof Verdict> {
   return parseStored(Verdict, value, 'verdict');
 }
 
-/** A balancer's stored snapshot JSON (what the next cycle diffs against). */
-export function parseStoredSnapshot(value: unknown): z.output<typeof BalancerSnapshot> {
-  return parseStored(BalancerSnapshot, value, 'balancer snapshot');
+/**
+ * The time and cycle count of a stored analysis row, from its columns. A cycle that finds what the last one
+ * found writes only those (db/subject-state.ts, analysisDigest), so the JSON keeps the ones of its last change
+ * and a reader takes them from here.
+ */
+export interface CycleOf {
+  at: number;
+  cycle: number;
 }
 
-/** A balancer's stored analysis JSON, as the poller wrote it. */
-export function parseStoredAnalysisJson(value: unknown): StoredAnalysisJson {
-  return parseStored(StoredAnalysisJson, value, 'balancer analysis');
+/** A balancer's stored snapshot JSON (what the next cycle diffs against), at its row's time and cycle. */
+export function parseStoredSnapshot(value: unknown, of: CycleOf): z.output<typeof BalancerSnapshot> {
+  return { ...parseStored(BalancerSnapshot, value, 'balancer snapshot'), at: of.at, cycle: of.cycle };
+}
+
+/**
+ * A balancer's stored analysis JSON, as the poller wrote it, at its row's time. Each region's summary takes
+ * its time from `regionTimes` (the regions' rows) where given; a lone region's is the row's time.
+ */
+export function parseStoredAnalysisJson(
+  value: unknown,
+  at: number,
+  regionTimes?: ReadonlyMap<string, number>,
+): StoredAnalysisJson {
+  const parsed = parseStored(StoredAnalysisJson, value, 'balancer analysis');
+  const regions = parsed.regions?.map((r) => ({
+    ...r,
+    at: regionTimes?.get(r.region) ?? (parsed.regions?.length === 1 ? at : r.at),
+  }));
+  return { ...parsed, at, ...(regions ? { regions } : {}) };
 }
 
 /** A region's stored analysis with its snapshot, as the cross-region step combines them. */
 export function parseStoredRegionAnalysis(
   analysis: unknown,
   snapshot: unknown,
+  of: CycleOf,
 ): z.output<typeof ComputedAnalysis> {
-  return { ...parseStoredAnalysisJson(analysis), snapshot: parseStoredSnapshot(snapshot) };
+  return { ...parseStoredAnalysisJson(analysis, of.at), snapshot: parseStoredSnapshot(snapshot, of) };
 }
 
-/** A balancer's stored analysis JSON in the API's vocabulary. */
-export function parseStoredAnalysis(value: unknown, since: number | null): BalancerAnalysisView {
-  return analysisViewOf(parseStoredAnalysisJson(value), since);
+/** A balancer's stored analysis JSON in the API's vocabulary, at its row's time (see parseStoredAnalysisJson). */
+export function parseStoredAnalysis(
+  value: unknown,
+  since: number | null,
+  at: number,
+  regionTimes?: ReadonlyMap<string, number>,
+): BalancerAnalysisView {
+  return analysisViewOf(parseStoredAnalysisJson(value, at, regionTimes), since);
 }

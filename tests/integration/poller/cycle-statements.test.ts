@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer, readBalancerAnalysis } from '@/db/queries/balancers';
+import { readPreviousSnapshot } from '@/db/queries/subjects';
 import { getNode, listNodes } from '@/db/queries/nodes';
 import { runCycle, type CycleDeps } from '@/lib/poller/balancer-cycle';
 import { closeDefaultProbe, createDefaultProbe, resolveAllAddresses } from '@/lib/poller/default-probe';
@@ -133,11 +134,20 @@ describe(`one cycle, one read and one write (${TEST_ENGINE})`, () => {
     const tickWrites = () =>
       counts.statements.filter((q) => /subject_ticks/i.test(q) && !/SELECT/i.test(q.slice(0, 12)));
     counts.statements = [];
-    await runCycle(store, b.id, deps());
+    const third = await runCycle(store, b.id, deps());
     expect(verdictWrites()).toEqual([]);
     expect(tickWrites().length).toBeGreaterThan(0);
     const probes = (await listNodes(store, b.id)).map((n) => n.state?.probes);
     expect(probes).toEqual([3, 3, 3]);
+    // The balancer's analysis said the same: its JSON is not sent again, only its time and cycle count, and a
+    // reader still sees this cycle's time and count.
+    const analysisWrites = counts.statements.filter((q) =>
+      /^\s*(insert into|update) "?balancer_(region_)?states"?/i.test(q),
+    );
+    expect(analysisWrites.length).toBe(2);
+    expect(analysisWrites.filter((q) => /snapshot/i.test(q))).toEqual([]);
+    expect((await readBalancerAnalysis(store, b.id))?.analyzedAt).toBe(third.at);
+    expect((await readPreviousSnapshot(store, b.id, 'default'))?.cycle).toBe(3);
   });
 
   it('listing the same catalog again, or carrying it between listings, rewrites no verdict row', async () => {
