@@ -400,7 +400,6 @@ export async function claimDueDeliveries(
     const ids = (
       await selectRows<{ id: string }>(
         store,
-        tx,
         sql`SELECT id FROM (
            SELECT d.id AS id, d.next_attempt_at AS due,
                   row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS nth

@@ -68,8 +68,8 @@ describePostgres('a worker cut off from the store past its lease', () => {
     door = await cuttableDoor({ host: direct.hostname, port: Number(direct.port) });
     const viaDoor = new URL(url);
     viaDoor.port = String(door.port);
-    storeB = (await openPostgres(url)) as unknown as Store;
-    storeA = (await openPostgres(viaDoor.toString(), { migrate: false })) as unknown as Store;
+    storeB = await openPostgres(url);
+    storeA = await openPostgres(viaDoor.toString(), { migrate: false });
     peer = await startPeer('v2-modern', { name: 'lapse-node', version: '1.0.0' });
   });
 
