@@ -121,6 +121,10 @@ function layers() {
           ['lib/webhooks', 'lib/alertmanager', 'lib/auth'],
           'db/ is repositories: policy lives with the module that owns it; take its result as a parameter.',
         ),
+        refuse(
+          ['lib/rollout/validate'],
+          'db/ takes validated input: the route schema or the module that owns the rule checks it first.',
+        ),
       ],
     ),
   ];

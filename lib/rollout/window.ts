@@ -1,8 +1,14 @@
 // Rollout windows: a declared target and deadline. Inside one, divergence is progress; past the
 // deadline, a balancer still not uniform on the target is stuck.
+import { ValidationError } from '@/lib/errors';
 import { SERVED_ERA_LABELS } from './labels';
 import { plural } from './text';
 import type { Fingerprint, RolloutTarget, RolloutWindowInput, WindowProgress, WindowStatus } from './types';
+
+/** A window opened at `now` must end later: a ValidationError on `deadline` otherwise. */
+export function checkWindowDeadline(deadline: number, now: number): void {
+  if (deadline <= now) throw new ValidationError([{ path: 'deadline', message: 'must be in the future' }]);
+}
 
 export function matchesTarget(fp: Fingerprint, key: string, target: RolloutTarget): boolean {
   if (target.era !== undefined && fp.era !== target.era) return false;

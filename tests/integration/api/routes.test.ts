@@ -358,6 +358,45 @@ describe('errors are problem+json and change nothing', () => {
         }),
     },
     {
+      name: 'rollout with an unknown era',
+      status: 422,
+      code: 'validation_failed',
+      pointer: '/target/era',
+      run: () =>
+        call(route('rollouts', 'POST'), '/api/v1/balancers/x/rollouts', {
+          method: 'POST',
+          token: writeToken,
+          params: { id: 'x' },
+          body: { target: { era: 'ancient' }, deadline: Date.now() + 60_000 },
+        }),
+    },
+    {
+      name: 'rollout with a fractional deadline',
+      status: 422,
+      code: 'validation_failed',
+      pointer: '/deadline',
+      run: () =>
+        call(route('rollouts', 'POST'), '/api/v1/balancers/x/rollouts', {
+          method: 'POST',
+          token: writeToken,
+          params: { id: 'x' },
+          body: { target: { era: 'modern' }, deadline: Date.now() + 0.5 },
+        }),
+    },
+    {
+      name: 'rollout with a deadline already past',
+      status: 422,
+      code: 'validation_failed',
+      pointer: '/deadline',
+      run: () =>
+        call(route('rollouts', 'POST'), '/api/v1/balancers/x/rollouts', {
+          method: 'POST',
+          token: writeToken,
+          params: { id: 'x' },
+          body: { target: { era: 'modern' }, deadline: 1_000 },
+        }),
+    },
+    {
       name: 'token with bad scope',
       status: 422,
       code: 'validation_failed',
