@@ -1,7 +1,8 @@
-// Creating an endpoint and rotating its secret: the signing secret is made here (when not given) and handed
-// to the store, which only keeps it.
+// Creating an endpoint and rotating its secret: the signing secret is made here (when not given), the overlap
+// decided here, and both handed to the store, which only keeps them.
 import type { Store } from '@/db';
-import { insertWebhook, storeRotatedSecret } from '@/db/queries/webhooks';
+import { getWebhookRow, insertWebhook, storeWebhookSecrets } from '@/db/queries/webhooks';
+import { ValidationError } from '@/lib/errors';
 import type { CreateWebhookInput, WebhookEndpoint } from '@/lib/schemas/webhook';
 import { generateWebhookSecret } from './signing';
 
@@ -21,10 +22,21 @@ export function rotateWebhookSecret(
   opts: { overlapMs: number; secret?: string },
   now: number = Date.now(),
 ): Promise<WebhookEndpoint & { secret: string }> {
-  return storeRotatedSecret(
-    store,
-    id,
-    { overlapMs: opts.overlapMs, secret: opts.secret ?? generateWebhookSecret() },
-    now,
-  );
+  const secret = opts.secret ?? generateWebhookSecret();
+  return store.write(async () => {
+    const current = await getWebhookRow(store, id);
+    if (secret === current.secret)
+      throw new ValidationError([{ path: 'secret', message: 'must differ from the current secret' }]);
+    const overlap = opts.overlapMs > 0;
+    return storeWebhookSecrets(
+      store,
+      id,
+      {
+        secret,
+        previousSecret: overlap ? current.secret : null,
+        previousSecretUntil: overlap ? now + opts.overlapMs : null,
+      },
+      now,
+    );
+  });
 }
