@@ -17,7 +17,8 @@ import { canonicalJson } from '@/lib/probe/catalog';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { ConfigFile } from '@/lib/schemas/config';
 import { redactAuth, redactHeaders } from '@/lib/schemas/balancer-view';
-import { fieldChanges, recordAudit } from '@/db/queries/audit';
+import { recordAudit } from '@/db/queries/audit';
+import { fieldChanges } from '@/lib/schemas/audit';
 
 const CONFIG_ACTOR = { kind: 'config', id: null, name: 'config file', address: null } as const;
 
