@@ -1,18 +1,15 @@
 // Alert sinks (Alertmanager) and the alerts each one knows of. A sink is a row of the webhook endpoint table
 // with kind `alertmanager`, so its pushes go through the same outbox, retry schedule and delivery log.
 import { and, desc, eq, inArray, isNotNull, lt, or, sql, count } from 'drizzle-orm';
-import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
+import { ConflictError, NotFoundError } from '@/lib/errors';
 import type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/schemas/alert-sink';
 import { parseStoredAnalysis } from '@/lib/schemas/stored';
-import {
-  CreateAlertSinkInput,
-  UpdateAlertSinkInput,
-  type AlertSink,
-  type AlertSinkAuthInput,
-  type AlertSinkAuthView,
-  type CreateAlertSinkInput as CreateAlertSinkInputType,
-  type SinkAlert,
-  type UpdateAlertSinkInput as UpdateAlertSinkInputType,
+import type {
+  AlertSink,
+  AlertSinkAuthInput,
+  AlertSinkAuthView,
+  AlertSinkSettings,
+  SinkAlert,
 } from '@/lib/schemas/alert-sink';
 import type { NodeIdentity } from '@/lib/schemas/balancer-view';
 import { firstRow, type Db, type Store } from '../index';
@@ -92,15 +89,13 @@ async function assertNameFree(store: Store, tx: Db, name: string, exceptId: stri
   }
 }
 
-export async function createAlertSink(
+/** Stores a sink as lib/alertmanager/sinks validated it. */
+export async function insertAlertSink(
   store: Store,
-  input: CreateAlertSinkInputType,
+  s: AlertSinkSettings,
   now: number = Date.now(),
 ): Promise<AlertSink> {
   const { webhookEndpoints } = store.t;
-  const parsed = CreateAlertSinkInput.safeParse(input);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  const s = parsed.data;
   return store.write(async (tx) => {
     await assertNameFree(store, tx, s.name, null);
     const row = firstRow(
@@ -161,38 +156,32 @@ export async function findAlertSinkByName(store: Store, name: string): Promise<A
   );
 }
 
-/** Applies the fields sent. Re-enabling clears the disabled reason and the failure run. */
+/** Applies `p` (validated fields, only those to change). Re-enabling clears the disabled reason and the failure
+ *  run. */
 export async function updateAlertSink(
   store: Store,
   id: string,
-  patch: UpdateAlertSinkInputType,
+  p: Partial<AlertSinkSettings>,
   now: number = Date.now(),
 ): Promise<AlertSink> {
   const { webhookEndpoints } = store.t;
-  const parsed = UpdateAlertSinkInput.safeParse(patch);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  const sent = new Set(Object.keys(patch));
-  const p = parsed.data;
   return store.write(async (tx) => {
     const current = await sinkRow(store, tx, id);
-    if (p.name !== undefined && sent.has('name')) await assertNameFree(store, tx, p.name, id);
+    if (p.name !== undefined) await assertNameFree(store, tx, p.name, id);
     const am = {
-      urls: sent.has('urls') && p.urls ? p.urls : current.alertmanager.urls,
-      auth: sent.has('auth') && p.auth ? p.auth : current.alertmanager.auth,
-      resendIntervalMs:
-        sent.has('resendIntervalMs') && p.resendIntervalMs !== undefined
-          ? p.resendIntervalMs
-          : current.alertmanager.resendIntervalMs,
+      urls: p.urls ?? current.alertmanager.urls,
+      auth: p.auth ?? current.alertmanager.auth,
+      resendIntervalMs: p.resendIntervalMs ?? current.alertmanager.resendIntervalMs,
     };
-    const reenable = sent.has('enabled') && p.enabled === true && !current.enabled;
-    const disable = sent.has('enabled') && p.enabled === false && current.enabled;
+    const reenable = p.enabled === true && !current.enabled;
+    const disable = p.enabled === false && current.enabled;
     await tx
       .update(webhookEndpoints)
       .set({
-        ...(sent.has('name') && p.name !== undefined ? { name: p.name } : {}),
-        ...(sent.has('description') && p.description !== undefined ? { description: p.description } : {}),
-        ...(sent.has('eventTypes') && p.eventTypes ? { eventTypes: p.eventTypes } : {}),
-        ...(sent.has('balancerIds') && p.balancerIds ? { balancerIds: p.balancerIds } : {}),
+        ...(p.name !== undefined ? { name: p.name } : {}),
+        ...(p.description !== undefined ? { description: p.description } : {}),
+        ...(p.eventTypes ? { eventTypes: p.eventTypes } : {}),
+        ...(p.balancerIds ? { balancerIds: p.balancerIds } : {}),
         ...(reenable ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
         ...(disable ? { enabled: false, disabledReason: 'disabled by an operator', disabledAt: now } : {}),
         url: am.urls[0] ?? current.url,

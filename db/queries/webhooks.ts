@@ -1,13 +1,10 @@
 import { and, asc, desc, eq, inArray, isNotNull, lt, lte, or, sql, count, min } from 'drizzle-orm';
-import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
-import {
-  CreateWebhookInput,
-  UpdateWebhookInput,
-  type CreateWebhookInput as CreateWebhookInputType,
-  type DeliveryStatus,
-  type UpdateWebhookInput as UpdateWebhookInputType,
-  type WebhookDelivery,
-  type WebhookEndpoint,
+import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
+import type {
+  DeliveryStatus,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookSettings,
 } from '@/lib/schemas/webhook';
 import { buildEnvelope, TEST_EVENT_TYPE, type EnvelopeEvent } from '@/lib/schemas/webhook-envelope';
 import { firstRow, selectRows, type Db, type Store } from '../index';
@@ -90,35 +87,23 @@ export async function getWebhookByName(store: Store, name: string): Promise<Webh
   );
 }
 
-/** Stores an endpoint with its given secret, else the one lib/webhooks/endpoints made; returns it with its
+/** Stores an endpoint as lib/webhooks/endpoints validated it, with its signing secret; returns it with the
  *  secret, the only time it is shown. */
 export async function insertWebhook(
   store: Store,
-  input: CreateWebhookInputType,
-  madeSecret: string,
+  settings: WebhookSettings & { secret: string },
   now: number = Date.now(),
 ): Promise<WebhookEndpoint & { secret: string }> {
   const { webhookEndpoints } = store.t;
-  const parsed = CreateWebhookInput.safeParse(input);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  const { secret: given, ...fields } = parsed.data;
-  const secret = given ?? madeSecret;
   return store.write(async (tx) => {
-    await assertNameFree(store, tx, fields.name, null);
+    await assertNameFree(store, tx, settings.name, null);
     const row = firstRow(
       await tx
         .insert(webhookEndpoints)
-        .values({
-          id: newId('whk'),
-          ...fields,
-          secret,
-          enabled: fields.enabled,
-          createdAt: now,
-          updatedAt: now,
-        })
+        .values({ id: newId('whk'), ...settings, createdAt: now, updatedAt: now })
         .returning(),
     );
-    return { ...toWebhookEndpoint(row, now), secret };
+    return { ...toWebhookEndpoint(row, now), secret: settings.secret };
   });
 }
 
@@ -135,21 +120,18 @@ export async function listWebhooks(store: Store, now: number = Date.now()): Prom
   ).map((r) => toWebhookEndpoint(r, now));
 }
 
-/** Applies the fields sent. Re-enabling clears the disabled reason and the failure run. */
+/** Applies `changes` (validated fields, only those to change). Re-enabling clears the disabled reason and the
+ *  failure run. */
 export async function updateWebhook(
   store: Store,
   id: string,
-  patch: UpdateWebhookInputType,
+  changes: Partial<Omit<WebhookSettings, 'secret'>>,
   now: number = Date.now(),
 ): Promise<WebhookEndpoint> {
   const { webhookEndpoints } = store.t;
-  const parsed = UpdateWebhookInput.safeParse(patch);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  const sent = new Set(Object.keys(patch));
-  const changes = Object.fromEntries(Object.entries(parsed.data).filter(([k]) => sent.has(k)));
   return store.write(async (tx) => {
     const current = await getWebhookRow(store, id);
-    if (typeof changes.name === 'string') await assertNameFree(store, tx, changes.name, id);
+    if (changes.name !== undefined) await assertNameFree(store, tx, changes.name, id);
     const reenable = changes.enabled === true && !current.enabled;
     const disable = changes.enabled === false && current.enabled;
     const row = firstRow(

@@ -3,7 +3,7 @@
 // the file are left alone: the API may have registered them.
 import type { Store } from '@/db/index';
 import {
-  createAlertSink,
+  insertAlertSink,
   findAlertSinkByName,
   updateAlertSink,
   type AlertSinkRow,
@@ -196,7 +196,7 @@ function alertSinkEntries(
     type: 'alert_sink',
     noun: 'alert sink',
     find: (name) => findAlertSinkByName(store, name),
-    create: (wanted) => createAlertSink(store, wanted, now),
+    create: (wanted) => insertAlertSink(store, wanted, now),
     fields: (w) => ({
       urls: w.urls,
       auth: w.auth,

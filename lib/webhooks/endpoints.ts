@@ -1,18 +1,31 @@
 // Creating an endpoint and rotating its secret: the signing secret is made here (when not given), the overlap
 // decided here, and both handed to the store, which only keeps them.
 import type { Store } from '@/db';
-import { getWebhookRow, insertWebhook, storeWebhookSecrets } from '@/db/queries/webhooks';
+import { getWebhookRow, insertWebhook, storeWebhookSecrets, updateWebhook } from '@/db/queries/webhooks';
 import { ValidationError } from '@/lib/errors';
-import type { CreateWebhookInput, WebhookEndpoint } from '@/lib/schemas/webhook';
+import { parseInput, parsePatch } from '@/lib/schemas/common';
+import { CreateWebhookInput, UpdateWebhookInput, type WebhookEndpoint } from '@/lib/schemas/webhook';
 import { generateWebhookSecret } from './signing';
 
-/** Creates an endpoint; returns it with its secret (generated when not given), the only time it is shown. */
+/** Validates and creates an endpoint; returns it with its secret (generated when not given), the only time
+ *  it is shown. */
 export function createWebhook(
   store: Store,
   input: CreateWebhookInput,
   now: number = Date.now(),
 ): Promise<WebhookEndpoint & { secret: string }> {
-  return insertWebhook(store, input, generateWebhookSecret(), now);
+  const settings = parseInput(CreateWebhookInput, input);
+  return insertWebhook(store, { ...settings, secret: settings.secret ?? generateWebhookSecret() }, now);
+}
+
+/** Applies the fields a partial update sent (validated; `enabled: true` re-enables a disabled endpoint). */
+export function updateWebhookEndpoint(
+  store: Store,
+  id: string,
+  patch: unknown,
+  now: number = Date.now(),
+): Promise<WebhookEndpoint> {
+  return updateWebhook(store, id, parsePatch(UpdateWebhookInput, patch), now);
 }
 
 /** A new signing secret (generated when not given); the old one keeps signing beside it for `overlapMs`. */
