@@ -4,7 +4,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { sqliteOf, type Store } from './index';
+import type { Store } from './index';
 
 const WORKER_SOURCE = `
 const { workerData, parentPort } = require('node:worker_threads');
@@ -44,7 +44,7 @@ export function startCheckpointer(
   if (store.engine !== 'sqlite' || store.location === ':memory:') return null;
   const driver = driverPath();
   if (!driver) return null;
-  const sqlite = sqliteOf(store);
+  const sqlite = store.sqlite;
   let worker: Worker;
   try {
     worker = new Worker(WORKER_SOURCE, {

@@ -13,8 +13,8 @@ export function storeClockSql(store: Store, local: number): SQL {
 /** The store's time now: the database's on PostgreSQL (one round trip), else `local`. */
 export async function storeNow(store: Store, local: number): Promise<number> {
   if (store.engine !== 'postgres') return local;
-  const rows = await store.read((db) =>
-    selectRows<{ t: unknown }>(store, db, sql`SELECT ${storeClockSql(store, local)} AS t`),
+  const rows = await store.read(() =>
+    selectRows<{ t: unknown }>(store, sql`SELECT ${storeClockSql(store, local)} AS t`),
   );
   return Number(rows[0]?.t ?? local);
 }

@@ -1,9 +1,12 @@
 // The store's only door (server-only): `openStore`/`getStore` hand out a `Store` whose operations are async,
-// whatever the engine. The query layer (db/queries) is written once against `Db` and `store.t`.
+// whatever the engine. A `Store` is a `SqliteStore` or a `PostgresStore`, each with its own drizzle database and
+// tables; the query layer (db/queries) is written once against the engine-neutral `Db` and `store.t`, and
+// branches on `store.engine` for the statements one engine writes in its own dialect.
 import type Database from 'better-sqlite3';
 import { sql, type SQL } from 'drizzle-orm';
-import type { BaseSQLiteDatabase } from 'drizzle-orm/sqlite-core';
-import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
+import type { BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import type { PgDatabase } from 'drizzle-orm/pg-core';
+import type { PostgresJsQueryResultHKT } from 'drizzle-orm/postgres-js';
 import type { Sql } from 'postgres';
 import * as schema from './schema';
 import type * as pgSchema from './schema-pg';
@@ -15,31 +18,28 @@ export { StoreOpenError, StoreUnavailableError, noteWriteError, storeWriteErrorC
 
 export type Engine = 'sqlite' | 'postgres';
 
-/** The drizzle handle the query layer writes against. Typed as drizzle's async SQLite database, so every query
- *  must be awaited; at runtime it is better-sqlite3 (SQLite) or postgres-js (PostgreSQL). */
-export type Db = BaseSQLiteDatabase<'async', unknown, typeof schema>;
+/** The SQLite engine's drizzle database: better-sqlite3 runs each statement synchronously, and awaiting one of
+ *  its builders yields the builder's result. */
+export type SqliteDb = BetterSQLite3Database<typeof schema>;
 
-/** The SQLite engine's own handle, for the few statements that need it (checkpoints, the cycle writer). */
-export interface SqliteRaw {
-  readonly engine: 'sqlite';
-  readonly sqlite: Database.Database;
-}
+/** The PostgreSQL engine's drizzle database: the pool's, or an open transaction's. */
+export type PostgresDb = PgDatabase<PostgresJsQueryResultHKT, typeof pgSchema>;
 
-/** The PostgreSQL engine's own handles, for the few statements that need its dialect (claims, the cycle writer). */
-export interface PostgresRaw {
-  readonly engine: 'postgres';
-  /** The connection pool (statements outside any transaction). */
-  readonly sql: Sql;
-  /** The drizzle PostgreSQL handle: the open transaction's inside `write`, else the pool's. */
-  db(): PostgresJsDatabase<typeof pgSchema>;
-}
+/** The engine-neutral handle the query layer writes against, typed with SQLite's builders. drizzle 0.x builds
+ *  each dialect with classes of its own, and a method call on a union of them does not type-check, so a query
+ *  written once is typed against one dialect: SQLite's. A PostgreSQL store hands out its own handle under this
+ *  type (db/engines/postgres.ts says why that holds). Every query must be awaited, on both engines. */
+export type Db = SqliteDb;
 
-export interface Store {
-  readonly engine: Engine;
+/** The engine-neutral tables: SQLite's, or their PostgreSQL twins (same JS shape, db/engines/schema-shape.ts). */
+export type Tables = typeof schema;
+
+/** What every store has, whatever its engine. */
+interface StoreCommon {
   /** What to print in messages: the resolved file path, or the URL without its password. */
   readonly location: string;
   /** The tables the query layer must use (SQLite tables or their PostgreSQL twins, same JS shape). */
-  readonly t: typeof schema;
+  readonly t: Tables;
   /** One or more statements outside a transaction. */
   read<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** A write transaction. Re-entrant: a nested call inside `fn` joins the open transaction. */
@@ -47,14 +47,34 @@ export interface Store {
   /** A short write transaction that keeps leases alive (renewals, heartbeats). PostgreSQL: on a connection of
    *  its own, so it never queues behind the pool's cycle work; SQLite: the same as `write`. Re-entrant too. */
   lease<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
-  /** Engine-specific handle for the few places that need it; db/ only. */
-  readonly raw: SqliteRaw | PostgresRaw;
   /** How many migrations opening this store applied (0 when the schema was already up to date). */
   readonly migrationsApplied: number;
   /** Null while the store is where it was opened; else why not (a SQLite file removed or replaced). Cheap. */
   unavailable(): string | null;
   close(): Promise<void>;
 }
+
+/** A SQLite store: one better-sqlite3 connection, so the same handle serves reads and the open write. */
+export interface SqliteStore extends StoreCommon {
+  readonly engine: 'sqlite';
+  /** The connection, for the statements that need it (checkpoints, pragmas, the cycle writer); db/ only. */
+  readonly sqlite: Database.Database;
+  /** The drizzle database on that connection; db/ only. */
+  readonly db: SqliteDb;
+}
+
+/** A PostgreSQL store: a postgres-js pool, with the drizzle PostgreSQL database and tables over it. */
+export interface PostgresStore extends StoreCommon {
+  readonly engine: 'postgres';
+  /** The connection pool (statements outside any transaction); db/ only. */
+  readonly sql: Sql;
+  /** The PostgreSQL tables; db/ only. */
+  readonly tables: typeof pgSchema;
+  /** The drizzle PostgreSQL database: the open transaction's inside `write` or `lease`, else the pool's. */
+  db(): PostgresDb;
+}
+
+export type Store = SqliteStore | PostgresStore;
 
 export function isPostgresUrl(location: string): boolean {
   return /^postgres(ql)?:\/\//i.test(location);
@@ -103,38 +123,40 @@ export async function openStore(location: string, options: OpenStoreOptions = {}
   return openSqliteStore(location, settings.migrationsFolder, options.observer);
 }
 
-/** Rows of a raw statement (a portable `sql` template) on either engine; db/ only. */
-export async function selectRows<T>(store: Store, db: Db, query: SQL): Promise<T[]> {
-  if (store.engine === 'sqlite') return (db as unknown as BaseSQLiteDatabase<'sync', unknown>).all<T>(query);
-  return (await (db as unknown as { execute(q: SQL): Promise<T[]> }).execute(query)) as T[];
+/** Rows of a raw statement (a portable `sql` template) on either engine, inside the open transaction if any. */
+export async function selectRows<T extends Record<string, unknown>>(store: Store, query: SQL): Promise<T[]> {
+  if (store.engine === 'sqlite') return store.db.all<T>(query);
+  // A raw statement's columns are the caller's word on both engines (drizzle's `all<T>` and `execute<T>` take
+  // it as given); drizzle's PostgreSQL typing wraps T in a conditional type that a generic T cannot resolve.
+  return (await store.db().execute(query)) as T[];
 }
 
-/** Runs a raw statement (a portable `sql` template) on either engine; db/ only. */
-export async function executeStatement(store: Store, db: Db, query: SQL): Promise<void> {
-  if (store.engine === 'sqlite') (db as unknown as BaseSQLiteDatabase<'sync', unknown>).run(query);
-  else await (db as unknown as { execute(q: SQL): Promise<unknown> }).execute(query);
+/** Runs a raw statement (a portable `sql` template) on either engine, inside the open transaction if any. */
+export async function executeStatement(store: Store, query: SQL): Promise<void> {
+  if (store.engine === 'sqlite') store.db.run(query);
+  else await store.db().execute(query);
 }
 
 /** How many migrations the store has recorded as applied. */
 export async function countAppliedMigrations(store: Store): Promise<number> {
   // drizzle-kit's bookkeeping table: `__drizzle_migrations` (SQLite), `drizzle.__drizzle_migrations` (PostgreSQL).
   const table = store.engine === 'sqlite' ? sql`__drizzle_migrations` : sql`drizzle.__drizzle_migrations`;
-  const rows = await store.read((db) =>
-    selectRows<{ n: number | string }>(store, db, sql`SELECT count(*) AS n FROM ${table}`),
+  const rows = await store.read(() =>
+    selectRows<{ n: number | string }>(store, sql`SELECT count(*) AS n FROM ${table}`),
   );
   return Number(rows[0]?.n ?? 0);
 }
 
-/** The PostgreSQL handles of a PostgreSQL store; throws on any other engine. db/ only. */
-export function postgresOf(store: Store): PostgresRaw {
-  if (store.raw.engine !== 'postgres') throw new Error(`${store.engine} store has no PostgreSQL handle`);
-  return store.raw;
+/** A store known to be PostgreSQL, for tests and tools of that engine; throws on any other. */
+export function postgresOf(store: Store): PostgresStore {
+  if (store.engine !== 'postgres') throw new Error(`${store.engine} store has no PostgreSQL handle`);
+  return store;
 }
 
-/** The SQLite handle of a SQLite store; throws on any other engine. db/ only. */
+/** The connection of a store known to be SQLite, for tests and tools of that engine; throws on any other. */
 export function sqliteOf(store: Store): Database.Database {
-  if (store.raw.engine !== 'sqlite') throw new Error(`${store.engine} store has no SQLite handle`);
-  return store.raw.sqlite;
+  if (store.engine !== 'sqlite') throw new Error(`${store.engine} store has no SQLite handle`);
+  return store.sqlite;
 }
 
 const GLOBAL_KEY = Symbol.for('erawatch.store');

@@ -1,11 +1,11 @@
 // How big the store is and what it holds, for benchmarks and maintenance reports.
 import { count, eq, gte } from 'drizzle-orm';
-import { sqliteOf, type Store } from './index';
+import type { Store } from './index';
 
 /** Bytes in use (pages minus free pages), after folding the WAL in; SQLite only (null elsewhere). */
 export async function storeBytes(store: Store): Promise<number | null> {
   if (store.engine !== 'sqlite') return null;
-  const sqlite = sqliteOf(store);
+  const sqlite = store.sqlite;
   // A checkpoint cannot run inside a transaction (SQLITE_LOCKED), and a write transaction on this connection
   // stays open across awaits: wait (bounded) for none to be open, then run the pragmas without yielding.
   const giveUpAt = Date.now() + 10_000;
@@ -20,7 +20,7 @@ export async function storeBytes(store: Store): Promise<number | null> {
 /** Bytes per table and index (SQLite's dbstat); empty on other engines. */
 export async function tableBytes(store: Store): Promise<Record<string, number>> {
   if (store.engine !== 'sqlite') return {};
-  const rows = sqliteOf(store)
+  const rows = store.sqlite
     .prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC')
     .all() as Array<{ name: string; bytes: number }>;
   return Object.fromEntries(rows.map((r) => [r.name, r.bytes]));
@@ -32,7 +32,7 @@ export async function tableBytes(store: Store): Promise<Record<string, number>> 
  */
 export async function tableRows(store: Store): Promise<Record<string, number>> {
   if (store.engine !== 'sqlite') return {};
-  const sqlite = sqliteOf(store);
+  const sqlite = store.sqlite;
   const objects = sqlite
     .prepare("SELECT name, tbl_name AS tableName FROM sqlite_schema WHERE type IN ('table', 'index')")
     .all() as Array<{ name: string; tableName: string }>;

@@ -7,15 +7,13 @@ import { sql as sqlTag } from 'drizzle-orm';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres, { type Options, type PostgresType, type Sql } from 'postgres';
-import type * as schema from '../schema';
 import * as pgSchema from '../schema-pg';
-import type { Db, PostgresRaw, Store, StoreObserver } from '../index';
+import type { Db, PostgresDb, PostgresStore, StoreObserver, Tables } from '../index';
 import { noteWriteError, StoreOpenError } from '../store-errors';
 import { folderAbove } from './folder-above';
 import { createWriteScope } from './write-scope';
 import { defaultSettings, type Settings } from '@/lib/settings';
 
-type PgDb = PostgresJsDatabase<typeof pgSchema>;
 type StoreSettings = Pick<Settings, 'pgPool' | 'pgStatementTimeoutMs' | 'migrationsFolderPg'>;
 
 export interface PostgresOpenOptions {
@@ -225,10 +223,27 @@ async function applyMigrations(
 }
 
 /**
+ * A PostgreSQL handle and tables as the engine-neutral query layer sees them: typed as SQLite's (`Db`, `Tables`).
+ * drizzle 0.x builds each dialect with its own classes, and a method call on a union of them does not
+ * type-check, so the query layer written once is typed against one dialect; no type both dialects' builders
+ * satisfy can be named without re-typing drizzle. This is the one assertion of the store: it holds because both
+ * engines' tables are rendered from one declaration with the same JS shape (db/engines/schema-shape.ts proves
+ * the row and insert types equal at compile time, tests/unit/db/tables.test.ts the columns at run time) and the
+ * query layer uses only builders both dialects have (the lint rule on db/queries in eslint.config.mjs).
+ */
+function pgNeutral(handle: PostgresDb): { db: Db; t: Tables } {
+  // eslint-disable-next-line no-restricted-syntax -- the one view of PostgreSQL as the neutral type, see above
+  return { db: handle, t: pgSchema } as unknown as { db: Db; t: Tables };
+}
+
+/**
  * Opens the PostgreSQL store at `location` (`postgres://user:password@host:port/db?sslmode=…`): checks the
  * settings, connects, applies db/migrations-pg and proves a write works. Refusals are one-line StoreOpenErrors.
  */
-export async function openPostgres(location: string, options: PostgresOpenOptions = {}): Promise<Store> {
+export async function openPostgres(
+  location: string,
+  options: PostgresOpenOptions = {},
+): Promise<PostgresStore> {
   const shown = redactPostgresUrl(location);
   let settings: PostgresSettings;
   try {
@@ -252,61 +267,54 @@ export async function openPostgres(location: string, options: PostgresOpenOption
 
   const observer = options.observer;
   const client = clientFor(location, settings, settings.poolSize, observer);
-  const db: PgDb = drizzle(client, { schema: pgSchema });
+  const db: PostgresJsDatabase<typeof pgSchema> = drizzle(client, { schema: pgSchema });
   // Lease upkeep gets one connection of its own, opened on first use (only poll workers renew leases), so a
   // pool held by long cycle writes cannot make a live worker's leases lapse.
   let leaseClient: Sql | null = null;
-  let leaseDb: PgDb | null = null;
-  const leaseHandle = (): PgDb => {
+  let leaseDb: PostgresJsDatabase<typeof pgSchema> | null = null;
+  const leaseHandle = () => {
     if (!leaseDb) {
       leaseClient = clientFor(location, settings, 1);
       leaseDb = drizzle(leaseClient, { schema: pgSchema });
     }
     return leaseDb;
   };
-  const scope = createWriteScope<PgDb>();
-  // The query layer is typed against the SQLite tables and handle; the twins have the same JS shape
-  // (db/engines/schema-shape.ts proves it at compile time, the parity test at run time).
-  const asDb = (handle: PgDb) => handle as unknown as Db;
+  const scope = createWriteScope<PostgresDb>();
+  const neutral = pgNeutral(db);
+  const inTransaction = <T>(handle: PostgresJsDatabase<typeof pgSchema>, fn: (tx: Db) => Promise<T>) =>
+    handle
+      .transaction((tx) => scope.run(tx, () => fn(pgNeutral(tx).db)))
+      .catch((err: unknown) => {
+        noteWriteError(err);
+        throw err;
+      });
 
-  const store: Store = {
+  const store: PostgresStore = {
     engine: 'postgres',
     location: shown,
-    t: pgSchema as unknown as typeof schema,
+    t: neutral.t,
+    tables: pgSchema,
+    sql: client,
+    db: () => scope.current() ?? db,
     migrationsApplied,
     // A server is reached over the network: its outages surface as connection errors, not here.
     unavailable: () => null,
     read(fn) {
       const open = scope.current();
       if (!open) observer?.read?.();
-      return fn(asDb(open ?? db));
+      return fn(open ? pgNeutral(open).db : neutral.db);
     },
     write(fn) {
       const open = scope.current();
-      if (open) return fn(asDb(open));
+      if (open) return fn(pgNeutral(open).db);
       observer?.write?.();
-      return db
-        .transaction((tx) => scope.run(tx as unknown as PgDb, () => fn(asDb(tx as unknown as PgDb))))
-        .catch((err: unknown) => {
-          noteWriteError(err);
-          throw err;
-        });
+      return inTransaction(db, fn);
     },
     lease(fn) {
       const open = scope.current();
-      if (open) return fn(asDb(open));
-      return leaseHandle()
-        .transaction((tx) => scope.run(tx as unknown as PgDb, () => fn(asDb(tx as unknown as PgDb))))
-        .catch((err: unknown) => {
-          noteWriteError(err);
-          throw err;
-        });
+      if (open) return fn(pgNeutral(open).db);
+      return inTransaction(leaseHandle(), fn);
     },
-    raw: {
-      engine: 'postgres',
-      sql: client,
-      db: () => scope.current() ?? db,
-    } satisfies PostgresRaw,
     async close() {
       await Promise.all([client.end({ timeout: 5 }), leaseClient?.end({ timeout: 5 })]);
     },

@@ -3,9 +3,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
-import type { Db, Store, StoreObserver } from '../index';
+import type { SqliteDb, SqliteStore, StoreObserver } from '../index';
 import * as schema from '../schema';
 import { noteWriteError, StoreOpenError, StoreUnavailableError } from '../store-errors';
 import { folderAbove } from './folder-above';
@@ -63,11 +63,7 @@ function recordedMigrations(sqlite: Database.Database): number {
 
 // Two processes opening a fresh file at once may race on the same migration; the loser sees the winner's
 // tables, so one retry (which then finds the migration recorded) settles it. Returns how many it applied.
-function applyMigrations(
-  db: BetterSQLite3Database<typeof schema>,
-  sqlite: Database.Database,
-  given: string | null,
-): number {
+function applyMigrations(db: SqliteDb, sqlite: Database.Database, given: string | null): number {
   const folder = migrationsFolder(given);
   const before = recordedMigrations(sqlite);
   try {
@@ -159,7 +155,7 @@ export function openSqliteStore(
   file: string,
   migrations: string | null = null,
   observer?: StoreObserver,
-): Store {
+): SqliteStore {
   const shown = file === ':memory:' ? file : path.resolve(file);
   let sqlite: Database.Database;
   try {
@@ -169,7 +165,7 @@ export function openSqliteStore(
   } catch (err) {
     throw new StoreOpenError(shown, describeOpenFailure(shown, err));
   }
-  let drizzleDb: BetterSQLite3Database<typeof schema>;
+  let db: SqliteDb;
   let migrationsApplied: number;
   try {
     sqlite.pragma('busy_timeout = 5000');
@@ -178,8 +174,8 @@ export function openSqliteStore(
     sqlite.pragma('synchronous = NORMAL');
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma('journal_size_limit = 67108864');
-    drizzleDb = drizzle(withStatementCache(sqlite), { schema });
-    migrationsApplied = applyMigrations(drizzleDb, sqlite, migrations);
+    db = drizzle(withStatementCache(sqlite), { schema });
+    migrationsApplied = applyMigrations(db, sqlite, migrations);
     // A read-only file opens without complaint and only fails on the first write: fail here instead.
     sqlite
       .transaction(() => {
@@ -193,9 +189,6 @@ export function openSqliteStore(
       throw new StoreOpenError(shown, describeOpenFailure(shown, err));
     throw err;
   }
-  // better-sqlite3 runs each statement synchronously; awaiting its builders yields their results, so the
-  // sync handle serves the async-typed query layer unchanged.
-  const db = drizzleDb as unknown as Db;
   const inWrite = createWriteScope<true>();
   const exclusive = mutexFor(shown);
   // The file the connection holds, by device and inode: a path that stops naming it (rm, a file moved over it)
@@ -214,11 +207,12 @@ export function openSqliteStore(
       return 'the database file was replaced by another file';
     return null;
   };
-  const store: Store = {
+  const store: SqliteStore = {
     engine: 'sqlite',
     location: shown,
     t: schema,
-    raw: { engine: 'sqlite', sqlite },
+    sqlite,
+    db,
     migrationsApplied,
     unavailable,
     read(fn) {

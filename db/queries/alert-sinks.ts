@@ -1,18 +1,15 @@
 // Alert sinks (Alertmanager) and the alerts each one knows of. A sink is a row of the webhook endpoint table
 // with kind `alertmanager`, so its pushes go through the same outbox, retry schedule and delivery log.
 import { and, desc, eq, inArray, isNotNull, lt, or, sql, count } from 'drizzle-orm';
-import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
+import { ConflictError, NotFoundError } from '@/lib/errors';
 import type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/schemas/alert-sink';
 import { parseStoredAnalysis } from '@/lib/schemas/stored';
-import {
-  CreateAlertSinkInput,
-  UpdateAlertSinkInput,
-  type AlertSink,
-  type AlertSinkAuthInput,
-  type AlertSinkAuthView,
-  type CreateAlertSinkInput as CreateAlertSinkInputType,
-  type SinkAlert,
-  type UpdateAlertSinkInput as UpdateAlertSinkInputType,
+import type {
+  AlertSink,
+  AlertSinkAuthInput,
+  AlertSinkAuthView,
+  AlertSinkSettings,
+  SinkAlert,
 } from '@/lib/schemas/alert-sink';
 import type { NodeIdentity } from '@/lib/schemas/balancer-view';
 import { firstRow, type Db, type Store } from '../index';
@@ -21,8 +18,6 @@ import { type WebhookEndpointRow } from '../schema';
 
 /** The delivery type of one push of a sink's alerts. */
 export const ALERT_PUSH_TYPE = 'alertmanager.push';
-/** Resolved alerts are sent with every push for this long (as Prometheus does), then forgotten. */
-export const RESOLVED_KEPT_MS = 15 * 60_000;
 
 function authView(auth: AlertSinkAuthInput): AlertSinkAuthView {
   const shown = (v: string) => (v.startsWith('env:') ? v : 'stored');
@@ -94,15 +89,13 @@ async function assertNameFree(store: Store, tx: Db, name: string, exceptId: stri
   }
 }
 
-export async function createAlertSink(
+/** Stores a sink as lib/alertmanager/sinks validated it. */
+export async function insertAlertSink(
   store: Store,
-  input: CreateAlertSinkInputType,
+  s: AlertSinkSettings,
   now: number = Date.now(),
 ): Promise<AlertSink> {
   const { webhookEndpoints } = store.t;
-  const parsed = CreateAlertSinkInput.safeParse(input);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  const s = parsed.data;
   return store.write(async (tx) => {
     await assertNameFree(store, tx, s.name, null);
     const row = firstRow(
@@ -163,38 +156,32 @@ export async function findAlertSinkByName(store: Store, name: string): Promise<A
   );
 }
 
-/** Applies the fields sent. Re-enabling clears the disabled reason and the failure run. */
+/** Applies `p` (validated fields, only those to change). Re-enabling clears the disabled reason and the failure
+ *  run. */
 export async function updateAlertSink(
   store: Store,
   id: string,
-  patch: UpdateAlertSinkInputType,
+  p: Partial<AlertSinkSettings>,
   now: number = Date.now(),
 ): Promise<AlertSink> {
   const { webhookEndpoints } = store.t;
-  const parsed = UpdateAlertSinkInput.safeParse(patch);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  const sent = new Set(Object.keys(patch));
-  const p = parsed.data;
   return store.write(async (tx) => {
     const current = await sinkRow(store, tx, id);
-    if (p.name !== undefined && sent.has('name')) await assertNameFree(store, tx, p.name, id);
+    if (p.name !== undefined) await assertNameFree(store, tx, p.name, id);
     const am = {
-      urls: sent.has('urls') && p.urls ? p.urls : current.alertmanager.urls,
-      auth: sent.has('auth') && p.auth ? p.auth : current.alertmanager.auth,
-      resendIntervalMs:
-        sent.has('resendIntervalMs') && p.resendIntervalMs !== undefined
-          ? p.resendIntervalMs
-          : current.alertmanager.resendIntervalMs,
+      urls: p.urls ?? current.alertmanager.urls,
+      auth: p.auth ?? current.alertmanager.auth,
+      resendIntervalMs: p.resendIntervalMs ?? current.alertmanager.resendIntervalMs,
     };
-    const reenable = sent.has('enabled') && p.enabled === true && !current.enabled;
-    const disable = sent.has('enabled') && p.enabled === false && current.enabled;
+    const reenable = p.enabled === true && !current.enabled;
+    const disable = p.enabled === false && current.enabled;
     await tx
       .update(webhookEndpoints)
       .set({
-        ...(sent.has('name') && p.name !== undefined ? { name: p.name } : {}),
-        ...(sent.has('description') && p.description !== undefined ? { description: p.description } : {}),
-        ...(sent.has('eventTypes') && p.eventTypes ? { eventTypes: p.eventTypes } : {}),
-        ...(sent.has('balancerIds') && p.balancerIds ? { balancerIds: p.balancerIds } : {}),
+        ...(p.name !== undefined ? { name: p.name } : {}),
+        ...(p.description !== undefined ? { description: p.description } : {}),
+        ...(p.eventTypes ? { eventTypes: p.eventTypes } : {}),
+        ...(p.balancerIds ? { balancerIds: p.balancerIds } : {}),
         ...(reenable ? { enabled: true, disabledReason: null, disabledAt: null, failingSince: null } : {}),
         ...(disable ? { enabled: false, disabledReason: 'disabled by an operator', disabledAt: now } : {}),
         url: am.urls[0] ?? current.url,
@@ -286,158 +273,170 @@ export async function readAlertSubjects(store: Store): Promise<AlertSubjectRow[]
   });
 }
 
-export interface SinkSync {
-  /** An alert started, resolved or came back: the sink is pushed at once rather than at the next resend. */
-  changed: boolean;
-  firing: number;
-  /** Whether a push was queued (or an overdue retry pulled forward). */
-  pushQueued: boolean;
+/** An alert a sink knows of, as alert sync compares it with what fires now. */
+export interface StoredSinkAlert {
+  fingerprint: string;
+  annotations: Record<string, string>;
+  generatorUrl: string;
+  /** Null while firing. */
+  endsAt: number | null;
 }
 
-/**
- * Brings one sink's alerts in line with what fires now, and queues a push when something changed or the
- * resend interval has passed. One transaction, so two delivery workers never queue two pushes.
- */
-export async function syncSinkAlerts(
-  store: Store,
-  sink: AlertSinkRow,
-  desired: readonly DesiredAlert[],
-  now: number,
-): Promise<SinkSync> {
+/** Whether the sink knows of any alert, firing or resolved. */
+export async function sinkHasAlerts(store: Store, endpointId: string): Promise<boolean> {
   const { sinkAlerts } = store.t;
-  // The common case, nothing firing and nothing known, needs no write lock at all.
-  if (desired.length === 0) {
-    const any = (
-      await store.read((db) =>
-        db
-          .select({ fp: sinkAlerts.fingerprint })
-          .from(sinkAlerts)
-          .where(eq(sinkAlerts.endpointId, sink.id))
-          .limit(1),
-      )
-    )[0];
-    if (!any) return { changed: false, firing: 0, pushQueued: false };
-  }
+  const rows = await store.read((db) =>
+    db
+      .select({ fp: sinkAlerts.fingerprint })
+      .from(sinkAlerts)
+      .where(eq(sinkAlerts.endpointId, endpointId))
+      .limit(1),
+  );
+  return rows.length > 0;
+}
+
+/** Every alert the sink knows of, for alert sync (lib/alertmanager/sync.ts), inside its transaction. */
+export async function readStoredSinkAlerts(store: Store, endpointId: string): Promise<StoredSinkAlert[]> {
+  const { sinkAlerts: a } = store.t;
+  return store.read((db) =>
+    db
+      .select({
+        fingerprint: a.fingerprint,
+        annotations: a.annotations,
+        generatorUrl: a.generatorUrl,
+        endsAt: a.endsAt,
+      })
+      .from(a)
+      .where(eq(a.endpointId, endpointId)),
+  );
+}
+
+/** What alert sync decided for one sink's alerts, for the store to write. */
+export interface SinkAlertWrites {
+  /** Alerts the sink did not know of: stored firing from now. */
+  started: readonly DesiredAlert[];
+  /** Known alerts to rewrite (labels, annotations, link); `revived` ones fire again from now. */
+  updated: ReadonlyArray<{ alert: DesiredAlert; revived: boolean }>;
+  /** Fingerprints of firing alerts that resolved now. */
+  resolved: readonly string[];
+  /** Resolved alerts that ended before this are forgotten. */
+  forgetResolvedBefore: number;
+}
+
+/** Writes one sink's alert changes in one transaction; returns how many alerts the sink still knows of. */
+export async function writeSinkAlerts(
+  store: Store,
+  endpointId: string,
+  writes: SinkAlertWrites,
+  now: number,
+): Promise<number> {
+  const { sinkAlerts } = store.t;
   return store.write(async (tx) => {
-    const known = await tx.select().from(sinkAlerts).where(eq(sinkAlerts.endpointId, sink.id));
-    const byFp = new Map(known.map((k) => [k.fingerprint, k]));
-    const wanted = new Set(desired.map((d) => d.fingerprint));
-    let changed = false;
-    for (const d of desired) {
-      const row = byFp.get(d.fingerprint);
-      const fields = {
-        labels: d.labels,
-        annotations: d.annotations,
-        generatorUrl: d.generatorUrl,
-        updatedAt: now,
-      };
-      if (!row) {
-        await tx.insert(sinkAlerts).values({
-          endpointId: sink.id,
-          fingerprint: d.fingerprint,
-          balancerId: d.balancerId,
-          alertname: d.alertname,
-          startsAt: now,
-          endsAt: null,
-          ...fields,
-        });
-        changed = true;
-        continue;
-      }
-      const revived = row.endsAt !== null;
-      if (revived) changed = true;
-      const same =
-        JSON.stringify(row.annotations) === JSON.stringify(d.annotations) &&
-        row.generatorUrl === d.generatorUrl;
-      if (same && !revived) continue;
+    const fields = (d: DesiredAlert) => ({
+      labels: d.labels,
+      annotations: d.annotations,
+      generatorUrl: d.generatorUrl,
+      updatedAt: now,
+    });
+    for (const d of writes.started) {
+      await tx.insert(sinkAlerts).values({
+        endpointId,
+        fingerprint: d.fingerprint,
+        balancerId: d.balancerId,
+        alertname: d.alertname,
+        startsAt: now,
+        endsAt: null,
+        ...fields(d),
+      });
+    }
+    for (const { alert, revived } of writes.updated) {
       await tx
         .update(sinkAlerts)
-        .set({ ...fields, ...(revived ? { startsAt: now, endsAt: null } : {}) })
-        .where(and(eq(sinkAlerts.endpointId, sink.id), eq(sinkAlerts.fingerprint, d.fingerprint)));
+        .set({ ...fields(alert), ...(revived ? { startsAt: now, endsAt: null } : {}) })
+        .where(and(eq(sinkAlerts.endpointId, endpointId), eq(sinkAlerts.fingerprint, alert.fingerprint)));
     }
-    const cleared = known.filter((k) => k.endsAt === null && !wanted.has(k.fingerprint));
-    if (cleared.length > 0) {
-      changed = true;
+    if (writes.resolved.length > 0) {
       await tx
         .update(sinkAlerts)
         .set({ endsAt: now, updatedAt: now })
         .where(
-          and(
-            eq(sinkAlerts.endpointId, sink.id),
-            inArray(
-              sinkAlerts.fingerprint,
-              cleared.map((c) => c.fingerprint),
-            ),
-          ),
+          and(eq(sinkAlerts.endpointId, endpointId), inArray(sinkAlerts.fingerprint, [...writes.resolved])),
         );
     }
     await tx
       .delete(sinkAlerts)
       .where(
         and(
-          eq(sinkAlerts.endpointId, sink.id),
+          eq(sinkAlerts.endpointId, endpointId),
           isNotNull(sinkAlerts.endsAt),
-          lt(sinkAlerts.endsAt, now - RESOLVED_KEPT_MS),
+          lt(sinkAlerts.endsAt, writes.forgetResolvedBefore),
         ),
       );
-    const remaining =
-      (await tx.select({ n: count() }).from(sinkAlerts).where(eq(sinkAlerts.endpointId, sink.id)))[0]?.n ?? 0;
-    const firing = desired.length;
-    const pushQueued = remaining > 0 ? await queuePush(store, tx, sink, now, changed) : false;
-    return { changed, firing, pushQueued };
+    const [left] = await tx
+      .select({ n: count() })
+      .from(sinkAlerts)
+      .where(eq(sinkAlerts.endpointId, endpointId));
+    return left?.n ?? 0;
   });
 }
 
-async function queuePush(
-  store: Store,
-  tx: Db,
-  sink: AlertSinkRow,
-  now: number,
-  changed: boolean,
-): Promise<boolean> {
+/** A sink's push that waits to be sent (a first attempt, or a retry). */
+export interface PendingPush {
+  id: string;
+  attempts: number;
+  nextAttemptAt: number | null;
+}
+
+/** The sink's pending push, if any. */
+export async function readPendingPush(store: Store, endpointId: string): Promise<PendingPush | null> {
+  const { webhookDeliveries: d } = store.t;
+  const [row] = await store.read((db) =>
+    db
+      .select({ id: d.id, attempts: d.attempts, nextAttemptAt: d.nextAttemptAt })
+      .from(d)
+      .where(and(eq(d.endpointId, endpointId), eq(d.type, ALERT_PUSH_TYPE), eq(d.status, 'pending')))
+      .limit(1),
+  );
+  return row ?? null;
+}
+
+/** When the sink's latest push was queued, null before its first. */
+export async function lastPushQueuedAt(store: Store, endpointId: string): Promise<number | null> {
+  const { webhookDeliveries: d } = store.t;
+  const [row] = await store.read((db) =>
+    db
+      .select({ at: d.createdAt })
+      .from(d)
+      .where(and(eq(d.endpointId, endpointId), eq(d.type, ALERT_PUSH_TYPE)))
+      .orderBy(desc(d.createdAt))
+      .limit(1),
+  );
+  return row?.at ?? null;
+}
+
+/** Makes a pending push due at `now`. */
+export async function pushNow(store: Store, deliveryId: string, now: number): Promise<void> {
+  const { webhookDeliveries: d } = store.t;
+  await store.write((tx) => tx.update(d).set({ nextAttemptAt: now }).where(eq(d.id, deliveryId)));
+}
+
+/** Queues a push of the sink's alerts, due at `now` (its body is read when it is sent). */
+export async function queuePush(store: Store, endpointId: string, now: number): Promise<void> {
   const { webhookDeliveries } = store.t;
-  const pending = (
-    await tx
-      .select()
-      .from(webhookDeliveries)
-      .where(
-        and(
-          eq(webhookDeliveries.endpointId, sink.id),
-          eq(webhookDeliveries.type, ALERT_PUSH_TYPE),
-          eq(webhookDeliveries.status, 'pending'),
-        ),
-      )
-  )[0];
-  if (pending) {
-    // A push waiting for its retry sends the current alerts when it goes, so a change only brings it forward.
-    if (!changed || pending.attempts === 0 || (pending.nextAttemptAt ?? 0) <= now) return false;
-    await tx
-      .update(webhookDeliveries)
-      .set({ nextAttemptAt: now })
-      .where(eq(webhookDeliveries.id, pending.id));
-    return true;
-  }
-  if (!changed) {
-    const [last] = await tx
-      .select({ at: webhookDeliveries.createdAt })
-      .from(webhookDeliveries)
-      .where(and(eq(webhookDeliveries.endpointId, sink.id), eq(webhookDeliveries.type, ALERT_PUSH_TYPE)))
-      .orderBy(desc(webhookDeliveries.createdAt));
-    if (last && now - last.at < sink.alertmanager.resendIntervalMs) return false;
-  }
-  await tx.insert(webhookDeliveries).values({
-    id: newId('msg'),
-    endpointId: sink.id,
-    eventId: null,
-    balancerId: null,
-    type: ALERT_PUSH_TYPE,
-    payload: '[]',
-    status: 'pending',
-    attempts: 0,
-    nextAttemptAt: now,
-    createdAt: now,
-  });
-  return true;
+  await store.write((tx) =>
+    tx.insert(webhookDeliveries).values({
+      id: newId('msg'),
+      endpointId,
+      eventId: null,
+      balancerId: null,
+      type: ALERT_PUSH_TYPE,
+      payload: '[]',
+      status: 'pending',
+      attempts: 0,
+      nextAttemptAt: now,
+      createdAt: now,
+    }),
+  );
 }
 
 /** Every alert the sink knows of, firing first: the body of its next push. */

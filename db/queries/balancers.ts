@@ -2,7 +2,8 @@ import { and, asc, count, eq, gt, gte, inArray, lt, max, min, sql } from 'drizzl
 import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import { parseStoredAnalysis } from '@/lib/schemas/stored';
 import type { z } from 'zod';
-import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
+import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
+import { parseInput, parsePatch } from '@/lib/schemas/common';
 import {
   CreateBalancerInput,
   UpdateBalancerInput,
@@ -61,9 +62,7 @@ export function toBalancer(row: BalancerRow): Balancer {
 }
 
 function parseSettings(input: unknown): BalancerSettings {
-  const parsed = CreateBalancerInput.safeParse(input);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  return parsed.data;
+  return parseInput(CreateBalancerInput, input);
 }
 
 async function assertNameFree(store: Store, name: string, exceptId: string | null): Promise<void> {
@@ -264,14 +263,7 @@ export async function updateBalancer(
   now: number = Date.now(),
 ): Promise<Balancer> {
   const { balancers, nodes } = store.t;
-  if (typeof patch !== 'object' || patch === null || Array.isArray(patch)) {
-    throw new ValidationError([{ path: '', message: 'must be an object' }]);
-  }
-  const parsed = UpdateBalancerInput.safeParse(patch);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  // zod applies defaults inside partial(): keep only the keys the caller actually sent.
-  const sent = new Set(Object.keys(patch));
-  const changes = Object.fromEntries(Object.entries(parsed.data).filter(([k]) => sent.has(k)));
+  const changes = parsePatch(UpdateBalancerInput, patch);
   return store.write(async (tx) => {
     const current = await getBalancer(store, id);
     const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = current;

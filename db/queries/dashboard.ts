@@ -5,7 +5,7 @@ import type { Store } from '@/db/index';
 import { getBalancer, readBalancerAnalysis } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { getOpenWindow } from '@/db/queries/rollouts';
-import { redactAuth, redactHeaders, type NodeIdentity } from '@/lib/schemas/balancer-view';
+import type { NodeIdentity } from '@/lib/schemas/balancer-view';
 import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import type { BalancerDetail, NodeSummary } from '@/lib/schemas/dashboard';
 import { parseStoredAnalysis } from '@/lib/schemas/stored';
@@ -59,13 +59,11 @@ export async function readDivergedSince(
   return Object.fromEntries(rows.flatMap((e) => (e.at === null ? [] : [[e.balancerId, e.at]])));
 }
 
-/** One balancer's settings (header secrets redacted), latest analysis and open rollout window; NotFound if none. */
+/** One balancer's settings as stored (secrets included: the caller shows them redacted), latest analysis and
+ *  open rollout window; NotFound if none. */
 export async function readBalancerDetail(store: Store, id: string): Promise<BalancerDetail> {
-  const b = await getBalancer(store, id);
   return {
-    ...b,
-    headers: redactHeaders(b.headers),
-    auth: redactAuth(b.auth),
+    ...(await getBalancer(store, id)),
     analysis: await readBalancerAnalysis(store, id),
     window: await getOpenWindow(store, id),
   };

@@ -40,7 +40,6 @@ export function readRolloutGauges(store: Store): Promise<RolloutGauges> {
                      jsonb_array_elements(coalesce(s.analysis->'gates', '[]'::jsonb)) g`;
     const gateRows = await selectRows<{ balancer: string; revision: unknown; ready: unknown }>(
       store,
-      db,
       gateQuery,
     );
     const gates = gateRows.flatMap((r) =>

@@ -40,9 +40,7 @@ export async function deleteHeartbeats(store: Store, holder: string): Promise<vo
 /** One read round trip: the store answers (readiness for anonymous callers, which must not write). */
 export async function pingStore(store: Store): Promise<{ ok: boolean }> {
   try {
-    const rows = await store.read((db) =>
-      selectRows<{ one: number | string }>(store, db, sql`SELECT 1 AS one`),
-    );
+    const rows = await store.read(() => selectRows<{ one: number | string }>(store, sql`SELECT 1 AS one`));
     return { ok: Number(rows[0]?.one) === 1 };
   } catch {
     return { ok: false };

@@ -31,7 +31,7 @@ export async function regionIdIn(store: Store, tx: Db, region: string): Promise<
     return found.id;
   }
   if (store.engine === 'postgres')
-    await executeStatement(store, tx, sql`LOCK TABLE regions IN SHARE ROW EXCLUSIVE MODE`);
+    await executeStatement(store, sql`LOCK TABLE regions IN SHARE ROW EXCLUSIVE MODE`);
   const [again] = await tx.select({ id: r.id }).from(r).where(eq(r.name, region));
   if (again) return again.id;
   const [top] = await tx

@@ -1,14 +1,16 @@
 import { and, eq, isNull } from 'drizzle-orm';
 import type { RolloutTarget } from '@/lib/rollout/types';
-import { checkTarget } from '@/lib/rollout/validate';
-import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '@/lib/errors';
+import { ConflictError, NotFoundError } from '@/lib/errors';
 import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
 import type { RolloutWindow } from '@/lib/schemas/rollout';
 
 export type { RolloutWindow } from '@/lib/schemas/rollout';
 
-/** Declares a rollout window; one open window per balancer (a second is a ConflictError). */
+/**
+ * Stores a rollout window, validated by its caller (the route's OpenRolloutInput and lib/rollout's
+ * checkWindowDeadline); one open window per balancer (a second is a ConflictError).
+ */
 export async function openRolloutWindow(
   store: Store,
   balancerId: string,
@@ -16,17 +18,6 @@ export async function openRolloutWindow(
   now: number = Date.now(),
 ): Promise<RolloutWindow> {
   const { balancers, rolloutWindows } = store.t;
-  const issues: FieldIssue[] = [];
-  const targetIssues: string[] = [];
-  checkTarget(input?.target, targetIssues);
-  for (const message of targetIssues) {
-    const [first = '', ...rest] = message.replace(/^window\./, '').split(' ');
-    issues.push({ path: first, message: rest.join(' ') });
-  }
-  if (typeof input?.deadline !== 'number' || !Number.isInteger(input.deadline)) {
-    issues.push({ path: 'deadline', message: 'must be epoch milliseconds' });
-  } else if (input.deadline <= now) issues.push({ path: 'deadline', message: 'must be in the future' });
-  if (issues.length > 0) throw new ValidationError(issues);
   return store.write(async (tx) => {
     const [b] = await tx.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, balancerId));
     if (!b) throw new NotFoundError('balancer', balancerId);
@@ -39,7 +30,7 @@ export async function openRolloutWindow(
         .values({
           id: newId('win'),
           balancerId,
-          target: pickTarget(input.target),
+          target: input.target,
           deadline: input.deadline,
           openedAt: now,
           closedAt: null,
@@ -82,18 +73,4 @@ export async function getOpenWindow(store: Store, balancerId: string): Promise<R
       )
     )[0] ?? null
   );
-}
-
-const TARGET_FIELDS = [
-  'era',
-  'negotiatedVersion',
-  'servedEras',
-  'supportedIncludes',
-  'fingerprintKey',
-] as const;
-
-function pickTarget(target: RolloutTarget): RolloutTarget {
-  const out: Record<string, unknown> = {};
-  for (const f of TARGET_FIELDS) if (target[f] !== undefined) out[f] = target[f];
-  return out as RolloutTarget;
 }

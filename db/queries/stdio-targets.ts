@@ -182,6 +182,9 @@ export async function getStdioTarget(
       .where(eq(stdioTargets.id, id)),
   );
   if (!row) throw new NotFoundError('stdio target', id);
-  const history = (await readSubjectHistory(store, id, historyLimit, region)).map(({ id: _id, ...h }) => h);
+  // The spans of the reader's region only: the region is the request's, not part of each entry.
+  const history = (await readSubjectHistory(store, id, historyLimit, region)).map(
+    ({ id: _id, region: _r, ...h }) => h,
+  );
   return { ...toView(row.t, withTicks(row.s, row.k)), verdict: row.s?.verdict ?? null, history };
 }

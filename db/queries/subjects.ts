@@ -4,7 +4,7 @@ import { parseStoredRegionAnalysis, parseStoredSnapshot, parseStoredVerdict } fr
 import { and, asc, desc, eq, gte, isNotNull, isNull, lt, ne, notExists, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerSnapshot } from '@/lib/rollout/types';
-import { postgresOf, selectRows, sqliteOf, type Db, type Store } from '../index';
+import { selectRows, type PostgresStore, type Store } from '../index';
 import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
 import { sqliteKnownNodeRows, sqliteRecentChangeRows, type KnownNodeRow } from '../engines/sqlite-reads';
@@ -40,9 +40,9 @@ export async function writeProbes(store: Store, write: ProbeWrite): Promise<Stor
   return store.write(async (tx) => {
     const regionId = write.kind === 'node' ? await regionIdIn(store, tx, write.region) : 0;
     // The hot path has each engine's own statements (prepared and synchronous, or pipelined).
-    if (store.engine === 'sqlite') sqliteWriteProbes(sqliteOf(store), write, regionId);
-    else if (write.kind === 'node') await postgresWriteCycle(postgresOf(store).db(), write, regionId);
-    else await postgresWriteStdioResult(postgresOf(store).db(), write);
+    if (store.engine === 'sqlite') sqliteWriteProbes(store.sqlite, write, regionId);
+    else if (write.kind === 'node') await postgresWriteCycle(store.db(), write, regionId);
+    else await postgresWriteStdioResult(store.db(), write);
     return write.kind === 'node' && write.events.length > 0 ? insertEvents(store, write.events) : [];
   });
 }
@@ -76,7 +76,6 @@ export async function storeRegionAnalysis(
     if (store.engine === 'postgres')
       await selectRows(
         store,
-        tx,
         sql`SELECT pg_advisory_xact_lock(hashtextextended(${`erawatch:combine:${w.balancerId}`}, 0))`,
       );
     if (ownDigestBefore === digest)
@@ -151,8 +150,8 @@ export async function readCycleInputs(
     const [balancerRows, knownRows, ownRows, legacyRows, windows] = await Promise.all([
       db.select().from(b).where(eq(b.id, balancerId)),
       store.engine === 'sqlite'
-        ? Promise.resolve(sqliteKnownNodeRows(sqliteOf(store), balancerId, region))
-        : knownNodesQuery(store, db, balancerId, region),
+        ? Promise.resolve(sqliteKnownNodeRows(store.sqlite, balancerId, region))
+        : knownNodesQuery(store, balancerId, region),
       db
         .select({ snapshot: rs.snapshot, digest: rs.analysisDigest, at: rs.analyzedAt, cycle: rs.cycles })
         .from(rs)
@@ -204,19 +203,20 @@ export function readKnownNodes(
 ): Promise<Map<string, KnownNode>> {
   // Every cycle reads this; SQLite takes a prepared statement, PostgreSQL the portable query.
   if (store.engine === 'sqlite') {
-    const rows = sqliteKnownNodeRows(sqliteOf(store), balancerId, region);
+    const rows = sqliteKnownNodeRows(store.sqlite, balancerId, region);
     return Promise.resolve(new Map(rows.map((r) => [r.key, r])));
   }
-  return store.read(async (db) => {
-    const rows = await knownNodesQuery(store, db, balancerId, region);
+  return store.read(async () => {
+    const rows = await knownNodesQuery(store, balancerId, region);
     return new Map(rows.map((r) => [r.key, r]));
   });
 }
 
-/** The portable read of a balancer's nodes with their prior state in the region (PostgreSQL). */
-function knownNodesQuery(store: Store, db: Db, balancerId: string, region: string): Promise<KnownNode[]> {
-  const { nodes: n, subjectStates: s, subjectTicks: k } = store.t;
-  return db
+/** PostgreSQL's read of a balancer's nodes with their prior state in the region. */
+function knownNodesQuery(store: PostgresStore, balancerId: string, region: string): Promise<KnownNode[]> {
+  const { nodes: n, subjectStates: s, subjectTicks: k } = store.tables;
+  return store
+    .db()
     .select({
       id: n.id,
       seq: n.seq,
@@ -246,21 +246,20 @@ export function readRecentChanges(
   region: string,
 ): Promise<Map<string, number[]>> {
   if (store.engine === 'sqlite') {
-    return Promise.resolve(changesByNode(sqliteRecentChangeRows(sqliteOf(store), balancerId, region, since)));
+    return Promise.resolve(changesByNode(sqliteRecentChangeRows(store.sqlite, balancerId, region, since)));
   }
-  return store.read(async (db) =>
-    changesByNode(await recentChangesQuery(store, db, balancerId, region, since)),
-  );
+  return store.read(async () => changesByNode(await recentChangesQuery(store, balancerId, region, since)));
 }
 
 /**
- * The portable read of recent changes (PostgreSQL). The change flag is tested bare, as the partial index
+ * PostgreSQL's read of recent changes. The change flag is tested bare, as the partial index
  * `subject_history_changes` states it: a bound `= true` would keep a generic plan of the prepared
  * statement off that index.
  */
-export function recentChangesQuery(store: Store, db: Db, balancerId: string, region: string, since: number) {
-  const { nodes: n, subjectHistory: h } = store.t;
-  return db
+export function recentChangesQuery(store: PostgresStore, balancerId: string, region: string, since: number) {
+  const { nodes: n, subjectHistory: h } = store.tables;
+  return store
+    .db()
     .select({ nodeId: h.subjectId, at: h.startedAt })
     .from(h)
     .innerJoin(n, eq(n.id, h.subjectId))

@@ -3,7 +3,7 @@
 // its own transaction. On PostgreSQL claims skip rows another transaction holds (FOR UPDATE SKIP LOCKED) and
 // compare against the database clock; on SQLite the same statement runs inside one BEGIN IMMEDIATE.
 import { and, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import { selectRows, sqliteOf, type Db, type Store } from '@/db/index';
+import { selectRows, type Db, type Store } from '@/db/index';
 import { storeClockSql, storeNow } from '@/db/clock';
 import { sqliteReleaseUnitsNow } from '@/db/engines/sqlite-exit';
 
@@ -80,10 +80,9 @@ export async function unitHoldersOnHost(
   except: string,
   now: number,
 ): Promise<Array<{ holder: string; pid: number }>> {
-  const rows = await store.read((db) =>
+  const rows = await store.read(() =>
     selectRows<{ holder: string; pid: unknown }>(
       store,
-      db,
       sql`SELECT DISTINCT holder, pid FROM poll_units
           WHERE hostname = ${hostname} AND holder IS NOT NULL AND holder <> ${except}
             AND expires_at > ${clock(store, now)}`,
@@ -113,7 +112,7 @@ export async function claimDueUnits(
       : sql`expires_at <= ${t}`;
   // PostgreSQL: rows locked by a concurrent claim are skipped rather than waited for.
   const lock = store.engine === 'postgres' ? sql` FOR UPDATE SKIP LOCKED` : sql``;
-  return store.write(async (tx) => {
+  return store.write(async () => {
     const rows = await selectRows<{
       kind: UnitKind;
       unit_id: string;
@@ -123,7 +122,6 @@ export async function claimDueUnits(
       at: unknown;
     }>(
       store,
-      tx,
       sql`UPDATE poll_units
           SET holder = ${me.holder}, pid = ${me.pid}, hostname = ${me.hostname}, token = token + 1,
               expires_at = ${t} + ${opts.ttlMs}
@@ -194,10 +192,9 @@ export async function claimUnit(
  * end (a stopped or cut-off holder's units are taken over the moment their leases run out). Null when none.
  */
 export async function nextClaimableAt(store: Store, region: string, holder: string): Promise<number | null> {
-  const rows = await store.read((db) =>
+  const rows = await store.read(() =>
     selectRows<{ at: unknown }>(
       store,
-      db,
       sql`SELECT min(CASE WHEN expires_at > due_at THEN expires_at ELSE due_at END) AS at FROM poll_units
           WHERE region = ${region} AND (holder IS NULL OR holder <> ${holder} OR expires_at = 0)`,
     ),
@@ -260,10 +257,9 @@ async function renewUnitsSkippingLocked(
       list.map((u) => sql`(${u.kind}, ${u.unitId}, ${u.token}::bigint)`),
       sql`, `,
     );
-  return store.lease(async (tx) => {
+  return store.lease(async () => {
     const renewed = await selectRows<{ kind: UnitKind; unit_id: string }>(
       store,
-      tx,
       sql`UPDATE poll_units SET expires_at = ${t} + ${ttlMs}
           WHERE region = ${me.region} AND (kind, unit_id) IN (
             SELECT kind, unit_id FROM poll_units
@@ -276,7 +272,6 @@ async function renewUnitsSkippingLocked(
     if (rest.length === 0) return [];
     const still = await selectRows<{ kind: UnitKind; unit_id: string }>(
       store,
-      tx,
       sql`SELECT kind, unit_id FROM poll_units
           WHERE region = ${me.region} AND holder = ${me.holder} AND (kind, unit_id, token) IN (${tuples(rest)})`,
     );
@@ -394,10 +389,9 @@ export async function readUnitAnswers(
 
 /** Whether an ask waits on a unit of the region that nobody holds: the claim loop then looks at once. */
 export async function hasAskedUnits(store: Store, region: string, now: number): Promise<boolean> {
-  const rows = await store.read((db) =>
+  const rows = await store.read(() =>
     selectRows<{ one: unknown }>(
       store,
-      db,
       sql`SELECT 1 AS one FROM poll_units
           WHERE region = ${region} AND requested_seq > answered_seq AND expires_at <= ${clock(store, now)}
           LIMIT 1`,
@@ -416,7 +410,7 @@ export async function releaseAllUnits(store: Store, holder: string): Promise<num
 }
 
 /**
- * Inside a write transaction: true while `unit` is still held with `token`, so the caller's writes may go
+ * Inside the write transaction `_tx` (its statement joins it): true while `unit` is still held with `token`, so the caller's writes may go
  * ahead. On PostgreSQL the row is locked until the transaction ends, so no take-over can commit in between.
  * With `ttlMs` (just before commit) the lease is extended to `ttlMs` past the statement's own time: renewals
  * pass by the locked row, so a write that ran long would otherwise commit with its lease lapsed. Only then,
@@ -424,7 +418,7 @@ export async function releaseAllUnits(store: Store, holder: string): Promise<num
  */
 export async function unitFenceHolds(
   store: Store,
-  tx: Db,
+  _tx: Db,
   unit: UnitRef & { token: number; requestedSeq?: number },
   region: string,
   holder: string,
@@ -446,7 +440,7 @@ export async function unitFenceHolds(
                 ${stored}
             WHERE ${match} RETURNING token`;
   else if (ttlMs !== undefined) query = sql`UPDATE poll_units SET ${stored} WHERE ${match} RETURNING token`;
-  const rows = await selectRows<{ token: unknown }>(store, tx, query);
+  const rows = await selectRows<{ token: unknown }>(store, query);
   return rows.length === 1;
 }
 
@@ -550,7 +544,7 @@ export async function listPollWorkers(store: Store, now: number): Promise<PollWo
 export function releaseUnitsAtExit(store: Store, holder: string): void {
   if (store.engine !== 'sqlite') return;
   try {
-    sqliteReleaseUnitsNow(sqliteOf(store), holder);
+    sqliteReleaseUnitsNow(store.sqlite, holder);
   } catch {
     // The database may already be closed; the leases then expire on their own.
   }

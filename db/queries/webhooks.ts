@@ -1,27 +1,18 @@
 import { and, asc, desc, eq, inArray, isNotNull, lt, lte, or, sql, count, min } from 'drizzle-orm';
-import { ConflictError, NotFoundError, ValidationError, toFieldIssues } from '@/lib/errors';
-import {
-  CreateWebhookInput,
-  UpdateWebhookInput,
-  type CreateWebhookInput as CreateWebhookInputType,
-  type DeliveryStatus,
-  type UpdateWebhookInput as UpdateWebhookInputType,
-  type WebhookDelivery,
-  type WebhookEndpoint,
+import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
+import type {
+  DeliveryStatus,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookSettings,
 } from '@/lib/schemas/webhook';
-import { buildEnvelope, type EnvelopeEvent } from '@/lib/schemas/webhook-envelope';
+import { buildEnvelope, TEST_EVENT_TYPE, type EnvelopeEvent } from '@/lib/schemas/webhook-envelope';
 import { firstRow, selectRows, type Db, type Store } from '../index';
+import { HELD_DURING_ROLLOUT, heldByWindow } from '@/lib/rollout/window';
 import { dueAtOnce } from '../clock';
 import { newId } from '../ids';
 import { type EndpointKind, type WebhookDeliveryRow, type WebhookEndpointRow } from '../schema';
 import { encodeCursor } from './balancers';
-
-/** Alerts expected while a declared rollout runs: held until the window closes (dropped) or overruns (sent). */
-export const HELD_DURING_ROLLOUT: readonly string[] = [
-  'balancer.diverged',
-  'node.era_changed',
-  'node.catalog_changed',
-];
 
 export function toWebhookEndpoint(row: WebhookEndpointRow, now: number = Date.now()): WebhookEndpoint {
   return {
@@ -96,35 +87,23 @@ export async function getWebhookByName(store: Store, name: string): Promise<Webh
   );
 }
 
-/** Stores an endpoint with its given secret, else the one lib/webhooks/endpoints made; returns it with its
+/** Stores an endpoint as lib/webhooks/endpoints validated it, with its signing secret; returns it with the
  *  secret, the only time it is shown. */
 export async function insertWebhook(
   store: Store,
-  input: CreateWebhookInputType,
-  madeSecret: string,
+  settings: WebhookSettings & { secret: string },
   now: number = Date.now(),
 ): Promise<WebhookEndpoint & { secret: string }> {
   const { webhookEndpoints } = store.t;
-  const parsed = CreateWebhookInput.safeParse(input);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  const { secret: given, ...fields } = parsed.data;
-  const secret = given ?? madeSecret;
   return store.write(async (tx) => {
-    await assertNameFree(store, tx, fields.name, null);
+    await assertNameFree(store, tx, settings.name, null);
     const row = firstRow(
       await tx
         .insert(webhookEndpoints)
-        .values({
-          id: newId('whk'),
-          ...fields,
-          secret,
-          enabled: fields.enabled,
-          createdAt: now,
-          updatedAt: now,
-        })
+        .values({ id: newId('whk'), ...settings, createdAt: now, updatedAt: now })
         .returning(),
     );
-    return { ...toWebhookEndpoint(row, now), secret };
+    return { ...toWebhookEndpoint(row, now), secret: settings.secret };
   });
 }
 
@@ -141,21 +120,18 @@ export async function listWebhooks(store: Store, now: number = Date.now()): Prom
   ).map((r) => toWebhookEndpoint(r, now));
 }
 
-/** Applies the fields sent. Re-enabling clears the disabled reason and the failure run. */
+/** Applies `changes` (validated fields, only those to change). Re-enabling clears the disabled reason and the
+ *  failure run. */
 export async function updateWebhook(
   store: Store,
   id: string,
-  patch: UpdateWebhookInputType,
+  changes: Partial<Omit<WebhookSettings, 'secret'>>,
   now: number = Date.now(),
 ): Promise<WebhookEndpoint> {
   const { webhookEndpoints } = store.t;
-  const parsed = UpdateWebhookInput.safeParse(patch);
-  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
-  const sent = new Set(Object.keys(patch));
-  const changes = Object.fromEntries(Object.entries(parsed.data).filter(([k]) => sent.has(k)));
   return store.write(async (tx) => {
     const current = await getWebhookRow(store, id);
-    if (typeof changes.name === 'string') await assertNameFree(store, tx, changes.name, id);
+    if (changes.name !== undefined) await assertNameFree(store, tx, changes.name, id);
     const reenable = changes.enabled === true && !current.enabled;
     const disable = changes.enabled === false && current.enabled;
     const row = firstRow(
@@ -196,41 +172,24 @@ export async function replaceWebhookSecret(store: Store, id: string, secret: str
   );
 }
 
-/** Stores a new signing secret (made by lib/webhooks/endpoints); the old one keeps signing for `overlapMs`. */
-export async function storeRotatedSecret(
+/** Stores an endpoint's signing secrets as lib/webhooks/endpoints rotated them; returns it with its secret. */
+export async function storeWebhookSecrets(
   store: Store,
   id: string,
-  opts: { overlapMs: number; secret: string },
+  secrets: { secret: string; previousSecret: string | null; previousSecretUntil: number | null },
   now: number = Date.now(),
 ): Promise<WebhookEndpoint & { secret: string }> {
   const { webhookEndpoints } = store.t;
-  const secret = opts.secret;
   return store.write(async (tx) => {
-    const current = await getWebhookRow(store, id);
-    if (secret === current.secret) {
-      throw new ValidationError([{ path: 'secret', message: 'must differ from the current secret' }]);
-    }
     const row = firstRow(
       await tx
         .update(webhookEndpoints)
-        .set({
-          secret,
-          previousSecret: opts.overlapMs > 0 ? current.secret : null,
-          previousSecretUntil: opts.overlapMs > 0 ? now + opts.overlapMs : null,
-          updatedAt: now,
-        })
-        .where(eq(webhookEndpoints.id, id))
+        .set({ ...secrets, updatedAt: now })
+        .where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.kind, 'webhook')))
         .returning(),
     );
-    return { ...toWebhookEndpoint(row, now), secret };
+    return { ...toWebhookEndpoint(row, now), secret: secrets.secret };
   });
-}
-
-/** The secrets to sign with at `now`: the current one, and the previous one while the overlap lasts. */
-export function signingSecrets(row: WebhookEndpointRow, now: number): string[] {
-  const out = [row.secret];
-  if (row.previousSecret && (row.previousSecretUntil ?? 0) > now) out.push(row.previousSecret);
-  return out;
 }
 
 function wants(endpoint: WebhookEndpointRow, event: EnvelopeEvent): boolean {
@@ -288,7 +247,7 @@ async function enqueueIn(
         windowCache.set(event.balancerId, w ?? null);
       }
       const w = windowCache.get(event.balancerId) ?? null;
-      if (w && w.deadline > event.at) holdWindow = w;
+      if (heldByWindow(event.type, event.at, w)) holdWindow = w;
     }
     const payload = JSON.stringify(buildEnvelope(event));
     const at = now ?? event.at;
@@ -313,52 +272,56 @@ async function enqueueIn(
   return written;
 }
 
-/**
- * Settles held alerts: a window closed before its deadline means the rollout finished as declared, so its held
- * alerts are dropped (suppressed); a window past its deadline releases them for delivery beside rollout.stuck.
- */
-export async function settleHeldDeliveries(
+/** A held delivery with the rollout window it waits on (null fields: the window is gone). */
+export interface HeldDelivery {
+  id: string;
+  closedAt: number | null;
+  deadline: number | null;
+}
+
+/** Every held delivery with its window's close and deadline. */
+export async function listHeldDeliveries(store: Store): Promise<HeldDelivery[]> {
+  const { webhookDeliveries: d, rolloutWindows: w } = store.t;
+  return store.read((db) =>
+    db
+      .select({ id: d.id, closedAt: w.closedAt, deadline: w.deadline })
+      .from(d)
+      .leftJoin(w, eq(w.id, d.rolloutWindowId))
+      .where(eq(d.status, 'held')),
+  );
+}
+
+/** Makes these held deliveries pending, due at `now`. */
+export async function releaseHeldDeliveries(
   store: Store,
+  ids: readonly string[],
   now: number,
-): Promise<{ released: number; suppressed: number }> {
-  const { webhookDeliveries, rolloutWindows } = store.t;
-  return store.write(async (tx) => {
-    const held = await tx
-      .select({
-        id: webhookDeliveries.id,
-        windowId: webhookDeliveries.rolloutWindowId,
-        closedAt: rolloutWindows.closedAt,
-        deadline: rolloutWindows.deadline,
-      })
-      .from(webhookDeliveries)
-      .leftJoin(rolloutWindows, eq(rolloutWindows.id, webhookDeliveries.rolloutWindowId))
-      .where(eq(webhookDeliveries.status, 'held'));
-    const release: string[] = [];
-    const suppress: string[] = [];
-    for (const h of held) {
-      if (h.deadline === null)
-        release.push(h.id); // the window is gone (balancer deleted): nothing to wait for
-      else if (h.closedAt !== null && h.closedAt <= h.deadline) suppress.push(h.id);
-      else if (now >= h.deadline) release.push(h.id);
-    }
-    if (release.length > 0) {
-      await tx
-        .update(webhookDeliveries)
-        .set({ status: 'pending', nextAttemptAt: now })
-        .where(inArray(webhookDeliveries.id, release));
-    }
-    if (suppress.length > 0) {
-      await tx
-        .update(webhookDeliveries)
-        .set({
-          status: 'suppressed',
-          completedAt: now,
-          lastError: 'held during a rollout window that closed in time',
-        })
-        .where(inArray(webhookDeliveries.id, suppress));
-    }
-    return { released: release.length, suppressed: suppress.length };
-  });
+): Promise<void> {
+  const { webhookDeliveries: d } = store.t;
+  if (ids.length === 0) return;
+  await store.write((tx) =>
+    tx
+      .update(d)
+      .set({ status: 'pending', nextAttemptAt: now })
+      .where(and(inArray(d.id, [...ids]), eq(d.status, 'held'))),
+  );
+}
+
+/** Ends these held deliveries unsent (`suppressed`), saying why. */
+export async function suppressHeldDeliveries(
+  store: Store,
+  ids: readonly string[],
+  now: number,
+  why: string,
+): Promise<void> {
+  const { webhookDeliveries: d } = store.t;
+  if (ids.length === 0) return;
+  await store.write((tx) =>
+    tx
+      .update(d)
+      .set({ status: 'suppressed', completedAt: now, lastError: why })
+      .where(and(inArray(d.id, [...ids]), eq(d.status, 'held'))),
+  );
 }
 
 export interface ClaimedDelivery {
@@ -400,7 +363,6 @@ export async function claimDueDeliveries(
     const ids = (
       await selectRows<{ id: string }>(
         store,
-        tx,
         sql`SELECT id FROM (
            SELECT d.id AS id, d.next_attempt_at AS due,
                   row_number() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.id) AS nth
@@ -640,39 +602,29 @@ export async function redeliver(
 }
 
 /**
- * A `webhook.test` delivery to one endpoint, written already claimed by the caller (its next attempt is
- * `leaseMs` away), so the caller's inline attempt is the only one: the outbox worker retries it only after a
- * failed attempt schedules a retry, or after the lease when the caller crashed.
+ * A `webhook.test` delivery of `payload` (the envelope lib/webhooks/test-send built) to one endpoint, written
+ * already claimed by the caller (its next attempt is `leaseMs` away), so the caller's inline attempt is the
+ * only one: the outbox worker retries it only after a failed attempt schedules a retry, or after the lease
+ * when the caller crashed.
  */
-export async function enqueueTestDelivery(
+export async function insertTestDelivery(
   store: Store,
   endpointId: string,
-  now: number = Date.now(),
-  leaseMs = 30_000,
+  payload: string,
+  now: number,
+  leaseMs: number,
 ): Promise<WebhookDeliveryRow> {
   const { webhookDeliveries } = store.t;
-  return store.write(async (tx) => {
-    const endpoint = await getWebhookRow(store, endpointId);
-    const id = newId('msg');
-    const payload = JSON.stringify(
-      buildEnvelope({
-        id: newId('evt'),
-        type: 'webhook.test',
-        balancerId: null,
-        nodeId: null,
-        at: now,
-        data: { message: `test delivery to '${endpoint.name}'` },
-      }),
-    );
-    return firstRow(
+  return store.write(async (tx) =>
+    firstRow(
       await tx
         .insert(webhookDeliveries)
         .values({
-          id,
+          id: newId('msg'),
           endpointId,
           eventId: null,
           balancerId: null,
-          type: 'webhook.test',
+          type: TEST_EVENT_TYPE,
           payload,
           status: 'pending',
           attempts: 0,
@@ -680,8 +632,8 @@ export async function enqueueTestDelivery(
           createdAt: now,
         })
         .returning(),
-    );
-  });
+    ),
+  );
 }
 
 /** Delivery outcomes counted by status, for metrics. */

@@ -7,12 +7,12 @@ import {
   readAlertSubjects,
   readSinkAlerts,
   recordPushPayload,
-  syncSinkAlerts,
   type AlertSinkRow,
 } from '@/db/queries/alert-sinks';
 import type { AlertSinkAuthInput } from '@/lib/schemas/alert-sink';
 import type { AttemptResult, SendFn } from '@/lib/webhooks/send';
 import { alertsFor, postableAlerts, sinkWants } from './alerts';
+import { syncSinkAlerts } from './sync';
 import { nodeLabels } from '@/lib/ui/node-label';
 import type { Env } from '@/lib/settings';
 

@@ -2,7 +2,8 @@
 // returning the subject and its representation before and after (the API's views, secrets redacted); the
 // entry names who made it (the principal) and from where (the client address).
 import type { Store } from '@/db/index';
-import { fieldChanges, recordAudit } from '@/db/queries/audit';
+import { recordAudit } from '@/db/queries/audit';
+import { fieldChanges } from '@/lib/schemas/audit';
 import { getWebhookRow } from '@/db/queries/webhooks';
 import type { AuditActor } from '@/lib/schemas/audit';
 import type { Settings } from '@/lib/settings';

@@ -2,7 +2,12 @@
 // only when a field differs, all in one transaction (an error leaves the previous state). Entities not in
 // the file are left alone: the API may have registered them.
 import type { Store } from '@/db/index';
-import { createAlertSink, findAlertSinkByName, updateAlertSink } from '@/db/queries/alert-sinks';
+import {
+  insertAlertSink,
+  findAlertSinkByName,
+  updateAlertSink,
+  type AlertSinkRow,
+} from '@/db/queries/alert-sinks';
 import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from '@/db/queries/balancers';
 import { listStdioTargetRows, upsertStdioTarget, type StdioTarget } from '@/db/queries/stdio-targets';
 import { getWebhookByName, replaceWebhookSecret, updateWebhook } from '@/db/queries/webhooks';
@@ -12,7 +17,8 @@ import { canonicalJson } from '@/lib/probe/catalog';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { ConfigFile } from '@/lib/schemas/config';
 import { redactAuth, redactHeaders } from '@/lib/schemas/balancer-view';
-import { fieldChanges, recordAudit } from '@/db/queries/audit';
+import { recordAudit } from '@/db/queries/audit';
+import { fieldChanges } from '@/lib/schemas/audit';
 
 const CONFIG_ACTOR = { kind: 'config', id: null, name: 'config file', address: null } as const;
 
@@ -75,70 +81,143 @@ async function findBalancer(store: Store, name: string): Promise<Balancer | null
   }
 }
 
-/** `stdioEnvTemplates` (from loadConfigFile) records which env values came from `${VAR}`, for export. */
-/** Applies the file's alert sinks after the rest; match by name, update only what differs. */
-async function applyAlertSinks(
+type Named = { name: string; enabled: boolean };
+
+/** How the file's entries of one kind of endpoint (webhooks, alert sinks) meet the store's. */
+interface EndpointEntries<W extends Named, C extends Named & { id: string }, F extends object> {
+  /** `webhook`, `alert_sink`: the audit's subject type and the operation's prefix. */
+  type: string;
+  /** What the summary calls one: `webhook`, `alert sink`. */
+  noun: string;
+  find(name: string): Promise<C | null>;
+  create(wanted: W): Promise<{ id: string; name: string }>;
+  /** The fields the file sets, from the file and as stored (the same keys), compared as JSON. */
+  fields(wanted: W): F;
+  stored(current: C): { [K in keyof F]: unknown };
+  update(id: string, patch: F & { enabled?: false }): Promise<{ enabled: boolean }>;
+  /** A change beside the fields (a webhook's secret): what the audit shows, applied after the update. */
+  beside?(wanted: W, current: C): { before: object; after: object; apply(): Promise<void> } | null;
+}
+
+/** Applies the file's endpoints of one kind; match by name, update only what differs. `enabled: true` does not
+ *  re-enable an endpoint the delivery worker disabled (the API or UI does); `enabled: false` disables it. */
+async function applyEndpoints<W extends Named, C extends Named & { id: string }, F extends object>(
   store: Store,
-  config: ConfigFile,
+  entries: readonly W[],
+  kind: EndpointEntries<W, C, F>,
   summary: ApplySummary,
   now: number,
 ): Promise<void> {
-  for (const wanted of config.alertSinks) {
-    const label = `alert sink '${wanted.name}'`;
-    const current = await findAlertSinkByName(store, wanted.name);
+  for (const wanted of entries) {
+    const label = `${kind.noun} '${wanted.name}'`;
+    const current = await kind.find(wanted.name);
     if (!current) {
-      const made = await createAlertSink(store, wanted, now);
+      const made = await kind.create(wanted);
       await auditConfig(
         store,
         now,
-        'alert_sink.create',
-        { type: 'alert_sink', id: made.id, name: made.name },
+        `${kind.type}.create`,
+        { type: kind.type, id: made.id, name: made.name },
         null,
         made,
       );
       summary.created.push(label);
       continue;
     }
-    const fields = {
-      urls: wanted.urls,
-      auth: wanted.auth,
-      description: wanted.description,
-      eventTypes: wanted.eventTypes,
-      balancerIds: wanted.balancerIds,
-      resendIntervalMs: wanted.resendIntervalMs,
-    };
-    const stored = {
-      urls: current.alertmanager.urls,
-      auth: current.alertmanager.auth,
-      description: current.description,
-      eventTypes: current.eventTypes,
-      balancerIds: current.balancerIds,
-      resendIntervalMs: current.alertmanager.resendIntervalMs,
-    };
-    // As for webhooks, `enabled: true` does not re-enable a sink the delivery worker disabled.
-    const disable = wanted.enabled === false && current.enabled;
-    if (sameJson(fields, stored) && !disable) {
+    const { id, name, enabled } = current;
+    const fields = kind.fields(wanted);
+    const stored = kind.stored(current);
+    const disable = wanted.enabled === false && enabled;
+    const beside = kind.beside?.(wanted, current) ?? null;
+    if (sameJson(fields, stored) && !disable && !beside) {
       summary.unchanged.push(label);
       continue;
     }
-    const after = await updateAlertSink(
-      store,
-      current.id,
-      { ...fields, ...(disable ? { enabled: false } : {}) },
-      now,
-    );
+    const after = await kind.update(id, { ...fields, ...(disable ? { enabled: false as const } : {}) });
     await auditConfig(
       store,
       now,
-      'alert_sink.update',
-      { type: 'alert_sink', id: current.id, name: current.name },
-      { ...stored, enabled: current.enabled },
-      { ...fields, enabled: after.enabled },
+      `${kind.type}.update`,
+      { type: kind.type, id, name },
+      { ...stored, enabled, ...beside?.before },
+      { ...fields, enabled: after.enabled, ...beside?.after },
     );
+    await beside?.apply();
     summary.updated.push(label);
   }
 }
 
+type WebhookEntry = ConfigFile['webhooks'][number];
+type WebhookRow = NonNullable<Awaited<ReturnType<typeof getWebhookByName>>>;
+type WebhookFields = Pick<WebhookEntry, 'url' | 'description' | 'eventTypes' | 'balancerIds'>;
+
+function webhookEntries(store: Store, now: number): EndpointEntries<WebhookEntry, WebhookRow, WebhookFields> {
+  return {
+    type: 'webhook',
+    noun: 'webhook',
+    find: (name) => getWebhookByName(store, name),
+    create: (wanted) => createWebhook(store, wanted, now),
+    fields: (w) => ({
+      url: w.url,
+      description: w.description,
+      eventTypes: w.eventTypes,
+      balancerIds: w.balancerIds,
+    }),
+    stored: (c) => ({
+      url: c.url,
+      description: c.description,
+      eventTypes: c.eventTypes,
+      balancerIds: c.balancerIds,
+    }),
+    update: (id, patch) => updateWebhook(store, id, patch, now),
+    beside(wanted, current) {
+      const secret = wanted.secret;
+      if (secret === undefined || secret === current.secret) return null;
+      return {
+        before: { secret: 'old' },
+        after: { secret: 'new' },
+        apply: () => replaceWebhookSecret(store, current.id, secret),
+      };
+    },
+  };
+}
+
+type AlertSinkEntry = ConfigFile['alertSinks'][number];
+type AlertSinkFields = Pick<
+  AlertSinkEntry,
+  'urls' | 'auth' | 'description' | 'eventTypes' | 'balancerIds' | 'resendIntervalMs'
+>;
+
+function alertSinkEntries(
+  store: Store,
+  now: number,
+): EndpointEntries<AlertSinkEntry, AlertSinkRow, AlertSinkFields> {
+  return {
+    type: 'alert_sink',
+    noun: 'alert sink',
+    find: (name) => findAlertSinkByName(store, name),
+    create: (wanted) => insertAlertSink(store, wanted, now),
+    fields: (w) => ({
+      urls: w.urls,
+      auth: w.auth,
+      description: w.description,
+      eventTypes: w.eventTypes,
+      balancerIds: w.balancerIds,
+      resendIntervalMs: w.resendIntervalMs,
+    }),
+    stored: (c) => ({
+      urls: c.alertmanager.urls,
+      auth: c.alertmanager.auth,
+      description: c.description,
+      eventTypes: c.eventTypes,
+      balancerIds: c.balancerIds,
+      resendIntervalMs: c.alertmanager.resendIntervalMs,
+    }),
+    update: (id, patch) => updateAlertSink(store, id, patch, now),
+  };
+}
+
+/** `stdioEnvTemplates` (from loadConfigFile) records which env values came from `${VAR}`, for export. */
 export async function applyConfig(
   store: Store,
   config: ConfigFile & { stdioEnvTemplates?: Record<string, Record<string, string>> },
@@ -173,61 +252,8 @@ export async function applyConfig(
         summary.updated.push(label);
       } else summary.unchanged.push(label);
     }
-    for (const wanted of config.webhooks) {
-      const label = `webhook '${wanted.name}'`;
-      const current = await getWebhookByName(store, wanted.name);
-      if (!current) {
-        const made = await createWebhook(store, wanted, now);
-        await auditConfig(
-          store,
-          now,
-          'webhook.create',
-          { type: 'webhook', id: made.id, name: made.name },
-          null,
-          made,
-        );
-        summary.created.push(label);
-        continue;
-      }
-      // `enabled: true` does not re-enable an endpoint the delivery worker disabled; the API or UI does.
-      const fields = {
-        url: wanted.url,
-        description: wanted.description,
-        eventTypes: wanted.eventTypes,
-        balancerIds: wanted.balancerIds,
-      };
-      const stored = {
-        url: current.url,
-        description: current.description,
-        eventTypes: current.eventTypes,
-        balancerIds: current.balancerIds,
-      };
-      const disable = wanted.enabled === false && current.enabled;
-      const newSecret = wanted.secret !== undefined && wanted.secret !== current.secret;
-      if (sameJson(fields, stored) && !disable && !newSecret) {
-        summary.unchanged.push(label);
-        continue;
-      }
-      const after = await updateWebhook(
-        store,
-        current.id,
-        { ...fields, ...(disable ? { enabled: false } : {}) },
-        now,
-      );
-      await auditConfig(
-        store,
-        now,
-        'webhook.update',
-        { type: 'webhook', id: current.id, name: current.name },
-        { ...stored, enabled: current.enabled, ...(newSecret ? { secret: 'old' } : {}) },
-        { ...fields, enabled: after.enabled, ...(newSecret ? { secret: 'new' } : {}) },
-      );
-      if (newSecret && wanted.secret !== undefined) {
-        await replaceWebhookSecret(store, current.id, wanted.secret);
-      }
-      summary.updated.push(label);
-    }
-    await applyAlertSinks(store, config, summary, now);
+    await applyEndpoints(store, config.webhooks, webhookEntries(store, now), summary, now);
+    await applyEndpoints(store, config.alertSinks, alertSinkEntries(store, now), summary, now);
     const stdioBefore = new Map((await listStdioTargetRows(store)).map((t) => [t.name, t]));
     for (const wanted of config.stdio) {
       const result = await upsertStdioTarget(

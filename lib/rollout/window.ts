@@ -1,8 +1,40 @@
 // Rollout windows: a declared target and deadline. Inside one, divergence is progress; past the
 // deadline, a balancer still not uniform on the target is stuck.
+import { ValidationError } from '@/lib/errors';
 import { SERVED_ERA_LABELS } from './labels';
 import { plural } from './text';
 import type { Fingerprint, RolloutTarget, RolloutWindowInput, WindowProgress, WindowStatus } from './types';
+
+/** A window opened at `now` must end later: a ValidationError on `deadline` otherwise. */
+export function checkWindowDeadline(deadline: number, now: number): void {
+  if (deadline <= now) throw new ValidationError([{ path: 'deadline', message: 'must be in the future' }]);
+}
+
+/** Alerts expected while a declared rollout runs: held until the window closes (dropped) or overruns (sent). */
+export const HELD_DURING_ROLLOUT: readonly string[] = [
+  'balancer.diverged',
+  'node.era_changed',
+  'node.catalog_changed',
+];
+
+/** Whether an alert of `type` raised at `at` is held by the balancer's open window (none: null). */
+export function heldByWindow(type: string, at: number, open: { deadline: number } | null): boolean {
+  return open !== null && open.deadline > at && HELD_DURING_ROLLOUT.includes(type);
+}
+
+/**
+ * What becomes of a held alert at `now`: its window closed by the deadline means the rollout finished as
+ * declared, so it is dropped (`suppress`); a window past its deadline, or gone with its balancer, sends it
+ * (`release`); else it stays held.
+ */
+export function settleHeldAlert(
+  window: { closedAt: number | null; deadline: number | null },
+  now: number,
+): 'release' | 'suppress' | 'hold' {
+  if (window.deadline === null) return 'release';
+  if (window.closedAt !== null && window.closedAt <= window.deadline) return 'suppress';
+  return now >= window.deadline ? 'release' : 'hold';
+}
 
 export function matchesTarget(fp: Fingerprint, key: string, target: RolloutTarget): boolean {
   if (target.era !== undefined && fp.era !== target.era) return false;

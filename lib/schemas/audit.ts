@@ -47,3 +47,41 @@ export const AuditQuery = z.strictObject({
   limit: Limit,
   cursor: Cursor.optional(),
 });
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+const SECRET_KEY = /secret|password|token|authorization|^hash$/i;
+export const REDACTED = '[redacted]';
+
+/** A value with every secret-named field's value replaced (an `env:NAME` reference stays: it is no secret). */
+export function redactSecrets(value: unknown, key = ''): unknown {
+  if (SECRET_KEY.test(key) && value !== null && value !== undefined && typeof value !== 'object') {
+    return typeof value === 'string' && value.startsWith('env:') ? value : REDACTED;
+  }
+  if (Array.isArray(value)) return value.map((v) => redactSecrets(v));
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactSecrets(v, k)]));
+  }
+  return value;
+}
+
+/**
+ * The fields that differ between two representations of a subject (null for one that did not exist), each
+ * with its before and after, secret-named fields redacted: what an audit entry records. Give it the API's
+ * views, whose other secrets are already redacted.
+ */
+export function fieldChanges(
+  before: Record<string, unknown> | null,
+  after: Record<string, unknown> | null,
+  ignore: readonly string[] = [],
+): Record<string, { before: unknown; after: unknown }> {
+  const out: Record<string, { before: unknown; after: unknown }> = {};
+  const keys = new Set([...Object.keys(before ?? {}), ...Object.keys(after ?? {})]);
+  for (const key of keys) {
+    if (ignore.includes(key)) continue;
+    const b = redactSecrets(before?.[key] ?? null, key);
+    const a = redactSecrets(after?.[key] ?? null, key);
+    if (!same(b, a)) out[key] = { before: b, after: a };
+  }
+  return out;
+}

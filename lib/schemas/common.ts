@@ -1,5 +1,6 @@
 // Shapes shared by several resources: ids, pagination, timestamps. Client-safe.
 import { z } from 'zod';
+import { ValidationError, toFieldIssues } from '@/lib/errors';
 import { probeDeadlineMs } from '@/lib/probe/types';
 
 export const Id = z
@@ -79,3 +80,22 @@ export const deadlineIssue = {
     return `the probe deadline (2 × timeoutMs + legacyProbeTimeoutMs = ${probeDeadlineMs(t)} ms) must stay below intervalMs (${t.intervalMs} ms)`;
   },
 };
+
+/** `input` parsed with `schema`, or a ValidationError naming every problem. */
+export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
+  return parsed.data;
+}
+
+/** A partial update as sent, parsed with `schema`: only the keys the caller sent are kept, since zod fills in
+ *  defaults inside partial(). A ValidationError names every problem. */
+export function parsePatch<S extends z.ZodType<object>>(schema: S, patch: unknown): Partial<z.output<S>> {
+  if (typeof patch !== 'object' || patch === null || Array.isArray(patch))
+    throw new ValidationError([{ path: '', message: 'must be an object' }]);
+  const sent = new Set(Object.keys(patch));
+  const fields: Partial<z.output<S>> = {};
+  for (const [key, value] of Object.entries(parseInput(schema, patch)))
+    if (sent.has(key)) Object.assign(fields, { [key]: value });
+  return fields;
+}

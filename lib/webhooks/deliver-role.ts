@@ -6,8 +6,6 @@ import { storeNow } from '@/db/clock';
 import {
   claimDueDeliveries,
   recordAttempt,
-  settleHeldDeliveries,
-  signingSecrets,
   type AttemptDecision,
   type ClaimedDelivery,
 } from '@/db/queries/webhooks';
@@ -18,7 +16,8 @@ import { createEgressAgent } from '@/lib/net/egress';
 import { ATTEMPT_TIMEOUT_MS, retryDelayMs } from './schedule';
 import { createSender, type AttemptResult, type SendFn } from './send';
 import { webhookEgressPolicy } from './egress';
-import { signedHeaders } from './signing';
+import { settleHeldDeliveries } from './held';
+import { signedHeaders, signingSecrets } from './signing';
 import { errorMessage } from '@/lib/errors';
 
 export const DEFAULT_DELIVERY_RETENTION_MS = 30 * 86_400_000;

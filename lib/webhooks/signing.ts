@@ -4,6 +4,16 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 export const SECRET_PREFIX = 'whsec_';
 
+/** The secrets to sign with at `now`: the current one, and the previous one while the overlap lasts. */
+export function signingSecrets(
+  endpoint: { secret: string; previousSecret: string | null; previousSecretUntil: number | null },
+  now: number,
+): string[] {
+  const out = [endpoint.secret];
+  if (endpoint.previousSecret && (endpoint.previousSecretUntil ?? 0) > now) out.push(endpoint.previousSecret);
+  return out;
+}
+
 export function generateWebhookSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
 }

@@ -2,17 +2,29 @@
 // attempted at once: one attempt per try (the outbox worker only retries it after a failure schedules a retry,
 // recorded like any attempt so it shows in the delivery log).
 import type { Store } from '@/db/index';
-import { enqueueTestDelivery, getWebhookRow } from '@/db/queries/webhooks';
+import { newId } from '@/db/ids';
+import { getWebhookRow, insertTestDelivery } from '@/db/queries/webhooks';
+import { buildEnvelope, TEST_EVENT_TYPE } from '@/lib/schemas/webhook-envelope';
 import { attemptLeaseMs, attemptNow, deliveryTime, type DeliveryDeps } from './deliver-role';
 
 export async function sendTestDelivery(store: Store, endpointId: string, deps: DeliveryDeps) {
-  const delivery = await enqueueTestDelivery(
+  const endpoint = await getWebhookRow(store, endpointId);
+  const now = await deliveryTime(store, deps);
+  const envelope = buildEnvelope({
+    id: newId('evt'),
+    type: TEST_EVENT_TYPE,
+    balancerId: null,
+    nodeId: null,
+    at: now,
+    data: { message: `test delivery to '${endpoint.name}'` },
+  });
+  const delivery = await insertTestDelivery(
     store,
     endpointId,
-    await deliveryTime(store, deps),
+    JSON.stringify(envelope),
+    now,
     attemptLeaseMs(deps),
   );
-  const endpoint = await getWebhookRow(store, endpointId);
   const result = await attemptNow(store, { delivery, endpoint }, deps);
   return { deliveryId: delivery.id, ...result };
 }

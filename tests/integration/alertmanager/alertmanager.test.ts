@@ -2,7 +2,8 @@
 // analysis, store) and the real delivery worker running, with Alertmanager's own API as the judge. Cycles run
 // on demand with the default probe deadlines, so a loaded machine slows the test but cannot change a verdict.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createAlertSink, readSinkAlerts } from '@/db/queries/alert-sinks';
+import { readSinkAlerts } from '@/db/queries/alert-sinks';
+import { createAlertSink } from '@/lib/alertmanager/sinks';
 import { createBalancer } from '@/db/queries/balancers';
 import { listDeliveries } from '@/db/queries/webhooks';
 import { runBalancerCycle } from '@/lib/poller';

@@ -4,7 +4,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAlertSink, readSinkAlerts } from '@/db/queries/alert-sinks';
+import { readSinkAlerts } from '@/db/queries/alert-sinks';
+import { createAlertSink } from '@/lib/alertmanager/sinks';
 import { createBalancer } from '@/db/queries/balancers';
 import { openRolloutWindow } from '@/db/queries/rollouts';
 import { listDeliveries } from '@/db/queries/webhooks';

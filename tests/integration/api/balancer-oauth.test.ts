@@ -40,6 +40,7 @@ async function call(handler: Handler, url: string, method = 'GET', body?: unknow
 
 let collection: Record<string, Handler>;
 let item: Record<string, Handler>;
+let dashboard: Record<string, Handler>;
 const handler = (h: Record<string, Handler>, m: string): Handler => {
   const f = h[m];
   if (!f) throw new Error(`no ${m}`);
@@ -49,6 +50,10 @@ const handler = (h: Record<string, Handler>, m: string): Handler => {
 beforeAll(async () => {
   collection = (await import('@/app/api/v1/balancers/route')) as unknown as Record<string, Handler>;
   item = (await import('@/app/api/v1/balancers/[id]/route')) as unknown as Record<string, Handler>;
+  dashboard = (await import('@/app/dashboard-data/balancers/[id]/route')) as unknown as Record<
+    string,
+    Handler
+  >;
 });
 
 afterAll(async () => {
@@ -79,6 +84,18 @@ describe('balancer auth settings through the API', () => {
 
     const got = await call(handler(item, 'GET'), `/api/v1/balancers/${id}`, 'GET', undefined, { id });
     expect(got.text).not.toContain('literal-client-secret-77');
+    const detail = await call(
+      handler(dashboard, 'GET'),
+      `/dashboard-data/balancers/${id}`,
+      'GET',
+      undefined,
+      {
+        id,
+      },
+    );
+    expect(detail.status).toBe(200);
+    expect(detail.json?.auth).toEqual({ ...auth, clientSecret: '[redacted]' });
+    expect(detail.text).not.toContain('literal-client-secret-77');
     const patched = await call(
       handler(item, 'PATCH'),
       `/api/v1/balancers/${id}`,

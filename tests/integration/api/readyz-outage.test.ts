@@ -2,53 +2,17 @@
 // turn silent (its connections dropped, new ones accepted and never answered, as a stopped or hung server
 // behind a load balancer looks). /readyz must then answer 503 within its 2 s deadline instead of hanging, and
 // be ready again once the database answers.
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, describePostgres } from '../../support/postgres';
 import { onPostgres } from '../../support/store';
-
-/** A TCP door to the database that can turn silent (drop every connection, hold new ones unanswered). */
-async function silenceableDoor(target: { host: string; port: number }) {
-  const sockets = new Set<net.Socket>();
-  let silent = false;
-  const server = net.createServer((client) => {
-    sockets.add(client);
-    client.once('close', () => sockets.delete(client));
-    client.on('error', () => undefined);
-    if (silent) return;
-    const upstream = net.connect(target.port, target.host);
-    sockets.add(upstream);
-    upstream.once('close', () => sockets.delete(upstream));
-    upstream.on('error', () => undefined);
-    client.pipe(upstream).pipe(client);
-    client.once('close', () => upstream.destroy());
-    upstream.once('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    silence() {
-      silent = true;
-      for (const s of sockets) s.destroy();
-    },
-    answer() {
-      silent = false;
-      for (const s of sockets) s.destroy();
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
+import { startTcpRelay, type TcpRelay } from '../../support/tcp-relay';
 
 (onPostgres ? describePostgres : describe.skip)('/readyz while PostgreSQL does not answer', () => {
-  let door: Awaited<ReturnType<typeof silenceableDoor>> | null = null;
+  let door: TcpRelay | null = null;
 
   beforeAll(async () => {
     const url = new URL(await createDatabase('readyz-outage'));
-    door = await silenceableDoor({ host: url.hostname, port: Number(url.port) });
+    door = await startTcpRelay({ host: url.hostname, port: Number(url.port) });
     url.port = String(door.port);
     process.env.ERAWATCH_DB = url.toString();
     process.env.ERAWATCH_ADMIN_SECRET = 'readyz-outage-admin-secret-0123';
@@ -57,7 +21,7 @@ async function silenceableDoor(target: { host: string; port: number }) {
   });
 
   afterAll(async () => {
-    door?.answer();
+    door?.restore();
     const { getStore } = await import('@/db/index');
     await (await getStore()).close();
     await door?.close();
@@ -85,7 +49,7 @@ async function silenceableDoor(target: { host: string; port: number }) {
       ok: false,
       detail: 'the store did not answer within 2000 ms',
     });
-    door?.answer();
+    door?.restore();
     let after = await readyz();
     for (let i = 0; i < 50 && !after.body.checks.database.ok; i++) after = await readyz();
     expect(after.body.checks.database).toEqual({ ok: true, detail: 'store answers' });

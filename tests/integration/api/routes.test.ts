@@ -215,6 +215,14 @@ describe('balancers', () => {
 });
 
 describe('errors are problem+json and change nothing', () => {
+  // Validation comes before the balancer is looked up: the unknown balancer 'x' answers 422, not 404.
+  const openRollout = (body: unknown) =>
+    call(route('rollouts', 'POST'), '/api/v1/balancers/x/rollouts', {
+      method: 'POST',
+      token: writeToken,
+      params: { id: 'x' },
+      body,
+    });
   const cases: Array<{
     name: string;
     run: () => Promise<Awaited<ReturnType<typeof call>>>;
@@ -349,13 +357,28 @@ describe('errors are problem+json and change nothing', () => {
       status: 422,
       code: 'validation_failed',
       pointer: '/target',
-      run: () =>
-        call(route('rollouts', 'POST'), '/api/v1/balancers/x/rollouts', {
-          method: 'POST',
-          token: writeToken,
-          params: { id: 'x' },
-          body: { target: {}, deadline: Date.now() + 60_000 },
-        }),
+      run: () => openRollout({ target: {}, deadline: Date.now() + 60_000 }),
+    },
+    {
+      name: 'rollout with an unknown era',
+      status: 422,
+      code: 'validation_failed',
+      pointer: '/target/era',
+      run: () => openRollout({ target: { era: 'ancient' }, deadline: Date.now() + 60_000 }),
+    },
+    {
+      name: 'rollout with a fractional deadline',
+      status: 422,
+      code: 'validation_failed',
+      pointer: '/deadline',
+      run: () => openRollout({ target: { era: 'modern' }, deadline: Date.now() + 0.5 }),
+    },
+    {
+      name: 'rollout with a deadline already past',
+      status: 422,
+      code: 'validation_failed',
+      pointer: '/deadline',
+      run: () => openRollout({ target: { era: 'modern' }, deadline: 1_000 }),
     },
     {
       name: 'token with bad scope',

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openStore, postgresOf, sqliteOf, type Db } from '@/db';
+import { openStore, sqliteOf } from '@/db';
 import { openPostgres } from '@/db/engines/postgres';
 import { RECENT_CHANGES_SQL } from '@/db/engines/sqlite-reads';
 import { recentChangesQuery } from '@/db/queries/subjects';
@@ -37,11 +37,10 @@ describePostgres('the recent-changes read on PostgreSQL', () => {
   it('can use the partial index of changes even in a generic plan of the prepared statement', async () => {
     const store = await openPostgres(await createDatabase('changes-plan'));
     try {
-      const pg = postgresOf(store);
-      const query = recentChangesQuery(store, pg.db() as unknown as Db, 'bal_x', 'default', 0).toSQL();
+      const query = recentChangesQuery(store, 'bal_x', 'default', 0).toSQL();
       const literal = (v: unknown) =>
         typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
-      const lines = await pg.sql.begin(async (tx) => {
+      const lines = await store.sql.begin(async (tx) => {
         // A generic plan cannot see the bound values, so only a predicate the index's own WHERE implies
         // lets it seek the index; seq scans off, so an empty table does not hide which index is usable.
         await tx.unsafe('SET LOCAL plan_cache_mode = force_generic_plan');

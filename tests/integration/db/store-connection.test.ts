@@ -134,9 +134,7 @@ describe('reused statements', () => {
     for (let i = 0; i < 2; i++) {
       expect(await fields()).toEqual([{ name: 'shape' }]);
       const raw = sql`select "name" from "balancers" where "balancers"."name" = ${'shape'}`;
-      expect(await store.read((db) => selectRows<{ name: string }>(store, db, raw))).toEqual([
-        { name: 'shape' },
-      ]);
+      expect(await store.read(() => selectRows<{ name: string }>(store, raw))).toEqual([{ name: 'shape' }]);
     }
   });
 });

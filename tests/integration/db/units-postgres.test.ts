@@ -29,7 +29,7 @@ describePostgres('poll units on PostgreSQL', () => {
   beforeAll(async () => {
     const url = await createDatabase('units');
     // The adapter's own Store type narrows `raw`; the query layer takes the door's.
-    for (let i = 0; i < 3; i++) stores.push((await openPostgres(url)) as unknown as Store);
+    for (let i = 0; i < 3; i++) stores.push(await openPostgres(url));
   });
   afterAll(async () => {
     await Promise.all(stores.map((s) => s.close()));
@@ -138,10 +138,9 @@ describePostgres('poll units on PostgreSQL', () => {
     endWrite();
     await write;
     expect(lost).toEqual([]);
-    const rows = await s.read((db) =>
+    const rows = await s.read(() =>
       selectRows<{ unit_id: string; expires_at: unknown }>(
         s,
-        db,
         sql`SELECT unit_id, expires_at FROM poll_units WHERE region = 'ap-east' ORDER BY unit_id`,
       ),
     );

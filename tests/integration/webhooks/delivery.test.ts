@@ -17,6 +17,7 @@ import {
   updateWebhook,
 } from '@/db/queries/webhooks';
 import { createWebhook, rotateWebhookSecret } from '@/lib/webhooks/endpoints';
+import { ValidationError } from '@/lib/errors';
 import { createEgressAgent } from '@/lib/net/egress';
 import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '@/lib/webhooks/schedule';
 import { createSender } from '@/lib/webhooks/send';
@@ -144,6 +145,13 @@ describe('signing', () => {
     for (const secret of [hook.secret, rotated.secret]) {
       expect(new Webhook(secret).verify(got?.body ?? '', headers)).toMatchObject({ type: 'gate.opened' });
     }
+  });
+
+  it('refuses a rotation to the secret it already signs with', async () => {
+    const hook = await endpoint('/ok', { eventTypes: ['gate.opened'] });
+    await expect(rotateWebhookSecret(store, hook.id, { overlapMs: 0, secret: hook.secret })).rejects.toThrow(
+      ValidationError,
+    );
   });
 });
 

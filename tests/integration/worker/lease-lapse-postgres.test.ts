@@ -1,9 +1,8 @@
 // A worker cut off from PostgreSQL past its lease (an outage, a pause) must not probe on beside the worker that
 // took its unit over. Worker A reaches the database through a front door the test can cut; while A's cycle is
-// under way the door is cut until worker B, connected directly, has taken the unit over, then it is mended.
+// under way the door is cut until worker B, connected directly, has taken the unit over, then it is restored.
 // A's cycle must then stop probing: every node after the one it was on is probed by B alone (before, A probed
 // them again right beside B, as a node probed twice 54 ms apart after a PostgreSQL outage showed).
-import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Store } from '@/db';
 import { openPostgres } from '@/db/engines/postgres';
@@ -15,48 +14,12 @@ import { startPollerWith, type PollerHandle } from '@/lib/poller/poll-role';
 import type { ProbeFn } from '@/lib/poller/types';
 import { createDatabase, describePostgres, stopSharedCluster } from '../../support/postgres';
 import { testSettings } from '../../support/settings';
+import { startTcpRelay, type TcpRelay } from '../../support/tcp-relay';
 import { waitFor } from '../poller/support';
-
-/** A TCP front door to the database that can be cut (connections dropped, new ones refused) and mended. */
-async function cuttableDoor(target: { host: string; port: number }) {
-  const sockets = new Set<net.Socket>();
-  let cut = false;
-  const server = net.createServer((client) => {
-    if (cut) {
-      client.destroy();
-      return;
-    }
-    const upstream = net.connect(target.port, target.host);
-    for (const s of [client, upstream]) {
-      sockets.add(s);
-      s.once('close', () => sockets.delete(s));
-      s.on('error', () => undefined);
-    }
-    client.pipe(upstream).pipe(client);
-    client.once('close', () => upstream.destroy());
-    upstream.once('close', () => client.destroy());
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    port: (server.address() as net.AddressInfo).port,
-    cut() {
-      cut = true;
-      for (const s of sockets) s.destroy();
-    },
-    mend() {
-      cut = false;
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describePostgres('a worker cut off from the store past its lease', () => {
   let url = '';
-  let door: Awaited<ReturnType<typeof cuttableDoor>> | null = null;
+  let door: TcpRelay | null = null;
   let storeA: Store | null = null;
   let storeB: Store | null = null;
   let peer: RunningPeer | null = null;
@@ -65,11 +28,11 @@ describePostgres('a worker cut off from the store past its lease', () => {
   beforeAll(async () => {
     url = await createDatabase('lease-lapse');
     const direct = new URL(url);
-    door = await cuttableDoor({ host: direct.hostname, port: Number(direct.port) });
+    door = await startTcpRelay({ host: direct.hostname, port: Number(direct.port) });
     const viaDoor = new URL(url);
     viaDoor.port = String(door.port);
-    storeB = (await openPostgres(url)) as unknown as Store;
-    storeA = (await openPostgres(viaDoor.toString(), { migrate: false })) as unknown as Store;
+    storeB = await openPostgres(url);
+    storeA = await openPostgres(viaDoor.toString(), { migrate: false });
     peer = await startPeer('v2-modern', { name: 'lapse-node', version: '1.0.0' });
   });
 
@@ -118,7 +81,7 @@ describePostgres('a worker cut off from the store past its lease', () => {
         await waitFor('B to take the unit over', 60_000, async () =>
           (await listUnits(b)).some((u) => u.holder === 'poller-b'),
         );
-        cutDoor.mend();
+        cutDoor.restore();
       }
       return verdict;
     };

@@ -29,6 +29,8 @@ describe('imports between layers', () => {
     ['db/queries/x.ts', "import { buildEnvelope } from '../../lib/webhooks/envelope';", 'policy lives with'],
     ['db/queries/x.ts', "import { hashToken } from '@/lib/auth/tokens';", 'policy lives with'],
     ['db/queries/x.ts', "import { alertsFor } from '@/lib/alertmanager/alerts';", 'policy lives with'],
+    ['db/queries/x.ts', "import { checkTarget } from '@/lib/rollout/validate';", 'takes validated input'],
+    ['db/x.ts', "import { checkTarget } from '../lib/rollout/validate';", 'takes validated input'],
     ['db/x.ts', "import { startWorker } from '@/lib/worker';", 'never imports a role'],
     ['db/queries/x.ts', "import { recordProbe } from '@/lib/metrics/stored';", 'never imports a role'],
     ['db/queries/x.ts', "import { withApi } from '@/lib/api/with-api';", 'never imports a role'],
@@ -46,6 +48,7 @@ describe('imports between layers', () => {
     ['lib/metrics/x.ts', "import { createPollerEvents } from '@/lib/poller/events';"],
     ['lib/api/x.ts', "import { requestBalancerCycles } from '@/lib/poller/requests';"],
     ['db/queries/x.ts', "import { buildEnvelope } from '@/lib/schemas/webhook-envelope';"],
+    ['db/schema/x.ts', "import { EVENT_TYPES } from '../../lib/rollout/types';"],
     ['lib/rollout/x.ts', "import { DEFAULT_MODERN_VERSIONS } from '@/lib/probe/types';"],
   ])('%s: %s is allowed', async (file, line) => {
     expect(await refused(file, line)).toEqual([]);

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { RETRY_DELAYS_MS, retryDelayMs } from '@/lib/webhooks/schedule';
-import { generateWebhookSecret, signPayload, signedHeaders } from '@/lib/webhooks/signing';
+import { generateWebhookSecret, signPayload, signedHeaders, signingSecrets } from '@/lib/webhooks/signing';
 
 describe('signPayload', () => {
   it('matches the standardwebhooks reference signer', () => {
@@ -18,6 +18,17 @@ describe('signPayload', () => {
     expect(headers['webhook-signature']?.split(' ').every((s) => s.startsWith('v1,'))).toBe(true);
     expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
     expect(headers['webhook-timestamp']).toBe('1');
+  });
+});
+
+describe('signingSecrets', () => {
+  it('signs with the previous secret too while the overlap lasts', () => {
+    const endpoint = { secret: 'new', previousSecret: 'old', previousSecretUntil: 2_000 };
+    expect(signingSecrets(endpoint, 1_999)).toEqual(['new', 'old']);
+    expect(signingSecrets(endpoint, 2_000)).toEqual(['new']);
+    expect(signingSecrets({ secret: 'only', previousSecret: null, previousSecretUntil: null }, 0)).toEqual([
+      'only',
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
-import { createAlertSink, listAlertSinks } from '@/db/queries/alert-sinks';
+import { listAlertSinks } from '@/db/queries/alert-sinks';
+import { createAlertSink } from '@/lib/alertmanager/sinks';
 import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
 import { audited } from '@/lib/api/audit';
 import { route } from '@/lib/api/route';

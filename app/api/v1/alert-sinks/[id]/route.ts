@@ -1,4 +1,5 @@
-import { deleteAlertSink, getAlertSink, updateAlertSink } from '@/db/queries/alert-sinks';
+import { deleteAlertSink, getAlertSink } from '@/db/queries/alert-sinks';
+import { updateAlertSinkSettings } from '@/lib/alertmanager/sinks';
 import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
 import { audited } from '@/lib/api/audit';
 import { route } from '@/lib/api/route';
@@ -20,7 +21,7 @@ export const PATCH = route('updateAlertSink', async (ctx) => {
     { operation: 'alert_sink.update', subjectType: 'alert_sink' },
     async () => {
       const before = await getAlertSink(store, params.id);
-      const after = await updateAlertSink(store, params.id, body as Record<string, unknown>, now);
+      const after = await updateAlertSinkSettings(store, params.id, body, now);
       return { subject: { id: after.id, name: after.name }, before, after, result: after };
     },
   );

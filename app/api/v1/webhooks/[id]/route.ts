@@ -1,4 +1,5 @@
-import { deleteWebhook, getWebhookRow, toWebhookEndpoint, updateWebhook } from '@/db/queries/webhooks';
+import { deleteWebhook, getWebhookRow, toWebhookEndpoint } from '@/db/queries/webhooks';
+import { updateWebhookEndpoint } from '@/lib/webhooks/endpoints';
 import { assertWebhookUrlAllowed } from '@/lib/api/webhook-input';
 import { audited } from '@/lib/api/audit';
 import { route } from '@/lib/api/route';
@@ -17,7 +18,7 @@ export const PATCH = route('updateWebhook', async (ctx) => {
   assertWebhookUrlAllowed(patch.url, settings);
   const updated = await audited(ctx, { operation: 'webhook.update', subjectType: 'webhook' }, async () => {
     const before = toWebhookEndpoint(await getWebhookRow(store, params.id), now);
-    const after = await updateWebhook(store, params.id, body as Record<string, unknown>, now);
+    const after = await updateWebhookEndpoint(store, params.id, body, now);
     return { subject: { id: after.id, name: after.name }, before, after, result: after };
   });
   return json(updated);

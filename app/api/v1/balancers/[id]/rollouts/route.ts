@@ -3,6 +3,7 @@ import { getOpenWindow, openRolloutWindow } from '@/db/queries/rollouts';
 import { audited } from '@/lib/api/audit';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
+import { checkWindowDeadline } from '@/lib/rollout/window';
 
 export const dynamic = 'force-dynamic';
 
@@ -14,6 +15,7 @@ export const GET = route('getOpenRollout', async ({ store, params }) => {
 export const POST = route('openRollout', async (ctx) => {
   const { store, params, now } = ctx;
   const input = await ctx.body();
+  checkWindowDeadline(input.deadline, now);
   const window = await audited(ctx, { operation: 'rollout.open', subjectType: 'balancer' }, async () => {
     const balancer = await getBalancer(store, params.id);
     const opened = await openRolloutWindow(store, params.id, input, now);
