@@ -190,7 +190,10 @@ async function storedTupleWidth(pg: postgres.Sql, table: string): Promise<{ widt
     const [w] = await pg<Array<{ width: number | null }>>`
       SELECT (tuple_len::float8 / nullif(tuple_count, 0)) AS width FROM pgstattuple(${table}::regclass)`;
     return { width: Number(w?.width ?? 0) };
-  } catch {
+  } catch (err) {
+    process.stderr.write(
+      `bench poller: pgstattuple unavailable (${(err as Error).message}); row widths are composite sizes\n`,
+    );
     const [w] = await pg.unsafe<Array<{ width: string | null }>>(
       `SELECT avg(pg_column_size(t.*)) AS width FROM (SELECT * FROM "${table}" LIMIT 1000) t`,
     );

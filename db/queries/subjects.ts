@@ -133,6 +133,8 @@ export interface CycleInputs {
   previousDigest: string | null;
   /** The balancer's open rollout window, if any. */
   openWindow: RolloutWindowRow | null;
+  /** Fingerprint changes of the balancer's nodes in the region since `changesSince`, per node, oldest first. */
+  recentChanges: Map<string, number[]>;
 }
 
 /**
@@ -144,10 +146,11 @@ export async function readCycleInputs(
   store: Store,
   balancerId: string,
   region: string,
+  changesSince: number,
 ): Promise<CycleInputs> {
   const { balancers: b, balancerStates: bs, balancerRegionStates: rs, rolloutWindows: w } = store.t;
   return store.read(async (db) => {
-    const [balancerRows, knownRows, ownRows, legacyRows, windows] = await Promise.all([
+    const [balancerRows, knownRows, ownRows, legacyRows, windows, changeRows] = await Promise.all([
       db.select().from(b).where(eq(b.id, balancerId)),
       store.engine === 'sqlite'
         ? Promise.resolve(sqliteKnownNodeRows(store.sqlite, balancerId, region))
@@ -177,6 +180,9 @@ export async function readCycleInputs(
         .select()
         .from(w)
         .where(and(eq(w.balancerId, balancerId), isNull(w.closedAt))),
+      store.engine === 'sqlite'
+        ? Promise.resolve(sqliteRecentChangeRows(store.sqlite, balancerId, region, changesSince))
+        : recentChangesQuery(store, balancerId, region, changesSince),
     ]);
     const row = balancerRows[0];
     if (!row) throw new NotFoundError('balancer', balancerId);
@@ -188,6 +194,7 @@ export async function readCycleInputs(
       previous: from ? { ...(from.snapshot as BalancerSnapshot), at: from.at, cycle: from.cycle } : null,
       previousDigest: ownRows[0]?.digest ?? null,
       openWindow: windows[0] ?? null,
+      recentChanges: changesByNode(changeRows),
     };
   });
 }

@@ -2,7 +2,7 @@
 // lease with a fencing token bumped on every take-over, and every write of a unit's cycle checks that token in
 // its own transaction. On PostgreSQL claims skip rows another transaction holds (FOR UPDATE SKIP LOCKED) and
 // compare against the database clock; on SQLite the same statement runs inside one BEGIN IMMEDIATE.
-import { and, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gt, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { selectRows, type Db, type Store } from '@/db/index';
 import { storeClockSql, storeNow } from '@/db/clock';
 import { sqliteReleaseUnitsNow } from '@/db/engines/sqlite-exit';
@@ -535,6 +535,18 @@ export async function listPollWorkers(store: Store, now: number): Promise<PollWo
   return rows
     .filter((r) => r.expiresAt > at)
     .sort((a, b) => a.region.localeCompare(b.region) || a.holder.localeCompare(b.holder));
+}
+
+/** The regions that have a live poll worker (by the store's clock), in one statement. */
+export async function listLiveWorkerRegions(store: Store, now: number): Promise<string[]> {
+  const { pollWorkers: w } = store.t;
+  const rows = await store.read((db) =>
+    db
+      .selectDistinct({ region: w.region })
+      .from(w)
+      .where(gt(w.expiresAt, storeClockSql(store, now))),
+  );
+  return rows.map((r) => r.region).sort();
 }
 
 /**

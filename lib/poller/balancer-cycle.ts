@@ -15,10 +15,9 @@ import { unavailableVerdict } from '@/lib/probe/types';
 import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 import type { Env } from '@/lib/settings';
-import { listPollWorkers } from '@/db/queries/units';
+import { listLiveWorkerRegions } from '@/db/queries/units';
 import {
   readCycleInputs,
-  readRecentChanges,
   analysisDigest,
   storeRegionAnalysis,
   writeProbes,
@@ -143,7 +142,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   const { region } = deps;
   // The cycle's one read: everything it needs before probing (the balancer, its nodes and their prior state,
   // the previous snapshot, recent changes, the open window, the live workers' regions).
-  const inputs = await readCycleInputs(store, balancerId, region);
+  const inputs = await readCycleInputs(store, balancerId, region, started - DEFAULT_FLAP_WINDOW_MS);
   const { balancer, known, previous } = inputs;
 
   let addresses: string[] | null = null;
@@ -237,10 +236,12 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
 
   const results: NodeResult[] = [];
   const observations: NodeObservation[] = [];
-  // Read after probing, from the flap window's start now (read with the inputs before probing, two regions'
-  // workers reported a region split twice: tests/integration/worker/regions.test.ts).
+  // Read with the inputs, from the flap window's start then; the window ends now (only this unit's holder
+  // adds this region's changes, so none arrived while it probed).
   const windowStart = at - DEFAULT_FLAP_WINDOW_MS;
-  const recent = await readRecentChanges(store, balancerId, windowStart, region);
+  const recent = new Map(
+    [...inputs.recentChanges].map(([id, times]) => [id, times.filter((t) => t >= windowStart)] as const),
+  );
   plan.nodes.forEach((p, i) => {
     const verdict = nodeVerdicts[i];
     if (!verdict) return;
@@ -299,7 +300,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   // Read inside the write (after probing, as the combination needs it): a worker of another region that
   // started while this cycle probed counts.
   const expectedRegions = async () =>
-    balancer.regions ?? [...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)])];
+    balancer.regions ?? [...new Set([region, ...(await listLiveWorkerRegions(store, at))])];
   let combined = analysis;
   // One write: this region's analysis beside the others', their combination and its events, all in the one
   // transaction that the fence guards (two regions finishing at once each see the other's row).

@@ -69,13 +69,8 @@ async function countedCycle(balancerId: string) {
   };
 }
 
-/**
- * One read before probing and one write transaction; the recent fingerprint changes are still read once more
- * after probing (read before it, two regions' workers reported a region split twice in
- * tests/integration/worker/regions.test.ts). On PostgreSQL that is a second read; on SQLite it is one prepared
- * statement run outside `store.read`, which the door's read count does not see.
- */
-const READS_AND_WRITES = TEST_ENGINE === 'postgres' ? [2, 1, 2, 1] : [1, 1, 1, 1];
+/** One read before probing and one write transaction, on either engine. */
+const READS_AND_WRITES = [1, 1, 1, 1];
 
 const wide = { intervalMs: 60_000, timeoutMs: 15_000, legacyProbeTimeoutMs: 15_000 };
 
