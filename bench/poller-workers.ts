@@ -34,7 +34,7 @@ import {
 } from '@/tests/support/pg-cluster';
 import { startFakeFleet, type FakeFleet } from './support/fake-fleet';
 import { childEnvironment } from '@/lib/settings';
-import type { PollerArgs } from './support/poller-args';
+import { WARMUP_INTERVALS, type PollerArgs } from './support/poller-args';
 import {
   findDoubleProbes,
   growthOutsideRollups,
@@ -413,8 +413,8 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
 
     try {
       // Warm-up as in the one-process benchmark: every node probed once, then one more interval.
-      say(`warming up: every node's first probe, then one interval`);
-      await sleep(args.intervalMs + 2_000);
+      say(`warming up: every node's first two probes (${WARMUP_INTERVALS} intervals)`);
+      await sleep(WARMUP_INTERVALS * args.intervalMs + 2_000);
       // A machine that cannot probe the fleet once within a few intervals is measured as it is, and says so.
       const giveUpAt = Date.now() + Math.max(5 * 60_000, 6 * args.intervalMs);
       let withState = await countNodeStates(store);
@@ -439,8 +439,10 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
           );
       }
       const measureMs =
-        Math.max(1, Math.floor((args.durationMs - args.intervalMs - 2_000) / args.intervalMs)) *
-        args.intervalMs;
+        Math.max(
+          1,
+          Math.floor((args.durationMs - WARMUP_INTERVALS * args.intervalMs - 2_000) / args.intervalMs),
+        ) * args.intervalMs;
       say(`measuring ${measureMs / 1000}s with ${count} worker${count === 1 ? '' : 's'}`);
       const loadAtStart = os.loadavg()[0] ?? 0;
       const bytesBefore = await weigh(store, pg);

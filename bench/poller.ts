@@ -2,7 +2,7 @@
 // 10,000 simulated nodes (a fake fleet in its own process), the real poller, probe engine and SQLite store
 // in this process. Reports sustained probes/s, this process' CPU as a share of one core (the fleet measured
 // apart), p50/p99 lag between a cycle's due time and each probe's start, requests per probe at the fleet,
-// RSS, and database bytes per hour of a quiet fleet. The first interval is warm-up (every node is new then)
+// RSS, and database bytes per hour of a quiet fleet. The first two intervals are warm-up (every node is new in the first; the second is the first cycle with a previous snapshot)
 // and is not measured; a fleet not probed in full by then warms up until it is, plus one interval, plus as
 // many more (up to four) as it takes to stop starting more probes per interval than it has nodes.
 // With `--store postgres` or `--workers N` it runs worker processes on a shared store instead (poller-workers.ts).
@@ -18,7 +18,7 @@ import { startPollerWith } from '@/lib/poller/poll-role';
 import { closeDefaultProbe } from '@/lib/poller/default-probe';
 import { probeNode } from '@/lib/probe';
 import { UndiciProbeClient } from './support/undici-probe-client';
-import { parsePollerArgs, type PollerArgs } from './support/poller-args';
+import { parsePollerArgs, WARMUP_INTERVALS, type PollerArgs } from './support/poller-args';
 import { startFakeFleet } from './support/fake-fleet';
 import { runWorkers, weigh } from './poller-workers';
 import { growthOutsideRollups, splitGrowth } from './support/worker-figures';
@@ -160,7 +160,7 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     }
     process.stdout.write(
       `${args.nodes} nodes in ${balancers} balancers (fake fleet pid ${fleet.pid}, port ${fleet.port}), interval ${args.intervalMs / 1000}s, ` +
-        `duration ${args.durationMs / 1000}s (first interval is warm-up), concurrency ${args.concurrency}\n`,
+        `duration ${args.durationMs / 1000}s (the first ${WARMUP_INTERVALS} intervals are warm-up), concurrency ${args.concurrency}\n`,
     );
 
     let measuring = false;
@@ -188,7 +188,7 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     });
 
     const warmStart = performance.now();
-    await new Promise((r) => setTimeout(r, args.intervalMs + 2_000));
+    await new Promise((r) => setTimeout(r, WARMUP_INTERVALS * args.intervalMs + 2_000));
     // A fleet too large to be probed once within the first interval is still creating nodes and working off
     // its backlog after it: wait for every node's first state, then one more interval for the schedule to
     // settle, so the window measures the sustained rate rather than the first round's catch-up.
@@ -232,8 +232,10 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     // Whole intervals only: every node is due exactly once per interval, so a window that ends mid-interval
     // would under- or over-count the rate by up to one interval's share.
     const measureMs =
-      Math.max(1, Math.floor((args.durationMs - args.intervalMs - 2_000) / args.intervalMs)) *
-      args.intervalMs;
+      Math.max(
+        1,
+        Math.floor((args.durationMs - WARMUP_INTERVALS * args.intervalMs - 2_000) / args.intervalMs),
+      ) * args.intervalMs;
     const ticker = setInterval(() => {
       const s = handle.status();
       process.stdout.write(

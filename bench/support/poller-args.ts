@@ -22,6 +22,12 @@ export interface PollerArgs {
 }
 
 export const MAX_BENCH_WORKERS = 16;
+/**
+ * Intervals of warm-up before the window: every node's first probe (nodes are new then), and its second, the
+ * first cycle with a previous snapshot to compare with (it rewrites each balancer's analysis once). From the
+ * third on, a quiet fleet's cycles find what the last one did.
+ */
+export const WARMUP_INTERVALS = 2;
 /** Workers on PostgreSQL when --workers is not given. */
 export const DEFAULT_PG_WORKERS = 3;
 
@@ -62,8 +68,10 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
       a.store = value;
     } else throw new Error(`unknown flag ${flag ?? ''}`);
   }
-  if (a.durationMs <= a.intervalMs)
-    throw new Error('--duration must be longer than --interval (the warm-up)');
+  if (a.durationMs <= (WARMUP_INTERVALS + 1) * a.intervalMs)
+    throw new Error(
+      `--duration must be longer than ${WARMUP_INTERVALS + 1} intervals (${WARMUP_INTERVALS} of warm-up, then the window)`,
+    );
   if (a.store === 'both' && a.workers !== null)
     throw new Error('--store both runs SQLite in process and PostgreSQL with one worker: drop --workers');
   if (a.store === 'postgres' && a.workers === null) a.workers = DEFAULT_PG_WORKERS;

@@ -59,7 +59,7 @@ describe('parsePollerArgs', () => {
     [['--nodes', '0'], '--nodes must be an integer from 1 to'],
     [['--concurrency', '1e3'], "--concurrency must be an integer from 1 to 10000, got '1e3'"],
     [['--workers'], 'missing value for --workers'],
-    [['--duration', '10s', '--interval', '30s'], '--duration must be longer than --interval'],
+    [['--duration', '10s', '--interval', '30s'], '--duration must be longer than 3 intervals'],
     [['--shards', '2'], 'unknown flag --shards'],
   ])('refuses %j', (argv, message) => {
     expect(() => parsePollerArgs(argv)).toThrow(message);
