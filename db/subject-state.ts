@@ -1,6 +1,7 @@
 // What a probed subject's state write needs to know, engine-independent: the shapes of a cycle's write and
 // the rules that decide when a history span opens.
 import { hash } from 'node:crypto';
+import { canonicalJson } from '@/lib/probe/catalog';
 import type { Verdict } from '@/lib/probe/types';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import type { EventDraft } from './queries/events';
@@ -230,5 +231,7 @@ export function analysisDigest(a: BalancerAnalysis): string {
       ),
     },
   };
-  return hash('sha1', JSON.stringify(stable), 'base64url');
+  // Canonical (sorted keys): parts carried over from a parsed snapshot keep the schema's key order, fresh
+  // ones the order they were built in.
+  return hash('sha1', canonicalJson(stable), 'base64url');
 }
