@@ -202,23 +202,6 @@ export async function readCycleInputs(
 /** A balancer's node with its prior state in the region. */
 export type KnownNode = KnownNodeRow;
 
-/** A balancer's nodes by key, each with its prior state in the region. */
-export function readKnownNodes(
-  store: Store,
-  balancerId: string,
-  region: string,
-): Promise<Map<string, KnownNode>> {
-  // Every cycle reads this; SQLite takes a prepared statement, PostgreSQL the portable query.
-  if (store.engine === 'sqlite') {
-    const rows = sqliteKnownNodeRows(store.sqlite, balancerId, region);
-    return Promise.resolve(new Map(rows.map((r) => [r.key, r])));
-  }
-  return store.read(async () => {
-    const rows = await knownNodesQuery(store, balancerId, region);
-    return new Map(rows.map((r) => [r.key, r]));
-  });
-}
-
 /** PostgreSQL's read of a balancer's nodes with their prior state in the region. */
 function knownNodesQuery(store: PostgresStore, balancerId: string, region: string): Promise<KnownNode[]> {
   const { nodes: n, subjectStates: s, subjectTicks: k } = store.tables;
@@ -243,19 +226,6 @@ function knownNodesQuery(store: PostgresStore, balancerId: string, region: strin
     .leftJoin(s, and(eq(s.subjectId, n.id), eq(s.region, region)))
     .leftJoin(k, and(eq(k.subjectId, n.id), eq(k.region, region)))
     .where(eq(n.balancerId, balancerId));
-}
-
-/** Fingerprint changes of a balancer's nodes since `since`, per node, oldest first. */
-export function readRecentChanges(
-  store: Store,
-  balancerId: string,
-  since: number,
-  region: string,
-): Promise<Map<string, number[]>> {
-  if (store.engine === 'sqlite') {
-    return Promise.resolve(changesByNode(sqliteRecentChangeRows(store.sqlite, balancerId, region, since)));
-  }
-  return store.read(async () => changesByNode(await recentChangesQuery(store, balancerId, region, since)));
 }
 
 /**

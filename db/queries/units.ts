@@ -530,23 +530,14 @@ export async function removePollWorker(store: Store, holder: string): Promise<vo
 /** Poll workers whose presence has not expired, by region then holder. */
 export async function listPollWorkers(store: Store, now: number): Promise<PollWorker[]> {
   const { pollWorkers: w } = store.t;
-  const at = await storeNow(store, now);
-  const rows = await store.read((db) => db.select().from(w));
-  return rows
-    .filter((r) => r.expiresAt > at)
-    .sort((a, b) => a.region.localeCompare(b.region) || a.holder.localeCompare(b.holder));
-}
-
-/** The regions that have a live poll worker (by the store's clock), in one statement. */
-export async function listLiveWorkerRegions(store: Store, now: number): Promise<string[]> {
-  const { pollWorkers: w } = store.t;
+  // One statement: the store's clock decides what is live (see db/clock.ts).
   const rows = await store.read((db) =>
     db
-      .selectDistinct({ region: w.region })
+      .select()
       .from(w)
       .where(gt(w.expiresAt, storeClockSql(store, now))),
   );
-  return rows.map((r) => r.region).sort();
+  return rows.sort((a, b) => a.region.localeCompare(b.region) || a.holder.localeCompare(b.holder));
 }
 
 /**

@@ -15,7 +15,7 @@ import { unavailableVerdict } from '@/lib/probe/types';
 import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 import type { Env } from '@/lib/settings';
-import { listLiveWorkerRegions } from '@/db/queries/units';
+import { listPollWorkers } from '@/db/queries/units';
 import {
   readCycleInputs,
   analysisDigest,
@@ -300,7 +300,7 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   // Read inside the write (after probing, as the combination needs it): a worker of another region that
   // started while this cycle probed counts.
   const expectedRegions = async () =>
-    balancer.regions ?? [...new Set([region, ...(await listLiveWorkerRegions(store, at))])];
+    balancer.regions ?? [...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)])];
   let combined = analysis;
   // One write: this region's analysis beside the others', their combination and its events, all in the one
   // transaction that the fence guards (two regions finishing at once each see the other's row).
