@@ -5,6 +5,7 @@ import { canonicalJson } from '@/lib/probe/catalog';
 import type { Verdict } from '@/lib/probe/types';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import type { EventDraft } from './queries/events';
+import { hourOf } from './rollup-key';
 import type { NodeOrigin, SubjectKind } from './schema';
 
 export const UNAVAILABLE_KEY = 'unavailable';
@@ -21,6 +22,8 @@ export interface PriorState {
   failures: number;
   consecutiveFailures: number;
   lastSeenAt: number;
+  /** When the subject was last probed in the region (its ticks row); null when that row is missing. */
+  probedAt: number | null;
 }
 
 export interface NewNode {
@@ -105,7 +108,19 @@ export function classifyTransition(
   return { newSpan, isChange };
 }
 
-export type SubjectPrior = Omit<PriorState, 'lastSeenAt'>;
+export type SubjectPrior = Omit<PriorState, 'lastSeenAt' | 'probedAt'>;
+
+/**
+ * The hour a node's probe folds into its hourly rollup, or null. A probe writes only its minute slot; the first
+ * probe in a later hour than the node's previous one sums that previous hour's minute slots (still in the ring,
+ * which holds six hours) into the hour's row. Readers take the last hours from the ring itself (see
+ * getRollups), so an hour not folded yet is never missing.
+ */
+export function hourToFold(priorProbedAt: number | null | undefined, probedAt: number): number | null {
+  if (priorProbedAt === null || priorProbedAt === undefined) return null;
+  const hour = hourOf(priorProbedAt);
+  return hour < hourOf(probedAt) ? hour : null;
+}
 
 /** One probed subject's row key: the node's or the target's id, in one region. */
 export interface SubjectRef {

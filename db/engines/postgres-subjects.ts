@@ -2,15 +2,17 @@
 // caller's write transaction. Each kind of row is one multi-row statement over `jsonb_to_recordset` of one
 // JSON parameter (nodes, seqs, spans closed and opened, verdict rows, ticks, last-seen, rollups), whatever
 // the number of nodes; statements are sent without waiting for each answer (postgres-js pipelines them on the
-// transaction's connection, in order). A quiet cycle writes the ticks, the rollups and the balancer's time and cycle count.
+// transaction's connection, in order). A quiet cycle writes the ticks, the minute slots and the balancer's time
+// and cycle count; the hourly rollups only when a node's probe starts a new hour.
 import { sql, type SQL } from 'drizzle-orm';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Verdict } from '@/lib/probe/types';
 import { bucketOf } from '../histogram';
-import { hourOf, minuteOf, minuteRollupKey, rollupKey } from '../rollup-key';
+import { MINUTE_SLOTS, minuteOf, minuteRingStart, minuteRollupKey, rollupKey } from '../rollup-key';
 import type * as pgSchema from '../schema-pg';
 import {
   analysisDigest,
+  hourToFold,
   LAST_SEEN_RESOLUTION_MS,
   planSubjectWrite,
   type CycleWrite,
@@ -21,11 +23,11 @@ import type { SubjectKind } from '../schema-pg';
 
 type Tx = Pick<PostgresJsDatabase<typeof pgSchema>, 'execute'>;
 
-/** Merges two sparse "index:count,…" histograms in SQL, as db/histogram.ts does in JS. */
-const mergedLatency = sql.raw(`(SELECT coalesce(string_agg(m.b || ':' || m.c, ',' ORDER BY m.b), '')
+/** Merges the sparse "index:count,…" histograms of a group of rows (`latency`) in SQL, as db/histogram.ts does in JS. */
+const foldedLatency = sql.raw(`(SELECT coalesce(string_agg(f.b || ':' || f.c, ',' ORDER BY f.b), '')
   FROM (SELECT split_part(p, ':', 1)::int AS b, sum(split_part(p, ':', 2)::bigint) AS c
-        FROM unnest(string_to_array(node_rollups.latency || ',' || excluded.latency, ',')) AS p
-        WHERE p <> '' GROUP BY 1 HAVING sum(split_part(p, ':', 2)::bigint) > 0) AS m)`);
+        FROM unnest(string_to_array(string_agg(m.latency, ','), ',')) AS p
+        WHERE p <> '' GROUP BY 1 HAVING sum(split_part(p, ':', 2)::bigint) > 0) AS f)`);
 
 const mergedMinuteLatency = sql.raw(`(SELECT coalesce(string_agg(m.b || ':' || m.c, ',' ORDER BY m.b), '')
   FROM (SELECT split_part(p, ':', 1)::int AS b, sum(split_part(p, ':', 2)::bigint) AS c
@@ -212,7 +214,7 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
       FROM jsonb_to_recordset(${rows(inserted)}::jsonb) AS x(id text, k text, q int, o text, u text, a text, sb text)`);
   const renumbered: Array<{ id: string; q: number }> = [];
   const seen: string[] = [];
-  const rollups: Array<{ k: number; f: number; l: string }> = [];
+  const folds: Array<{ k: number; lo: number; m0: number }> = [];
   const minutes: Array<{ k: number; m: number; f: number; l: string }> = [];
   const subjects: SubjectRows = { close: [], open: [], states: [], ticks: [] };
   for (const r of w.results) {
@@ -226,7 +228,9 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
     if (r.prior && v.probedAt - r.prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) seen.push(r.nodeId);
     const failed = v.verdict === 'unavailable' ? 1 : 0;
     const latency = `${bucketOf(v.durationMs)}:1`;
-    rollups.push({ k: rollupKey(hourOf(v.probedAt), seq, regionId), f: failed, l: latency });
+    const fold = hourToFold(r.prior?.probedAt, v.probedAt);
+    if (fold !== null)
+      folds.push({ k: rollupKey(fold, seq, regionId), lo: minuteRingStart(seq, regionId), m0: fold * 60 });
     const minute = minuteOf(v.probedAt);
     minutes.push({ k: minuteRollupKey(minute, seq, regionId), m: minute, f: failed, l: latency });
   }
@@ -237,11 +241,16 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
   if (seen.length > 0)
     b.push(sql`UPDATE nodes SET last_seen_at = ${w.at}
       WHERE id IN (SELECT jsonb_array_elements_text(${rows(seen)}::jsonb))`);
-  if (rollups.length > 0)
+  // An hour a node has left is summed from its minute slots, before this probe's minute can reuse one of them.
+  if (folds.length > 0)
     b.push(sql`INSERT INTO node_rollups (key, probes, failures, latency)
-      SELECT x.k, 1, x.f, x.l FROM jsonb_to_recordset(${rows(rollups)}::jsonb) AS x(k bigint, f int, l text)
-      ON CONFLICT (key) DO UPDATE SET probes = node_rollups.probes + 1,
-        failures = node_rollups.failures + excluded.failures, latency = ${mergedLatency}`);
+      SELECT x.k, sum(m.probes), sum(m.failures), ${foldedLatency}
+      FROM jsonb_to_recordset(${rows(folds)}::jsonb) AS x(k bigint, lo bigint, m0 int)
+        JOIN node_minute_rollups m ON m.key >= x.lo AND m.key < x.lo + ${MINUTE_SLOTS}
+          AND m.minute >= x.m0 AND m.minute < x.m0 + 60
+      GROUP BY x.k
+      ON CONFLICT (key) DO UPDATE SET probes = excluded.probes, failures = excluded.failures,
+        latency = excluded.latency`);
   // A slot of the minute ring holds one minute: a newer minute resets it, an older one is never written over it.
   if (minutes.length > 0)
     b.push(sql`INSERT INTO node_minute_rollups (key, minute, probes, failures, latency)

@@ -1,6 +1,9 @@
 // The SQLite side of what a cycle reads before probing: prepared once per connection, rows as plain objects.
 // drizzle's query building and per-field mapping cost several times the query itself on these reads.
 import type Database from 'better-sqlite3';
+import { knownNodesFromJson, type KnownNodeRow } from './known-nodes';
+
+export type { KnownNodeRow };
 
 interface Reads {
   knownNodes: Database.Statement;
@@ -22,13 +25,12 @@ function readsFor(sqlite: Database.Database): Reads {
   let r = reads.get(sqlite);
   if (!r) {
     r = {
-      // One JSON text for the whole balancer: better-sqlite3 builds a JS value per column of every row, and
-      // at 13 columns by 500 nodes that cost three times the query; V8 parses one string much faster.
+      // One JSON text for the whole balancer (see known-nodes.ts).
       knownNodes: sqlite
         .prepare(
           `SELECT json_group_array(json_array(n.id, n.seq, n.key, n.origin, n.address, n.last_seen_at,
              s.fingerprint_key, s.verdict_digest, s.last_available_key, s.fingerprint_since, k.probes,
-             k.failures, k.consecutive_failures))
+             k.failures, k.consecutive_failures, k.probed_at))
            FROM nodes n LEFT JOIN subject_states s ON s.subject_id = n.id AND s.region = @region
              LEFT JOIN subject_ticks k ON k.subject_id = n.id AND k.region = @region
            WHERE n.balancer_id = @balancer`,
@@ -41,61 +43,14 @@ function readsFor(sqlite: Database.Database): Reads {
   return r;
 }
 
-/** A balancer's nodes, each with its prior state columns in the region (null when never probed there). */
-export interface KnownNodeRow {
-  id: string;
-  seq: number | null;
-  key: string;
-  origin: string;
-  address: string | null;
-  lastSeenAt: number;
-  fingerprintKey: string | null;
-  verdictDigest: string | null;
-  lastAvailableKey: string | null;
-  fingerprintSince: number | null;
-  probes: number | null;
-  failures: number | null;
-  consecutiveFailures: number | null;
-}
-
-type KnownNodeTuple = [
-  string,
-  number | null,
-  string,
-  string,
-  string | null,
-  number,
-  string | null,
-  string | null,
-  string | null,
-  number | null,
-  number | null,
-  number | null,
-  number | null,
-];
-
 export function sqliteKnownNodeRows(
   sqlite: Database.Database,
   balancerId: string,
   region: string,
 ): KnownNodeRow[] {
-  const text = readsFor(sqlite).knownNodes.get({ region, balancer: balancerId }) as string | null;
-  const tuples = text ? (JSON.parse(text) as KnownNodeTuple[]) : [];
-  return tuples.map((t) => ({
-    id: t[0],
-    seq: t[1],
-    key: t[2],
-    origin: t[3],
-    address: t[4],
-    lastSeenAt: t[5],
-    fingerprintKey: t[6],
-    verdictDigest: t[7],
-    lastAvailableKey: t[8],
-    fingerprintSince: t[9],
-    probes: t[10],
-    failures: t[11],
-    consecutiveFailures: t[12],
-  }));
+  return knownNodesFromJson(
+    readsFor(sqlite).knownNodes.get({ region, balancer: balancerId }) as string | null,
+  );
 }
 
 export function sqliteRecentChangeRows(

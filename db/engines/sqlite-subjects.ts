@@ -3,10 +3,11 @@
 // transaction (one await per batch, not per row).
 import type Database from 'better-sqlite3';
 import type { Verdict } from '@/lib/probe/types';
-import { addToHistogram, bucketOf } from '../histogram';
-import { hourOf, minuteOf, minuteRollupKey, rollupKey } from '../rollup-key';
+import { addToHistogram, bucketOf, formatHistogram, mergeHistograms, parseHistogram } from '../histogram';
+import { MINUTE_SLOTS, minuteOf, minuteRingStart, minuteRollupKey, rollupKey } from '../rollup-key';
 import {
   analysisDigest,
+  hourToFold,
   LAST_SEEN_RESOLUTION_MS,
   planSubjectWrite,
   type NodeResult,
@@ -26,7 +27,7 @@ interface Statements {
   touchTicks: Database.Statement;
   closeSpan: Database.Statement;
   openSpan: Database.Statement;
-  upsertRollup: Database.Statement;
+  foldRollup: Database.Statement;
   upsertMinuteRollup: Database.Statement;
   upsertBalancerState: Database.Statement;
   touchBalancerState: Database.Statement;
@@ -42,6 +43,15 @@ function statementsFor(sqlite: Database.Database): Statements {
   sqlite.function('erawatch_histogram_add', { deterministic: true }, (text: unknown, bucket: unknown) =>
     addToHistogram(String(text ?? ''), Number(bucket), 1),
   );
+  // The histograms of a group of rows merged into one (an hour's minute slots).
+  sqlite.aggregate('erawatch_histogram_merge', {
+    start: () => new Map<number, number>(),
+    step: (h: Map<number, number>, text: unknown) => {
+      mergeHistograms(h, parseHistogram(String(text ?? '')));
+      return h;
+    },
+    result: (h: Map<number, number>) => formatHistogram(h),
+  });
   const s: Statements = {
     insertNode: sqlite.prepare(
       `INSERT INTO nodes (id, balancer_id, key, seq, origin, url, address, served_by, created_at, last_seen_at)
@@ -87,10 +97,14 @@ function statementsFor(sqlite: Database.Database): Statements {
       `INSERT INTO subject_history (subject_id, region, kind, node_id, target_id, fingerprint_key, client_era,
          reason, negotiated_version, served_eras, is_change, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
-    upsertRollup: sqlite.prepare(
-      `INSERT INTO node_rollups (key, probes, failures, latency) VALUES (?, 1, ?, ? || ':1')
-       ON CONFLICT(key) DO UPDATE SET probes = probes + 1, failures = failures + excluded.failures,
-         latency = erawatch_histogram_add(latency, ?)`,
+    // An hour a node has left, summed from its minute slots (see hourToFold).
+    foldRollup: sqlite.prepare(
+      `INSERT INTO node_rollups (key, probes, failures, latency)
+       SELECT @key, sum(probes), sum(failures), erawatch_histogram_merge(latency) FROM node_minute_rollups
+       WHERE key >= @lo AND key < @lo + ${MINUTE_SLOTS} AND minute >= @m0 AND minute < @m0 + 60
+       HAVING count(*) > 0
+       ON CONFLICT(key) DO UPDATE SET probes = excluded.probes, failures = excluded.failures,
+         latency = excluded.latency`,
     ),
     // A slot still holding an older minute starts over (every right-hand side reads the row as it was).
     upsertMinuteRollup: sqlite.prepare(
@@ -251,7 +265,14 @@ function writeNodeResult(s: Statements, region: string, regionId: number, seq: n
   writeSubjectState(s, { kind: 'node', id: r.nodeId, region }, v, r.fingerprintKey, prior);
   if (prior && at - prior.lastSeenAt >= LAST_SEEN_RESOLUTION_MS) s.touchNode.run(at, r.nodeId);
   const bucket = bucketOf(v.durationMs);
-  s.upsertRollup.run(rollupKey(hourOf(at), seq, regionId), failed ? 1 : 0, bucket, bucket);
+  // Before this probe's minute can reuse one of the slots of the hour it folds.
+  const fold = hourToFold(prior?.probedAt, at);
+  if (fold !== null)
+    s.foldRollup.run({
+      key: rollupKey(fold, seq, regionId),
+      lo: minuteRingStart(seq, regionId),
+      m0: fold * 60,
+    });
   s.upsertMinuteRollup.run({
     key: minuteRollupKey(minuteOf(at), seq, regionId),
     minute: minuteOf(at),

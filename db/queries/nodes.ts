@@ -1,9 +1,9 @@
-import { and, asc, eq, gte, inArray, lt } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { NotFoundError, ValidationError } from '@/lib/errors';
 import { availabilityOf, CLIENT_ERAS } from '@/lib/probe/types';
 import type { z } from 'zod';
 import type { NodeHistoryEntry, NodeState, NodeWithState, RollupEntry } from '@/lib/schemas/balancer-view';
-import type { Store } from '../index';
+import { selectRows, type Store } from '../index';
 import { formatHistogram, mergeHistograms, parseHistogram, quantileMs } from '../histogram';
 import {
   firstKeyOfHour,
@@ -202,6 +202,87 @@ async function readRollups(
   return out;
 }
 
+/** Each node's last probed hour per region (its ticks row), keyed `regionId:seq`. */
+async function lastProbedHours(
+  store: Store,
+  numbered: ReadonlyArray<{ id: string; seq: number | null }>,
+  regions: ReadonlyArray<{ id: number; name: string }>,
+): Promise<Map<string, number>> {
+  const { subjectTicks: k } = store.t;
+  const seqOf = new Map(numbered.flatMap((n) => (n.seq === null ? [] : [[n.id, n.seq] as const])));
+  const regionOf = new Map(regions.map((r) => [r.name, r.id]));
+  const ids = [...seqOf.keys()];
+  const out = new Map<string, number>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    const rows = await store.read((db) =>
+      db
+        .select({ id: k.subjectId, region: k.region, at: k.probedAt })
+        .from(k)
+        .where(inArray(k.subjectId, chunk)),
+    );
+    for (const r of rows) {
+      const regionId = regionOf.get(r.region);
+      const seq = seqOf.get(r.id);
+      if (regionId !== undefined && seq !== undefined) out.set(`${regionId}:${seq}`, hourOf(r.at));
+    }
+  }
+  return out;
+}
+
+/** Seqs per ring read: each is one key range of the minute ring, in one statement. */
+const RING_READ_CHUNK = 200;
+
+/** The minute ring's slots of hours `firstHour` … `lastHour`, summed per node, region and hour (as rollup rows). */
+async function readRingHours(
+  store: Store,
+  regionIds: number[],
+  seqs: number[],
+  firstHour: number,
+  lastHour: number,
+): Promise<RollupRow[]> {
+  if (seqs.length === 0 || lastHour < firstHour || regionIds.length === 0) return [];
+  const { nodeMinuteRollups: m } = store.t;
+  const slots = sql.raw(String(MINUTE_SLOTS));
+  const latency =
+    store.engine === 'postgres' ? sql`string_agg(latency, ',')` : sql`group_concat(latency, ',')`;
+  const out: RollupRow[] = [];
+  for (const region of regionIds)
+    for (let i = 0; i < seqs.length; i += RING_READ_CHUNK) {
+      const ranges = seqs.slice(i, i + RING_READ_CHUNK).map((seq) => {
+        const start = minuteRingStart(seq, region);
+        return and(gte(m.key, start), lt(m.key, start + MINUTE_SLOTS));
+      });
+      const rows = await store.read(() =>
+        selectRows<{
+          ring: number | string;
+          hour: number | string;
+          probes: number | string;
+          failures: number | string;
+          latency: string | null;
+        }>(
+          store,
+          sql`SELECT key / ${slots} AS ring, minute / 60 AS hour, sum(probes) AS probes, sum(failures) AS failures,
+              ${latency} AS latency
+            FROM node_minute_rollups
+            WHERE (${or(...ranges)}) AND minute >= ${firstHour * 60} AND minute < ${(lastHour + 1) * 60}
+            GROUP BY 1, 2`,
+        ),
+      );
+      for (const r of rows) {
+        const ring = Number(r.ring);
+        const regionId = Math.floor(ring / 2 ** 24);
+        out.push({
+          key: rollupKey(Number(r.hour), ring - regionId * 2 ** 24, regionId),
+          probes: Number(r.probes),
+          failures: Number(r.failures),
+          latency: r.latency ?? '',
+        });
+      }
+    }
+  return out;
+}
+
 /**
  * Hourly rollups of hours starting at or after `since` (epoch ms) up to `now`, oldest first; for a
  * balancer, its nodes merged per hour.
@@ -217,29 +298,44 @@ export async function getRollups(
   }
   const lastHour = hourOf(now);
   const firstHour = Math.max(Math.ceil(query.since / HOUR_MS), lastHour - MAX_ROLLUP_HOURS + 1);
-  let seqs: number[];
+  let numbered: Array<{ id: string; seq: number | null }>;
   if (query.nodeId !== undefined) {
     const [row] = await store.read((db) =>
-      db.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.id, query.nodeId)),
+      db.select({ id: nodes.id, seq: nodes.seq }).from(nodes).where(eq(nodes.id, query.nodeId)),
     );
     if (!row) throw new NotFoundError('node', query.nodeId);
-    seqs = row.seq === null ? [] : [row.seq];
+    numbered = [row];
   } else {
     const [exists] = await store.read((db) =>
       db.select({ id: balancers.id }).from(balancers).where(eq(balancers.id, query.balancerId)),
     );
     if (!exists) throw new NotFoundError('balancer', query.balancerId);
-    seqs = (
-      await store.read((db) =>
-        db.select({ seq: nodes.seq }).from(nodes).where(eq(nodes.balancerId, query.balancerId)),
-      )
-    ).flatMap((r) => (r.seq === null ? [] : [r.seq]));
+    numbered = await store.read((db) =>
+      db.select({ id: nodes.id, seq: nodes.seq }).from(nodes).where(eq(nodes.balancerId, query.balancerId)),
+    );
   }
+  const seqs = numbered.flatMap((r) => (r.seq === null ? [] : [r.seq]));
   const byHour = new Map<number, { probes: number; failures: number; h: Map<number, number> }>();
-  const regionIds = (await listRegionIds(store))
-    .filter((r) => query.region === undefined || r.name === query.region)
-    .map((r) => r.id);
-  for (const r of await readRollups(store, regionIds, seqs, firstHour, lastHour)) {
+  const regions = (await listRegionIds(store)).filter(
+    (r) => query.region === undefined || r.name === query.region,
+  );
+  const regionIds = regions.map((r) => r.id);
+  // An hour is in its row once a node's next probe falls in a later hour (hourToFold), and in the minute ring
+  // while the ring still holds its minutes. The ring's last hours, and a node's last probed hour (not folded
+  // until the node is probed again), are read from the ring; where a row exists too, whichever counted more
+  // probes is the whole hour (the row is the ring's sum when written, and the ring only loses minutes of it
+  // after that; a store from before the ring has only rows). Older minutes left in the ring are not read:
+  // their hours are in rows, or were pruned.
+  const ringFrom = hourOf(now) - (MINUTE_SLOTS / 60 - 1);
+  const lastProbed = await lastProbedHours(store, numbered, regions);
+  const best = new Map<number, RollupRow>();
+  for (const r of await readRollups(store, regionIds, seqs, firstHour, lastHour)) best.set(r.key, r);
+  for (const r of await readRingHours(store, regionIds, seqs, firstHour, lastHour)) {
+    const { hour, seq, regionId } = splitRollupKey(r.key);
+    if (hour < ringFrom && lastProbed.get(`${regionId}:${seq}`) !== hour) continue;
+    if (r.probes > (best.get(r.key)?.probes ?? -1)) best.set(r.key, r);
+  }
+  for (const r of best.values()) {
     const { hour } = splitRollupKey(r.key);
     const acc = byHour.get(hour) ?? { probes: 0, failures: 0, h: new Map<number, number>() };
     acc.probes += r.probes;

@@ -7,7 +7,8 @@ import type { BalancerSnapshot } from '@/lib/rollout/types';
 import { selectRows, type PostgresStore, type Store } from '../index';
 import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
-import { sqliteKnownNodeRows, sqliteRecentChangeRows, type KnownNodeRow } from '../engines/sqlite-reads';
+import { sqliteKnownNodeRows, sqliteRecentChangeRows } from '../engines/sqlite-reads';
+import { postgresKnownNodeRows, type KnownNodeRow } from '../engines/known-nodes';
 import { sqliteWriteProbes } from '../engines/sqlite-subjects';
 import { analysisDigest, type CycleWrite, type ProbeWrite, type StoredRegionState } from '../subject-state';
 import type { SubjectHistoryRow, SubjectStateRow, SubjectTickRow } from '../schema';
@@ -154,7 +155,7 @@ export async function readCycleInputs(
       db.select().from(b).where(eq(b.id, balancerId)),
       store.engine === 'sqlite'
         ? Promise.resolve(sqliteKnownNodeRows(store.sqlite, balancerId, region))
-        : knownNodesQuery(store, balancerId, region),
+        : postgresKnownNodeRows(store.db(), balancerId, region),
       db
         .select({ snapshot: rs.snapshot, digest: rs.analysisDigest, at: rs.analyzedAt, cycle: rs.cycles })
         .from(rs)
@@ -201,32 +202,6 @@ export async function readCycleInputs(
 
 /** A balancer's node with its prior state in the region. */
 export type KnownNode = KnownNodeRow;
-
-/** PostgreSQL's read of a balancer's nodes with their prior state in the region. */
-function knownNodesQuery(store: PostgresStore, balancerId: string, region: string): Promise<KnownNode[]> {
-  const { nodes: n, subjectStates: s, subjectTicks: k } = store.tables;
-  return store
-    .db()
-    .select({
-      id: n.id,
-      seq: n.seq,
-      key: n.key,
-      origin: n.origin,
-      address: n.address,
-      lastSeenAt: n.lastSeenAt,
-      fingerprintKey: s.fingerprintKey,
-      verdictDigest: s.verdictDigest,
-      lastAvailableKey: s.lastAvailableKey,
-      fingerprintSince: s.fingerprintSince,
-      probes: k.probes,
-      failures: k.failures,
-      consecutiveFailures: k.consecutiveFailures,
-    })
-    .from(n)
-    .leftJoin(s, and(eq(s.subjectId, n.id), eq(s.region, region)))
-    .leftJoin(k, and(eq(k.subjectId, n.id), eq(k.region, region)))
-    .where(eq(n.balancerId, balancerId));
-}
 
 /**
  * PostgreSQL's read of recent changes. The change flag is tested bare, as the partial index

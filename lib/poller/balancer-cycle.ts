@@ -115,6 +115,7 @@ function priorOf(n: KnownNode): PriorState | null {
     failures: n.failures ?? 0,
     consecutiveFailures: n.consecutiveFailures ?? 0,
     lastSeenAt: n.lastSeenAt,
+    probedAt: n.probedAt,
   };
 }
 

@@ -212,6 +212,7 @@ describe('one writer, one reader, one pruning path', () => {
                   failures: 0,
                   consecutiveFailures: 0,
                   lastSeenAt: when,
+                  probedAt: when,
                 }
               : null,
           },

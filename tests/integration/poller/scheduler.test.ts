@@ -191,8 +191,9 @@ it('taking a URL off the node list removes that node, its state, history and rol
   await runBalancerCycle(store, b.id, { probe });
   const gone = (await listNodes(store, b.id)).find((n) => n.url === urls[1]);
   expect(gone).toBeDefined();
+  // A node's current hour is in its minute slots until a probe in a later hour folds it into the hour's row.
   const rollupCount = () =>
-    store.read(async (db) => (await db.select({ n: countRows() }).from(store.t.nodeRollups))[0]?.n);
+    store.read(async (db) => (await db.select({ n: countRows() }).from(store.t.nodeMinuteRollups))[0]?.n);
   const before = await rollupCount();
   await updateBalancer(store, b.id, { nodeUrls: [urls[0] ?? ''] });
   expect((await listNodes(store, b.id)).map((n) => n.url)).toEqual([urls[0]]);

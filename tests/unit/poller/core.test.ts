@@ -28,6 +28,7 @@ const prior = (fingerprintKey: string, lastAvailableKey: string | null): PriorSt
   failures: 0,
   consecutiveFailures: 0,
   lastSeenAt: 0,
+  probedAt: 0,
 });
 
 describe('classifyTransition', () => {
