@@ -335,7 +335,7 @@ export async function getRollups(
     if (hour < ringFrom && lastProbed.get(`${regionId}:${seq}`) !== hour) continue;
     if (r.probes > (best.get(r.key)?.probes ?? -1)) best.set(r.key, r);
   }
-  for (const r of best.values()) {
+  for (const [, r] of best) {
     const { hour } = splitRollupKey(r.key);
     const acc = byHour.get(hour) ?? { probes: 0, failures: 0, h: new Map<number, number>() };
     acc.probes += r.probes;
