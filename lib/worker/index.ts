@@ -19,6 +19,9 @@ import { startMetricFlusher } from '@/lib/metrics/stored';
 import { parseRoles as parseRoleList, ROLES, type Role, type Settings } from '@/lib/settings';
 import { startMaintenance, type MaintainStatus } from './maintain';
 
+/** How often a worker adds what it counted to the stored metric series. */
+export const METRIC_FLUSH_MS = 5_000;
+
 export { ROLES, type Role };
 
 /** The `--roles` flag's list; throws RangeError saying what is wrong. */
@@ -100,8 +103,9 @@ export async function startWorker(opts: WorkerOptions): Promise<WorkerHandle> {
       jobs.push({ stop: () => job.stop(), status: () => ({ role, status: job.status() }) });
     }
   }
-  // The roles' counts (probes, cycles, delivery attempts) reach the stored series /metrics renders.
-  const flusher = startMetricFlusher(opts.store, 1_000, log);
+  // The roles' counts (probes, cycles, delivery attempts) reach the stored series /metrics renders, every
+  // few seconds: well inside any scrape interval, and one row version per series, not one per cycle.
+  const flusher = startMetricFlusher(opts.store, METRIC_FLUSH_MS, log);
   let stopping: Promise<void> | null = null;
   return {
     roles: [...opts.roles],
