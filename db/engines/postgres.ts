@@ -6,7 +6,7 @@ import path from 'node:path';
 import { sql as sqlTag } from 'drizzle-orm';
 import { drizzle, type PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import { migrate } from 'drizzle-orm/postgres-js/migrator';
-import postgres, { type Options, type PostgresType, type Sql } from 'postgres';
+import postgres, { type Options, type PostgresType, type Sql, type TransactionSql } from 'postgres';
 import * as pgSchema from '../schema-pg';
 import type { Db, PostgresDb, PostgresStore, StoreObserver, Tables } from '../index';
 import { noteWriteError, StoreOpenError } from '../store-errors';
@@ -134,6 +134,41 @@ function clientFor(location: string, settings: PostgresSettings, max: number, ob
     // "already exists, skipping" and the like are not worth a line in the operator's log.
     onnotice: () => {},
     ...(observer?.statement ? { debug: (_c: number, q: string) => observer.statement?.(q) } : {}),
+  });
+}
+
+/**
+ * Statements with up to this many parameters are prepared: named, parsed and planned once per connection, then
+ * only bound and run. Longer ones are lists (an IN list, rows of a multi-row insert) whose text changes with their
+ * length: preparing each length would fill the connection's statement cache, on both sides, until it is recycled.
+ */
+const MAX_PREPARED_PARAMETERS = 64;
+
+/**
+ * The client drizzle is given: drizzle runs every query it did not name unprepared (parsed, analysed and
+ * planned by the server each time, which cost PostgreSQL more CPU than running the poller's statements); this
+ * prepares the statements that repeat, in transactions too.
+ */
+function preparing<T extends Sql | TransactionSql>(client: T): T {
+  return new Proxy(client, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop);
+      if (prop === 'unsafe')
+        return (query: string, params?: unknown[], options?: { prepare?: boolean }) =>
+          target.unsafe(query, params as never, {
+            ...options,
+            prepare: (params?.length ?? 0) <= MAX_PREPARED_PARAMETERS,
+          });
+      if (prop === 'begin' || prop === 'savepoint')
+        return (...args: unknown[]) => {
+          const fn = args.pop() as (tx: TransactionSql) => unknown;
+          return (value as (...a: unknown[]) => unknown).apply(target, [
+            ...args,
+            (tx: TransactionSql) => fn(preparing(tx)),
+          ]);
+        };
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
   });
 }
 
@@ -267,7 +302,7 @@ export async function openPostgres(
 
   const observer = options.observer;
   const client = clientFor(location, settings, settings.poolSize, observer);
-  const db: PostgresJsDatabase<typeof pgSchema> = drizzle(client, { schema: pgSchema });
+  const db: PostgresJsDatabase<typeof pgSchema> = drizzle(preparing(client), { schema: pgSchema });
   // Lease upkeep gets one connection of its own, opened on first use (only poll workers renew leases), so a
   // pool held by long cycle writes cannot make a live worker's leases lapse.
   let leaseClient: Sql | null = null;
@@ -275,7 +310,7 @@ export async function openPostgres(
   const leaseHandle = () => {
     if (!leaseDb) {
       leaseClient = clientFor(location, settings, 1);
-      leaseDb = drizzle(leaseClient, { schema: pgSchema });
+      leaseDb = drizzle(preparing(leaseClient), { schema: pgSchema });
     }
     return leaseDb;
   };
