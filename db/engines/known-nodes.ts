@@ -1,12 +1,13 @@
-// A cycle's read of a balancer's nodes with their prior state in the region, on either engine: one JSON text
-// of tuples for the whole balancer. Building a JS value per column of every row (better-sqlite3's rows,
-// postgres-js's and drizzle's per-field mapping) costs several times the query; V8 parses one string fast.
+// A cycle's read of a balancer's nodes with their prior state in the region. SQLite's comes as one JSON text of
+// tuples for the whole balancer: better-sqlite3 builds a JS value per column of every row, at several times the
+// query's cost, and V8 parses one string fast. PostgreSQL's comes as plain rows: there the server's JSON
+// building costs more than the driver's parsing, and drizzle's per-field mapping is left out.
 import { sql } from 'drizzle-orm';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type * as pgSchema from '../schema-pg';
 
 /** A balancer's node, each with its prior state columns in the region (null when never probed there). */
-export interface KnownNodeRow {
+export type KnownNodeRow = {
   id: string;
   seq: number | null;
   key: string;
@@ -22,7 +23,7 @@ export interface KnownNodeRow {
   consecutiveFailures: number | null;
   /** The latest probe's time in the region (the ticks row). */
   probedAt: number | null;
-}
+};
 
 /** The columns of one tuple, in order: both engines' statements name them in this order. */
 export type KnownNodeTuple = [
@@ -65,23 +66,26 @@ export function knownNodesFromJson(text: string | null | undefined): KnownNodeRo
 type Reader = Pick<PostgresJsDatabase<typeof pgSchema>, 'execute'>;
 
 /**
- * PostgreSQL's read of a balancer's known nodes. Each node's verdict and ticks rows are looked up by their key
- * (a LATERAL subquery with LIMIT 1, which the planner does not flatten): as a plain join the planner hashes
- * the whole ticks table of every balancer, a scan that grows with the fleet rather than with the balancer.
+ * PostgreSQL's read of a balancer's known nodes, as rows (the server builds JSON slower than postgres-js parses
+ * rows). Each node's verdict and ticks rows are looked up by their key (a LATERAL subquery with LIMIT 1, which
+ * the planner does not flatten): as a plain join the planner hashes the whole ticks table of every balancer, a
+ * scan that grows with the fleet rather than with the balancer.
  */
 export async function postgresKnownNodeRows(
   db: Reader,
   balancerId: string,
   region: string,
 ): Promise<KnownNodeRow[]> {
-  const rows = await db.execute<{ nodes: string | null }>(sql`SELECT json_agg(json_build_array(n.id, n.seq,
-      n.key, n.origin, n.address, n.last_seen_at, s.fingerprint_key, s.verdict_digest, s.last_available_key,
-      s.fingerprint_since, k.probes, k.failures, k.consecutive_failures, k.probed_at))::text AS nodes
+  const rows = await db.execute<KnownNodeRow>(sql`SELECT n.id, n.seq, n.key, n.origin, n.address,
+      n.last_seen_at AS "lastSeenAt", s.fingerprint_key AS "fingerprintKey", s.verdict_digest AS "verdictDigest",
+      s.last_available_key AS "lastAvailableKey", s.fingerprint_since AS "fingerprintSince", k.probes,
+      k.failures, k.consecutive_failures AS "consecutiveFailures", k.probed_at AS "probedAt"
     FROM nodes n
     LEFT JOIN LATERAL (SELECT fingerprint_key, verdict_digest, last_available_key, fingerprint_since
       FROM subject_states WHERE subject_id = n.id AND region = ${region} LIMIT 1) s ON true
     LEFT JOIN LATERAL (SELECT probes, failures, consecutive_failures, probed_at
       FROM subject_ticks WHERE subject_id = n.id AND region = ${region} LIMIT 1) k ON true
     WHERE n.balancer_id = ${balancerId}`);
-  return knownNodesFromJson(rows[0]?.nodes);
+  // The columns are named as KnownNodeRow's fields, typed by the driver (int8 as numbers, see postgres.ts).
+  return rows;
 }
