@@ -14,11 +14,11 @@ import { openStore, type Store } from '@/db';
 import { createBalancer } from '@/db/queries/balancers';
 import { listUnits } from '@/db/queries/units';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
-import { firstKeyOfHour, hourOf, rollupKey } from '@/db/rollup-key';
+import { hourOf, rollupKey } from '@/db/rollup-key';
 import {
   countNodeStates,
   insertRollups,
-  readRollupsFrom,
+  readHourFromRing,
   storeBytes,
   tableBytes,
   tableRows,
@@ -534,10 +534,10 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
       const tableGrowth = { ...accumulating, ...rewritten };
       const otherGrowth = growthOutsideRollups(accumulating);
       const rewrittenGrowth = growthOutsideRollups(rewritten);
-      // A new hour adds one rollup row per node: weigh it by writing the next hour's rows, as the
-      // one-process benchmark does.
+      // A new hour adds one rollup row per node (folded from its minute slots when the hour is left): weigh it
+      // by writing the next hour's rows from this hour's slots, as the one-process benchmark does.
       const beforeNextHour = await weigh(store, pg);
-      const current = await readRollupsFrom(store, firstKeyOfHour(hourOf(Date.now())));
+      const current = await readHourFromRing(store, hourOf(Date.now()));
       const probesPerHour = Math.round(3_600_000 / args.intervalMs);
       await insertRollups(
         store,

@@ -10,11 +10,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '@/db';
-import { countNodeHistory, countNodeStates, insertRollups, readRollupsFrom, storeBytes } from '@/db/stats';
+import { countNodeHistory, countNodeStates, insertRollups, readHourFromRing, storeBytes } from '@/db/stats';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
-import { firstKeyOfHour, hourOf } from '@/db/rollup-key';
+import { hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/db/queries/balancers';
-import { startPollerWith } from '@/lib/poller/poll-role';
+import { startWorker } from '@/lib/worker';
 import { closeDefaultProbe } from '@/lib/poller/default-probe';
 import { probeNode } from '@/lib/probe';
 import { UndiciProbeClient } from './support/undici-probe-client';
@@ -172,14 +172,19 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     const undici =
       args.httpClient === 'undici' ? new UndiciProbeClient(egress, { keepAliveTimeoutMs: 30_000 }) : null;
     process.stdout.write(`  http client: ${args.httpClient}\n`);
-    const handle = startPollerWith({
+    // The poll role as a worker runs it (its probe metrics observed and flushed to the store too), so the
+    // figures compare with the worker processes of the PostgreSQL runs.
+    const worker = await startWorker({
       store,
-      ...(undici
-        ? { probe: (target, options) => probeNode(target, options, { dispatcher: undici, egress }) }
-        : {}),
+      roles: ['poll'],
       settings: { ...settings, allowLoopback: true, pollerConcurrency: args.concurrency },
-      log: (l) => process.stdout.write(`  [poller] ${l}\n`),
+      poll: undici
+        ? { probe: (target, options) => probeNode(target, options, { dispatcher: undici, egress }) }
+        : {},
+      log: (l) => process.stdout.write(`  ${l}\n`),
     });
+    const handle = worker.poller;
+    if (!handle) throw new Error('the poll role did not start');
     handle.events.on('probeStart', (lag) => {
       probesStarted += 1;
       if (!measuring) return;
@@ -248,7 +253,7 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpuBefore);
     const fleetAfter = await fleet.stats();
-    await handle.stop();
+    await worker.stop();
     await closeDefaultProbe();
     await undici?.close();
 
@@ -258,9 +263,10 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     const { accumulating, rewritten } = splitGrowth(before, after);
     const tableGrowth = { ...accumulating, ...rewritten };
     const historyAfter = await countNodeHistory(store);
-    // A new hour adds one rollup row per node. Weigh a full quiet hour: each node's current row scaled to
-    // one hour of probes at this interval, written as the next hour's row.
-    const current = await readRollupsFrom(store, firstKeyOfHour(hourOf(Date.now())));
+    // A new hour adds one rollup row per node (folded from its minute slots when the hour is left). Weigh a
+    // full quiet hour: each node's current hour so far, scaled to one hour of probes at this interval, written
+    // as the next hour's row.
+    const current = await readHourFromRing(store, hourOf(Date.now()));
     const probesPerHour = Math.round(3_600_000 / args.intervalMs);
     await insertRollups(
       store,

@@ -1,6 +1,7 @@
 // How big the store is and what it holds, for benchmarks and maintenance reports.
-import { count, eq, gte } from 'drizzle-orm';
-import type { Store } from './index';
+import { count, eq, sql } from 'drizzle-orm';
+import { selectRows, type Store } from './index';
+import { MINUTE_SLOTS, rollupKey } from './rollup-key';
 
 /** Bytes in use (pages minus free pages), after folding the WAL in; SQLite only (null elsewhere). */
 export async function storeBytes(store: Store): Promise<number | null> {
@@ -74,15 +75,30 @@ export interface RollupRowData {
   latency: string;
 }
 
-/** Rollup rows with keys from `fromKey` on. */
-export function readRollupsFrom(store: Store, fromKey: number): Promise<RollupRowData[]> {
-  const { nodeRollups: r } = store.t;
-  return store.read((db) =>
-    db
-      .select({ key: r.key, probes: r.probes, failures: r.failures, latency: r.latency })
-      .from(r)
-      .where(gte(r.key, fromKey)),
+/**
+ * The hour's figures of every node and region, summed from the minute ring (an hour's row is written only when
+ * the hour is left): what its row will hold, as far as the hour has gone.
+ */
+export async function readHourFromRing(store: Store, hour: number): Promise<RollupRowData[]> {
+  const latency = store.engine === 'postgres' ? sql`string_agg(latency, ',')` : sql`group_concat(latency, ',')`;
+  const rows = await store.read(() =>
+    selectRows<{ ring: number | string; probes: number | string; failures: number | string; latency: string }>(
+      store,
+      sql`SELECT key / ${sql.raw(String(MINUTE_SLOTS))} AS ring, sum(probes) AS probes,
+          sum(failures) AS failures, ${latency} AS latency
+        FROM node_minute_rollups WHERE minute >= ${hour * 60} AND minute < ${(hour + 1) * 60} GROUP BY 1`,
+    ),
   );
+  return rows.map((r) => {
+    const ring = Number(r.ring);
+    const regionId = Math.floor(ring / 2 ** 24);
+    return {
+      key: rollupKey(hour, ring - regionId * 2 ** 24, regionId),
+      probes: Number(r.probes),
+      failures: Number(r.failures),
+      latency: r.latency,
+    };
+  });
 }
 
 /** Inserts rollup rows in one transaction (benchmarks weigh an hour of them). */

@@ -66,7 +66,7 @@ export async function storeRegionAnalysis(
   previousCombinedDigest: string | null;
 }> {
   const { balancerRegionStates: rs, balancerStates: bs } = store.t;
-  const { snapshot, ...own } = w.analysis;
+  const { snapshot, ...ownAnalysis } = w.analysis;
   const digest = analysisDigest(w.analysis);
   const cycles = snapshot.cycle ?? 0;
   return store.write(async (tx) => {
@@ -74,47 +74,52 @@ export async function storeRegionAnalysis(
     // the other's previous row and the combined snapshot from before either wrote, and both would raise the
     // same event (two balancer.region_split for one split). The lock lasts until the transaction ends; the
     // reads below then see what the other region committed. SQLite's writes are serial already.
-    if (store.engine === 'postgres')
-      await selectRows(
-        store,
-        sql`SELECT pg_advisory_xact_lock(hashtextextended(${`erawatch:combine:${w.balancerId}`}, 0))`,
-      );
-    if (ownDigestBefore === digest)
-      await tx
-        .update(rs)
-        .set({ analyzedAt: w.at, cycles })
-        .where(and(eq(rs.balancerId, w.balancerId), eq(rs.region, w.region)));
-    else
-      await tx
-        .insert(rs)
-        .values({
-          balancerId: w.balancerId,
-          region: w.region,
-          analysis: own,
-          snapshot,
-          analysisDigest: digest,
-          analyzedAt: w.at,
-          cycles,
-        })
-        .onConflictDoUpdate({
-          target: [rs.balancerId, rs.region],
-          set: { analysis: own, snapshot, analysisDigest: digest, analyzedAt: w.at, cycles },
-        });
+    const lock =
+      store.engine === 'postgres'
+        ? selectRows(
+            store,
+            sql`SELECT pg_advisory_xact_lock(hashtextextended(${`erawatch:combine:${w.balancerId}`}, 0))`,
+          )
+        : Promise.resolve([]);
+    const own =
+      ownDigestBefore === digest
+        ? tx
+            .update(rs)
+            .set({ analyzedAt: w.at, cycles })
+            .where(and(eq(rs.balancerId, w.balancerId), eq(rs.region, w.region)))
+        : tx
+            .insert(rs)
+            .values({
+              balancerId: w.balancerId,
+              region: w.region,
+              analysis: ownAnalysis,
+              snapshot,
+              analysisDigest: digest,
+              analyzedAt: w.at,
+              cycles,
+            })
+            .onConflictDoUpdate({
+              target: [rs.balancerId, rs.region],
+              set: { analysis: ownAnalysis, snapshot, analysisDigest: digest, analyzedAt: w.at, cycles },
+            });
     // The cross-region step takes this region's analysis from the write itself: reading its row back would only
     // parse the snapshot just written.
-    const rows = await tx
+    const others = tx
       .select()
       .from(rs)
       .where(and(eq(rs.balancerId, w.balancerId), ne(rs.region, w.region)));
+    const previous = tx
+      .select({ snapshot: bs.snapshot, digest: bs.analysisDigest, at: bs.analyzedAt, cycle: bs.cycles })
+      .from(bs)
+      .where(eq(bs.balancerId, w.balancerId));
+    // Sent together, in this order: the transaction's connection runs them one after the other (the lock
+    // first), without a round trip between them.
+    const [, , rows, [prev]] = await Promise.all([lock, own, others, previous]);
     const stored: StoredRegionState[] = rows.map((r) => ({
       region: r.region,
       analysis: parseStoredRegionAnalysis(r.analysis, r.snapshot, { at: r.analyzedAt, cycle: r.cycles }),
       analyzedAt: r.analyzedAt,
     }));
-    const [prev] = await tx
-      .select({ snapshot: bs.snapshot, digest: bs.analysisDigest, at: bs.analyzedAt, cycle: bs.cycles })
-      .from(bs)
-      .where(eq(bs.balancerId, w.balancerId));
     return {
       others: stored,
       previousCombined: prev ? parseStoredSnapshot(prev.snapshot, prev) : null,
