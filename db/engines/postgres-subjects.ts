@@ -35,12 +35,21 @@ const mergedMinuteLatency = sql.raw(`(SELECT coalesce(string_agg(m.b || ':' || m
         WHERE p <> '' GROUP BY 1 HAVING sum(split_part(p, ':', 2)::bigint) > 0) AS m)`);
 
 interface Batch {
+  /** Sends a statement now (its rows may be needed by the ones after it). */
   push(q: SQL): void;
+  /**
+   * Adds a statement to the combined one that flush sends: one statement of data-modifying CTEs, parsed and
+   * sent once (each statement sent is a write to the socket, and a wake-up of the server, on its own). Its
+   * parts see the rows as they were before it (the fold reads the minute slots this cycle is about to
+   * update), must not update one row twice, and their foreign keys are checked once all of them ran.
+   */
+  add(q: SQL): void;
   flush(): Promise<void>;
 }
 
 function batchOn(tx: Tx): Batch {
   const pending: Promise<unknown>[] = [];
+  const combined: SQL[] = [];
   return {
     push(q) {
       // drizzle's query runs on each `then`: start it exactly once here (in order), and await it in flush.
@@ -48,7 +57,19 @@ function batchOn(tx: Tx): Batch {
       p.catch(() => {});
       pending.push(p);
     },
+    add(q) {
+      combined.push(q);
+    },
     async flush() {
+      const parts = combined.splice(0);
+      if (parts.length === 1 && parts[0]) this.push(parts[0]);
+      else if (parts.length > 1)
+        this.push(
+          sql`WITH ${sql.join(
+            parts.map((q, i) => sql`${sql.raw(`w${i}`)} AS (${q})`),
+            sql`, `,
+          )} SELECT 1`,
+        );
       const all = pending.splice(0);
       await Promise.all(all);
     },
@@ -163,7 +184,7 @@ function pushSubjects(b: Batch, region: string, out: SubjectRows): void {
       FROM jsonb_to_recordset(${rows(out.open)}::jsonb)
         AS x(s text, k text, n text, t text, fk text, ce text, r text, nv text, se text, c boolean, at bigint)`);
   if (out.states.length > 0)
-    b.push(sql`INSERT INTO subject_states (subject_id, region, kind, node_id, target_id, verdict, verdict_digest,
+    b.add(sql`INSERT INTO subject_states (subject_id, region, kind, node_id, target_id, verdict, verdict_digest,
         fingerprint_key, last_available_key, client_era, reason, fingerprint_since)
       SELECT x.s, ${region}, x.k, x.n, x.t, x.v, x.d, x.fk, x.la, x.ce, x.r, x.fs
       FROM jsonb_to_recordset(${rows(out.states)}::jsonb)
@@ -174,7 +195,7 @@ function pushSubjects(b: Batch, region: string, out: SubjectRows): void {
         reason = excluded.reason, fingerprint_since = excluded.fingerprint_since`);
   // The one statement a quiet subject costs: its narrow ticks row, updated HOT (no indexed column changes).
   if (out.ticks.length > 0)
-    b.push(sql`INSERT INTO subject_ticks (subject_id, region, probed_at, duration_ms, probes, failures,
+    b.add(sql`INSERT INTO subject_ticks (subject_id, region, probed_at, duration_ms, probes, failures,
         consecutive_failures)
       SELECT x.s, ${region}, x.at, x.ms, x.p, x.f, x.cf
       FROM jsonb_to_recordset(${rows(out.ticks)}::jsonb) AS x(s text, at bigint, ms int, p int, f int, cf int)
@@ -239,11 +260,11 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
       WHERE nodes.id = x.id`);
   pushSubjects(b, w.region, subjects);
   if (seen.length > 0)
-    b.push(sql`UPDATE nodes SET last_seen_at = ${w.at}
+    b.add(sql`UPDATE nodes SET last_seen_at = ${w.at}
       WHERE id IN (SELECT jsonb_array_elements_text(${rows(seen)}::jsonb))`);
   // An hour a node has left is summed from its minute slots, before this probe's minute can reuse one of them.
   if (folds.length > 0)
-    b.push(sql`INSERT INTO node_rollups (key, probes, failures, latency)
+    b.add(sql`INSERT INTO node_rollups (key, probes, failures, latency)
       SELECT x.k, sum(m.probes), sum(m.failures), ${foldedLatency}
       FROM jsonb_to_recordset(${rows(folds)}::jsonb) AS x(k bigint, lo bigint, m0 int)
         JOIN node_minute_rollups m ON m.key >= x.lo AND m.key < x.lo + ${MINUTE_SLOTS}
@@ -253,7 +274,7 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
         latency = excluded.latency`);
   // A slot of the minute ring holds one minute: a newer minute resets it, an older one is never written over it.
   if (minutes.length > 0)
-    b.push(sql`INSERT INTO node_minute_rollups (key, minute, probes, failures, latency)
+    b.add(sql`INSERT INTO node_minute_rollups (key, minute, probes, failures, latency)
       SELECT x.k, x.m, 1, x.f, x.l FROM jsonb_to_recordset(${rows(minutes)}::jsonb)
         AS x(k bigint, m int, f int, l text)
       ON CONFLICT (key) DO UPDATE SET
@@ -268,12 +289,12 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
   // A cycle that found what the last one did writes only the time and the cycle count: the analysis and
   // snapshot stay where they are (out of line: toast_tuple_target, migration 0015), so the row version is small.
   if (w.analysisUnchanged)
-    b.push(sql`UPDATE balancer_states SET analyzed_at = ${w.at}, cycles = ${cycles}
+    b.add(sql`UPDATE balancer_states SET analyzed_at = ${w.at}, cycles = ${cycles}
       WHERE balancer_id = ${w.balancerId}`);
   else {
     const { snapshot, ...analysis } = w.analysis;
     const digest = w.analysisDigest ?? analysisDigest(w.analysis);
-    b.push(sql`INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis,
+    b.add(sql`INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis,
         snapshot, analysis_digest, analyzed_at, cycles)
       VALUES (${w.balancerId}, ${w.analysis.state}, ${w.analysis.severity}, ${w.analysis.displayStatus},
         ${w.analysis.isDegraded}, ${JSON.stringify(analysis)}::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${digest},

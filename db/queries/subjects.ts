@@ -1,10 +1,10 @@
 // The probed subjects' state: what a cycle reads before probing, its one write, stdio target results, the
 // subjects the scheduler spreads, and retention.
 import { parseStoredRegionAnalysis, parseStoredSnapshot, parseStoredVerdict } from '@/lib/schemas/stored';
-import { and, asc, desc, eq, gte, isNotNull, isNull, lt, ne, notExists, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, isNotNull, isNull, lt, ne, notExists, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerSnapshot } from '@/lib/rollout/types';
-import { selectRows, type PostgresStore, type Store } from '../index';
+import { selectRows, type Store } from '../index';
 import { endKeyOfRegion, firstKeyOfHour, hourOf } from '../rollup-key';
 import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgres-subjects';
 import { sqliteKnownNodeRows, sqliteRecentChangeRows } from '../engines/sqlite-reads';
@@ -15,7 +15,8 @@ import type { SubjectHistoryRow, SubjectStateRow, SubjectTickRow } from '../sche
 import { insertEvents, type StoredEvent } from './events';
 import { toBalancer, type Balancer } from './balancers';
 import { NotFoundError } from '@/lib/errors';
-import type { RolloutWindowRow } from '../schema';
+import type { BalancerRow, RolloutWindowRow } from '../schema';
+import { postgresCycleRead } from '../engines/postgres-cycle-read';
 import { regionIdIn } from './regions';
 
 export {
@@ -156,75 +157,83 @@ export async function readCycleInputs(
 ): Promise<CycleInputs> {
   const { balancers: b, balancerStates: bs, balancerRegionStates: rs, rolloutWindows: w } = store.t;
   return store.read(async (db) => {
-    const [balancerRows, knownRows, ownRows, legacyRows, windows, changeRows] = await Promise.all([
-      db.select().from(b).where(eq(b.id, balancerId)),
-      store.engine === 'sqlite'
-        ? Promise.resolve(sqliteKnownNodeRows(store.sqlite, balancerId, region))
-        : postgresKnownNodeRows(store.db(), balancerId, region),
-      db
-        .select({ snapshot: rs.snapshot, digest: rs.analysisDigest, at: rs.analyzedAt, cycle: rs.cycles })
-        .from(rs)
-        .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
-      // A store from before regions has only the combined snapshot: the default region carries on from it.
-      region === 'default'
-        ? db
-            .select({ snapshot: bs.snapshot, at: bs.analyzedAt, cycle: bs.cycles })
-            .from(bs)
-            .where(
-              and(
-                eq(bs.balancerId, balancerId),
-                notExists(
-                  db
-                    .select({ one: sql`1` })
-                    .from(rs)
-                    .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
+    let parts: {
+      balancer: BalancerRow | undefined;
+      known: KnownNodeRow[];
+      own: { snapshot: unknown; digest?: string | null; at: number; cycle: number } | undefined;
+      legacy: { snapshot: unknown; at: number; cycle: number } | undefined;
+      window: RolloutWindowRow | undefined;
+      changes: ReadonlyArray<{ nodeId: string; at: number }>;
+    };
+    if (store.engine === 'postgres') {
+      // Two statements: the nodes as rows, everything else as one JSON row (see postgres-cycle-read.ts).
+      const [known, rest] = await Promise.all([
+        postgresKnownNodeRows(store.db(), balancerId, region),
+        postgresCycleRead(store.db(), balancerId, region, changesSince),
+      ]);
+      parts = {
+        balancer: rest.balancer ?? undefined,
+        known,
+        own: rest.own ?? undefined,
+        legacy: rest.legacy ?? undefined,
+        window: rest.window ?? undefined,
+        changes: rest.changes,
+      };
+    } else {
+      const [balancerRows, ownRows, legacyRows, windows] = await Promise.all([
+        db.select().from(b).where(eq(b.id, balancerId)),
+        db
+          .select({ snapshot: rs.snapshot, digest: rs.analysisDigest, at: rs.analyzedAt, cycle: rs.cycles })
+          .from(rs)
+          .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
+        // A store from before regions has only the combined snapshot: the default region carries on from it.
+        region === 'default'
+          ? db
+              .select({ snapshot: bs.snapshot, at: bs.analyzedAt, cycle: bs.cycles })
+              .from(bs)
+              .where(
+                and(
+                  eq(bs.balancerId, balancerId),
+                  notExists(
+                    db
+                      .select({ one: sql`1` })
+                      .from(rs)
+                      .where(and(eq(rs.balancerId, balancerId), eq(rs.region, region))),
+                  ),
                 ),
-              ),
-            )
-        : Promise.resolve([]),
-      db
-        .select()
-        .from(w)
-        .where(and(eq(w.balancerId, balancerId), isNull(w.closedAt))),
-      store.engine === 'sqlite'
-        ? Promise.resolve(sqliteRecentChangeRows(store.sqlite, balancerId, region, changesSince))
-        : recentChangesQuery(store, balancerId, region, changesSince),
-    ]);
-    const row = balancerRows[0];
+              )
+          : Promise.resolve([]),
+        db
+          .select()
+          .from(w)
+          .where(and(eq(w.balancerId, balancerId), isNull(w.closedAt))),
+      ]);
+      parts = {
+        balancer: balancerRows[0],
+        known: sqliteKnownNodeRows(store.sqlite, balancerId, region),
+        own: ownRows[0],
+        legacy: legacyRows[0],
+        window: windows[0],
+        changes: sqliteRecentChangeRows(store.sqlite, balancerId, region, changesSince),
+      };
+    }
+    const row = parts.balancer;
     if (!row) throw new NotFoundError('balancer', balancerId);
     // The time and cycle count come from the row's columns (a quiet cycle writes only those).
-    const from = ownRows[0] ?? legacyRows[0];
+    const from = parts.own ?? parts.legacy;
     return {
       balancer: toBalancer(row),
-      known: new Map(knownRows.map((r) => [r.key, r])),
+      known: new Map(parts.known.map((r) => [r.key, r])),
       previous: from ? { ...(from.snapshot as BalancerSnapshot), at: from.at, cycle: from.cycle } : null,
-      previousDigest: ownRows[0]?.digest ?? null,
-      openWindow: windows[0] ?? null,
-      recentChanges: changesByNode(changeRows),
+      previousDigest: parts.own?.digest ?? null,
+      openWindow: parts.window ?? null,
+      recentChanges: changesByNode(parts.changes),
     };
   });
 }
 
 /** A balancer's node with its prior state in the region. */
 export type KnownNode = KnownNodeRow;
-
-/**
- * PostgreSQL's read of recent changes. The change flag is tested bare, as the partial index
- * `subject_history_changes` states it: a bound `= true` would keep a generic plan of the prepared
- * statement off that index.
- */
-export function recentChangesQuery(store: PostgresStore, balancerId: string, region: string, since: number) {
-  const { nodes: n, subjectHistory: h } = store.tables;
-  return store
-    .db()
-    .select({ nodeId: h.subjectId, at: h.startedAt })
-    .from(h)
-    .innerJoin(n, eq(n.id, h.subjectId))
-    .where(
-      and(eq(n.balancerId, balancerId), eq(h.region, region), sql`${h.isChange}`, gte(h.startedAt, since)),
-    )
-    .orderBy(asc(h.startedAt));
-}
 
 function changesByNode(rows: ReadonlyArray<{ nodeId: string; at: number }>): Map<string, number[]> {
   const out = new Map<string, number[]>();

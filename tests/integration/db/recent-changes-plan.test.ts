@@ -7,7 +7,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, sqliteOf } from '@/db';
 import { openPostgres } from '@/db/engines/postgres';
 import { RECENT_CHANGES_SQL } from '@/db/engines/sqlite-reads';
-import { recentChangesQuery } from '@/db/queries/subjects';
+import { PgDialect } from 'drizzle-orm/pg-core';
+import { postgresCycleReadQuery } from '@/db/engines/postgres-cycle-read';
 import { createDatabase, describePostgres, stopSharedCluster } from '../../support/postgres';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-changes-plan-'));
@@ -37,7 +38,8 @@ describePostgres('the recent-changes read on PostgreSQL', () => {
   it('can use the partial index of changes even in a generic plan of the prepared statement', async () => {
     const store = await openPostgres(await createDatabase('changes-plan'));
     try {
-      const query = recentChangesQuery(store, 'bal_x', 'default', 0).toSQL();
+      // The changes are one part of the cycle's one read of everything but its nodes.
+      const query = new PgDialect().sqlToQuery(postgresCycleReadQuery('bal_x', 'default', 0));
       const literal = (v: unknown) =>
         typeof v === 'number' ? String(v) : `'${String(v).replace(/'/g, "''")}'`;
       const lines = await store.sql.begin(async (tx) => {
