@@ -80,9 +80,15 @@ export interface RollupRowData {
  * the hour is left): what its row will hold, as far as the hour has gone.
  */
 export async function readHourFromRing(store: Store, hour: number): Promise<RollupRowData[]> {
-  const latency = store.engine === 'postgres' ? sql`string_agg(latency, ',')` : sql`group_concat(latency, ',')`;
+  const latency =
+    store.engine === 'postgres' ? sql`string_agg(latency, ',')` : sql`group_concat(latency, ',')`;
   const rows = await store.read(() =>
-    selectRows<{ ring: number | string; probes: number | string; failures: number | string; latency: string }>(
+    selectRows<{
+      ring: number | string;
+      probes: number | string;
+      failures: number | string;
+      latency: string;
+    }>(
       store,
       sql`SELECT key / ${sql.raw(String(MINUTE_SLOTS))} AS ring, sum(probes) AS probes,
           sum(failures) AS failures, ${latency} AS latency
