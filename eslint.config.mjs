@@ -122,7 +122,7 @@ function layers() {
           'db/ is repositories: policy lives with the module that owns it; take its result as a parameter.',
         ),
         refuse(
-          ['lib/rollout/validate'],
+          ['lib/rollout/validate', 'lib/schemas/common', 'lib/balancers'],
           'db/ takes validated input: the route schema or the module that owns the rule checks it first.',
         ),
       ],

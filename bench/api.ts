@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
 import { openStore } from '@/db/index';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { insertEvents, type EventDraft } from '@/db/queries/events';
 import { buildNextApp, checkBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
 import { EVENT_TYPES } from '@/lib/rollout/types';

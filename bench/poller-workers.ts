@@ -11,7 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import postgres from 'postgres';
 import { openStore, type Store } from '@/db';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listUnits } from '@/db/queries/units';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { hourOf, rollupKey } from '@/db/rollup-key';

@@ -13,7 +13,7 @@ import { openStore } from '@/db';
 import { countNodeHistory, countNodeStates, insertRollups, readHourFromRing, storeBytes } from '@/db/stats';
 import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { hourOf } from '@/db/rollup-key';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { startWorker } from '@/lib/worker';
 import { closeDefaultProbe } from '@/lib/poller/default-probe';
 import { probeNode } from '@/lib/probe';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { openStore, type Store } from '@/db/index';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { checkBuild } from '@/lib/demo/next-app';
 import { stopChild } from '@/lib/peers/spawn';
 import { writeProbes } from '@/db/queries/subjects';

@@ -3,14 +3,7 @@ import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import { parseStoredAnalysis } from '@/lib/schemas/stored';
 import type { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
-import { parseInput, parsePatch } from '@/lib/schemas/common';
-import {
-  CreateBalancerInput,
-  UpdateBalancerInput,
-  type BalancerSettings,
-  type CreateBalancerInput as CreateBalancerInputType,
-  type UpdateBalancerInput as UpdateBalancerInputType,
-} from '@/lib/schemas/balancer';
+import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { BalancerListItemView, BalancerView } from '@/lib/schemas/balancer-view';
 import { firstRow, type Store } from '../index';
 import { newId } from '../ids';
@@ -61,10 +54,6 @@ export function toBalancer(row: BalancerRow): Balancer {
   };
 }
 
-function parseSettings(input: unknown): BalancerSettings {
-  return parseInput(CreateBalancerInput, input);
-}
-
 async function assertNameFree(store: Store, name: string, exceptId: string | null): Promise<void> {
   const { balancers } = store.t;
   const [clash] = await store.read((db) =>
@@ -73,14 +62,16 @@ async function assertNameFree(store: Store, name: string, exceptId: string | nul
   if (clash && clash.id !== exceptId) throw new ConflictError(`a balancer named '${name}' already exists`);
 }
 
-/** Validates and stores a new balancer. Duplicate name: ConflictError; bad input: ValidationError. */
-export async function createBalancer(
+/** A balancer's settings as stored: the balancer without its id and times. */
+export type StoredBalancerSettings = Omit<Balancer, 'id' | 'createdAt' | 'updatedAt'>;
+
+/** Stores a new balancer with settings validated by its owner (lib/balancers). Duplicate name: ConflictError. */
+export async function insertBalancer(
   store: Store,
-  input: CreateBalancerInputType,
+  settings: BalancerSettings,
   now: number = Date.now(),
 ): Promise<Balancer> {
   const { balancers } = store.t;
-  const settings = parseSettings(input);
   return store.write(async (tx) => {
     await assertNameFree(store, settings.name, null);
     const row = firstRow(
@@ -255,21 +246,23 @@ export async function listBalancerPage(
   return { items, nextCursor: rows.length > limit && last ? encodeCursor(last.name) : null };
 }
 
-/** Applies the fields present in `patch`; the merged settings are validated as a whole. */
-export async function updateBalancer(
+/**
+ * Replaces a balancer's settings with `next(current)`, in one transaction with the read of the current ones
+ * (`next` validates them: lib/balancers). Listed nodes follow the new list: a URL taken off it goes, with its
+ * state, history and rollups. Unknown id: NotFoundError; a name another balancer has: ConflictError.
+ */
+export async function updateBalancerSettings(
   store: Store,
   id: string,
-  patch: UpdateBalancerInputType,
+  next: (current: StoredBalancerSettings) => BalancerSettings,
   now: number = Date.now(),
 ): Promise<Balancer> {
   const { balancers, nodes } = store.t;
-  const changes = parsePatch(UpdateBalancerInput, patch);
   return store.write(async (tx) => {
     const current = await getBalancer(store, id);
     const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = current;
-    const merged = parseSettings({ ...settings, ...changes });
+    const merged = next(settings);
     await assertNameFree(store, merged.name, id);
-    // Listed nodes follow the configured list: a URL taken off it goes, with its state and history.
     const keep = new Set(merged.nodeUrls.map((u) => `listed:${u}`));
     const dropped = (
       await tx

@@ -8,7 +8,8 @@ import {
   updateAlertSink,
   type AlertSinkRow,
 } from '@/db/queries/alert-sinks';
-import { createBalancer, getBalancerByName, updateBalancer, type Balancer } from '@/db/queries/balancers';
+import { getBalancerByName, type Balancer } from '@/db/queries/balancers';
+import { createBalancer, updateBalancer } from '@/lib/balancers';
 import { listStdioTargetRows, upsertStdioTarget, type StdioTarget } from '@/db/queries/stdio-targets';
 import { getWebhookByName, replaceWebhookSecret, updateWebhook } from '@/db/queries/webhooks';
 import { createWebhook } from '@/lib/webhooks/endpoints';

@@ -1,13 +1,8 @@
 // Registers the demo balancers through the store, idempotently: a second run updates the existing rows
 // (the fleet's ports may have changed) instead of failing on the duplicate name.
 import type { Store } from '@/db';
-import {
-  createBalancer,
-  deleteBalancer,
-  getBalancerByName,
-  updateBalancer,
-  type Balancer,
-} from '@/db/queries/balancers';
+import { deleteBalancer, getBalancerByName, type Balancer } from '@/db/queries/balancers';
+import { createBalancer, updateBalancer } from '@/lib/balancers';
 import { NotFoundError } from '@/lib/errors';
 import { CreateBalancerInput } from '@/lib/schemas/balancer';
 

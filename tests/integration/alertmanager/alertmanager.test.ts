@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readSinkAlerts } from '@/db/queries/alert-sinks';
 import { createAlertSink } from '@/lib/alertmanager/sinks';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listDeliveries } from '@/db/queries/webhooks';
 import { runBalancerCycle } from '@/lib/poller';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';

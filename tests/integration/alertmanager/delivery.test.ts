@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSinkAlerts } from '@/db/queries/alert-sinks';
 import { createAlertSink } from '@/lib/alertmanager/sinks';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { openRolloutWindow } from '@/db/queries/rollouts';
 import { listDeliveries } from '@/db/queries/webhooks';
 import { createEgressAgent } from '@/lib/net/egress';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { NotFoundError } from '@/lib/errors';
 import { writeProbes } from '@/db/queries/subjects';
 import type { Verdict } from '@/lib/probe/types';

@@ -9,7 +9,7 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import { afterAll, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
 import { postgresMigrationsFolder } from '@/db/engines/postgres';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { writeProbes } from '@/db/queries/subjects';
 import { modernVerdict } from '../../unit/rollout/verdict-factory';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';

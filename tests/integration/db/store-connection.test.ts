@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
 import { openStore, selectRows, type Store } from '@/db';
 import { createWriteScope } from '@/db/engines/write-scope';
-import { countBalancers, createBalancer, getBalancerByName } from '@/db/queries/balancers';
+import { countBalancers, getBalancerByName } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { NotFoundError } from '@/lib/errors';
 
 let dir: string;

@@ -4,14 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countAppliedMigrations, openStore, type Store, sqliteOf } from '@/db';
-import {
-  createBalancer,
-  deleteBalancer,
-  getBalancer,
-  getBalancerByName,
-  listBalancers,
-  updateBalancer,
-} from '@/db/queries/balancers';
+import { deleteBalancer, getBalancer, getBalancerByName, listBalancers } from '@/db/queries/balancers';
+import { createBalancer, updateBalancer } from '@/lib/balancers';
 import { insertEvents, listEvents } from '@/db/queries/events';
 import { isSessionRevoked, pruneRevokedSessions, revokeSession } from '@/db/queries/sessions';
 import { getNode, getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db/index';
-import { createBalancer, listBalancers } from '@/db/queries/balancers';
+import { listBalancers } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { applyConfigAtStartup } from '@/lib/config/startup';
 import { parseSettings, resetProcessSettings } from '@/lib/settings';
 

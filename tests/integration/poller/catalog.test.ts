@@ -2,7 +2,7 @@
 // differs" and the tool named; a node that gains a tool gives one node.catalog_changed; the cadence lists
 // every Nth cycle; a legacy catalog is listed inside the initialized session, which is then DELETEd.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listEvents } from '@/db/queries/events';
 import { listNodes } from '@/db/queries/nodes';
 import { runBalancerCycle } from '@/lib/poller';

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { openReader, type StoreReader } from '../../support/store';
 import { tempStore, waitFor } from './support';

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBalancer, deleteBalancer } from '@/db/queries/balancers';
+import { deleteBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listEvents } from '@/db/queries/events';
 import { getNode, getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
 import { count as countRows } from 'drizzle-orm';

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listEvents } from '@/db/queries/events';
 import { getNodeHistory, listNodes } from '@/db/queries/nodes';
 import { runBalancerCycle } from '@/lib/poller';

@@ -3,7 +3,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { runBalancerCycle } from '@/lib/poller';
 import { closeSharedProbeAgents } from '@/lib/probe';

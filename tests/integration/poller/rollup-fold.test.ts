@@ -3,7 +3,7 @@
 // the ring's hours (and a node's last probed hour, not folded until it is probed again) from the ring, older
 // ones from their rows. Real cycles on a real store, on each engine, with the clock and the probe's answers set.
 import { afterAll, describe, expect, it } from 'vitest';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { getRollups, listNodes } from '@/db/queries/nodes';
 import { pruneOldData } from '@/db/queries/subjects';
 import { runBalancerCycle, type ProbeFn } from '@/lib/poller';

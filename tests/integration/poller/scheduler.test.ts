@@ -2,7 +2,7 @@
 // intervals, the global cap, one probe per node at a time, and retention.
 import { afterAll, expect, it } from 'vitest';
 import { count as countRows } from 'drizzle-orm';
-import { createBalancer, updateBalancer } from '@/db/queries/balancers';
+import { createBalancer, updateBalancer } from '@/lib/balancers';
 import { insertEvents, listEvents } from '@/db/queries/events';
 import { getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
 import { runBalancerCycle, pruneOldData, type ProbeFn } from '@/lib/poller';

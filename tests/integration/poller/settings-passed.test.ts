@@ -3,7 +3,7 @@
 // default probe. The environment here says another region and no loopback; the settings say eu-west and
 // loopback, and a real SDK server on loopback answers.
 import { afterAll, expect, it } from 'vitest';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { listPollWorkers, listUnits } from '@/db/queries/units';
 import { startPollerWith, type PollerHandle } from '@/lib/poller/poll-role';

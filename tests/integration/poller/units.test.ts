@@ -4,7 +4,7 @@
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { afterAll, expect, it } from 'vitest';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import {
   claimDueUnits,
   heartbeatPollWorker,

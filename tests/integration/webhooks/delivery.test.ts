@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db/index';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { insertEvents, type EventDraft } from '@/db/queries/events';
 import { closeRolloutWindow, openRolloutWindow } from '@/db/queries/rollouts';
 import {

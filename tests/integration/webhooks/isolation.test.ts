@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db/index';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { insertEvents } from '@/db/queries/events';
 import { listDeliveries, updateWebhook } from '@/db/queries/webhooks';
 import { createWebhook } from '@/lib/webhooks/endpoints';

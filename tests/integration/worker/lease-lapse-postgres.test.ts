@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Store } from '@/db';
 import { openPostgres } from '@/db/engines/postgres';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listUnits } from '@/db/queries/units';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { createDefaultProbe } from '@/lib/poller/default-probe';

@@ -94,7 +94,7 @@ function twoRegions(location: () => Promise<string>): void {
     front = await startSourceRoutingProxy({ [REGIONS['eu-west']]: west.url, [REGIONS['us-east']]: east.url });
 
     const { openStore } = await import('@/db/index');
-    const { createBalancer } = await import('@/db/queries/balancers');
+    const { createBalancer } = await import('@/lib/balancers');
     dbLocation = await location();
     store = await openStore(dbLocation);
     const created = await createBalancer(store, {

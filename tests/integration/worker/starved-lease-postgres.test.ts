@@ -10,7 +10,7 @@ import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listPollWorkers, listUnits, storeNow, syncUnits, type UnitRow } from '@/db/queries/units';
 import { createDatabase, describePostgres, sharedCluster, stopSharedCluster } from '../../support/postgres';
 import { pollUntil, PollAborted } from '../../support/wait';

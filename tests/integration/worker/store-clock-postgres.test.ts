@@ -5,7 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { insertEvents } from '@/db/queries/events';
 import { deleteWebhook, listDeliveries } from '@/db/queries/webhooks';
 import { createWebhook } from '@/lib/webhooks/endpoints';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
-import { createBalancer } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { listSeries } from '@/db/queries/metric-series';
 import { listUnits, storeNow } from '@/db/queries/units';
 import { storeLocation } from '../../support/store';

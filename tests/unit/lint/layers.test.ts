@@ -31,6 +31,8 @@ describe('imports between layers', () => {
     ['db/queries/x.ts', "import { alertsFor } from '@/lib/alertmanager/alerts';", 'policy lives with'],
     ['db/queries/x.ts', "import { checkTarget } from '@/lib/rollout/validate';", 'takes validated input'],
     ['db/x.ts', "import { checkTarget } from '../lib/rollout/validate';", 'takes validated input'],
+    ['db/queries/x.ts', "import { parseInput } from '@/lib/schemas/common';", 'takes validated input'],
+    ['db/queries/x.ts', "import { createBalancer } from '@/lib/balancers';", 'takes validated input'],
     ['db/x.ts', "import { startWorker } from '@/lib/worker';", 'never imports a role'],
     ['db/queries/x.ts', "import { recordProbe } from '@/lib/metrics/stored';", 'never imports a role'],
     ['db/queries/x.ts', "import { withApi } from '@/lib/api/with-api';", 'never imports a role'],

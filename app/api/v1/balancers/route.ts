@@ -1,4 +1,5 @@
-import { createBalancer, listBalancerPage } from '@/db/queries/balancers';
+import { listBalancerPage } from '@/db/queries/balancers';
+import { createBalancer } from '@/lib/balancers';
 import { route } from '@/lib/api/route';
 import { asQueryErrors, json } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';

@@ -1,4 +1,5 @@
-import { deleteBalancer, getBalancer, readBalancerAnalysis, updateBalancer } from '@/db/queries/balancers';
+import { deleteBalancer, getBalancer, readBalancerAnalysis } from '@/db/queries/balancers';
+import { updateBalancer } from '@/lib/balancers';
 import { listNodes } from '@/db/queries/nodes';
 import { route } from '@/lib/api/route';
 import { json, noContent } from '@/lib/api/with-api';
