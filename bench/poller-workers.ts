@@ -157,6 +157,7 @@ async function pgCounters(pg: postgres.Sql): Promise<TableCounters> {
  * been probing that long would hold them.
  */
 async function seedHistory(pg: postgres.Sql, hours: number, now: number): Promise<number> {
+  const historyInserts = await historyInsertsCounted(pg);
   const nodes = await pg<Array<{ seq: number }>>`SELECT seq FROM nodes WHERE seq IS NOT NULL`;
   const perHour = Math.round(3_600_000 / 30_000);
   const rows: Array<{ k: number; p: number; l: string }> = [];
@@ -176,7 +177,29 @@ async function seedHistory(pg: postgres.Sql, hours: number, now: number): Promis
       false, ${now} - (g + 1) * ${spanMs}::bigint, ${now} - g * ${spanMs}::bigint, 60, 0
     FROM subject_states s, generate_series(1, ${hours * 2}) g WHERE s.kind = 'node'`;
   await pg`ANALYZE`;
+  await statsFlushed(pg, historyInserts + spans.count);
   return rows.length + spans.count;
+}
+
+async function historyInsertsCounted(pg: postgres.Sql): Promise<number> {
+  await pg`SELECT pg_stat_clear_snapshot()`;
+  const [row] = await pg<Array<{ ins: string | null }>>`
+    SELECT n_tup_ins AS ins FROM pg_stat_user_tables WHERE relname = 'subject_history'`;
+  return Number(row?.ins ?? 0);
+}
+
+/**
+ * Waits until the seeding's inserts show in pg_stat_user_tables: a backend hands its counts to the shared
+ * statistics at most once a second, so the window's first reading could otherwise miss them and count the
+ * seeding as the window's row versions. Bounded: 50 tries.
+ */
+async function statsFlushed(pg: postgres.Sql, historyInserts: number): Promise<void> {
+  for (let i = 0; i < 50; i++) {
+    await pg`SELECT pg_stat_force_next_flush()`;
+    if ((await historyInsertsCounted(pg)) >= historyInserts) return;
+    await sleep(100);
+  }
+  throw new Error('the seeded rows did not reach the statistics in 5 s');
 }
 
 /**

@@ -25,14 +25,14 @@ import { growthOutsideRollups, splitGrowth } from './support/worker-figures';
 import type { Settings } from '@/lib/settings';
 
 /**
- * The targets: 333 probes/s at ≤0.5 core and <1 MB per quiet hour for 10,000 nodes; 2,000 probes/s at ≤0.6
- * core for 60,000. A fleet above 10,000 nodes is judged by the 60,000-node CPU target, and its quiet-hour
+ * The targets: 333 probes/s at ≤0.5 core and <1 MB per quiet hour for 10,000 nodes; 2,000 probes/s at ≤0.45
+ * core for 60,000 (one process's figure before the store was declared once: no worse than that). A fleet above 10,000 nodes is judged by the 60,000-node CPU target, and its quiet-hour
  * bytes by the 10,000-node budget per 10,000 nodes. Every run must keep up and keep p99 lag under 1 s.
  */
 function targetsFor(nodes: number): { cpuCores: number; bytesPerQuietHour: number } {
   return nodes <= 10_000
     ? { cpuCores: 0.5, bytesPerQuietHour: 1_000_000 }
-    : { cpuCores: 0.6, bytesPerQuietHour: Math.ceil(nodes / 10_000) * 1_000_000 };
+    : { cpuCores: 0.45, bytesPerQuietHour: Math.ceil(nodes / 10_000) * 1_000_000 };
 }
 
 /** Intervals of warm-up, past the one after a long first round, spent waiting for its backlog to clear. */
