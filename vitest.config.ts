@@ -19,14 +19,6 @@ const pgMissing = !fs.existsSync(path.join(pgBin, 'initdb')) && process.env.CI !
 if (pgMissing)
   console.warn(`skipping the PostgreSQL suites: no ${pgBin}/initdb (apt-get install -y postgresql)`);
 
-function isPostgresClosedSocketWrite(error: { name?: string; message?: string; stack?: string }): boolean {
-  return (
-    error.name === 'TypeError' &&
-    error.message === "Cannot read properties of null (reading 'write')" &&
-    /nextWrite[^\n]*postgres[\\/](cjs[\\/])?src[\\/]connection\.js/.test(error.stack ?? '')
-  );
-}
-
 export default defineConfig({
   resolve: { alias: { '@': fileURLToPath(new URL('./', import.meta.url)) } },
   test: {
@@ -36,11 +28,6 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 180_000,
     pool: 'forks',
-    // One crash is the PostgreSQL driver's, not ours: postgres 3.4.9 (the latest) writes to a socket it has
-    // already closed from a setImmediate after an abrupt disconnect (porsager/postgres#1154, #1208), which
-    // the tests that cut a worker off from the database provoke. The query it belonged to was already
-    // rejected with CONNECTION_CLOSED; every other unhandled error still fails the run.
-    onUnhandledError: (error) => !isPostgresClosedSocketWrite(error),
     // The files mostly wait on child processes and sockets: two at once keep a 2-core machine busy.
     maxWorkers: Math.max(2, os.availableParallelism() - 1),
     // PostgreSQL tests share one throwaway cluster per run, started on first use (tests/support/postgres.ts).

@@ -11,6 +11,7 @@ import * as pgSchema from '../schema-pg';
 import type { Db, PostgresDb, PostgresStore, StoreObserver, Tables } from '../index';
 import { noteWriteError, StoreOpenError } from '../store-errors';
 import { folderAbove } from './folder-above';
+import { guardedTransaction, type SessionWatch } from './postgres-session-loss';
 import { createWriteScope } from './write-scope';
 import { defaultSettings, type Settings } from '@/lib/settings';
 
@@ -147,25 +148,36 @@ const MAX_PREPARED_PARAMETERS = 64;
 /**
  * The client drizzle is given: drizzle runs every query it did not name unprepared (parsed, analysed and
  * planned by the server each time, which cost PostgreSQL more CPU than running the poller's statements); this
- * prepares the statements that repeat, in transactions too.
+ * prepares the statements that repeat, in transactions too. Transactions and savepoints go through
+ * guardedTransaction (./postgres-session-loss.ts): a transaction whose session is lost fails with the reason and
+ * sends nothing more, so the driver never writes on the socket it dropped. drizzle sends every statement through
+ * `unsafe`, where a transaction's statements are checked against its session.
  */
-function preparing<T extends Sql | TransactionSql>(client: T): T {
+function preparing<T extends Sql | TransactionSql>(client: T, watch: SessionWatch | null = null): T {
   return new Proxy(client, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop);
       if (prop === 'unsafe')
-        return (query: string, params?: unknown[], options?: { prepare?: boolean }) =>
-          target.unsafe(query, params as never, {
+        return (query: string, params?: unknown[], options?: { prepare?: boolean }) => {
+          watch?.check();
+          const statement = target.unsafe(query, params as never, {
             ...options,
             prepare: (params?.length ?? 0) <= MAX_PREPARED_PARAMETERS,
           });
+          // Registered before the caller's own handlers: a loss is noted before the caller can send more.
+          if (watch) statement.catch((err: unknown) => watch.observe(err));
+          return statement;
+        };
       if (prop === 'begin' || prop === 'savepoint')
         return (...args: unknown[]) => {
+          watch?.check();
           const fn = args.pop() as (tx: TransactionSql) => unknown;
-          return (value as (...a: unknown[]) => unknown).apply(target, [
-            ...args,
-            (tx: TransactionSql) => fn(preparing(tx)),
-          ]);
+          const begin = value as (...a: unknown[]) => Promise<unknown>;
+          return guardedTransaction<TransactionSql, unknown>(
+            (callback) => begin.apply(target, [...args, callback]),
+            (tx: TransactionSql, own) => fn(preparing(tx, own)),
+            watch,
+          );
         };
       return typeof value === 'function' ? value.bind(target) : value;
     },
