@@ -44,6 +44,10 @@ interface StoreCommon {
   read<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** A write transaction. Re-entrant: a nested call inside `fn` joins the open transaction. */
   write<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+  /** A write of one statement that commits by itself (a poll unit's claim or hand-back). PostgreSQL: sent outside
+   *  a transaction, one round trip where BEGIN, the statement and COMMIT are three; SQLite: the same as `write`.
+   *  Inside an open write it joins it. */
+  writeOne<T>(fn: (db: Db) => Promise<T>): Promise<T>;
   /** A short write transaction that keeps leases alive (renewals, heartbeats). PostgreSQL: on a connection of
    *  its own, so it never queues behind the pool's cycle work; SQLite: the same as `write`. Re-entrant too. */
   lease<T>(fn: (tx: Db) => Promise<T>): Promise<T>;

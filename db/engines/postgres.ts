@@ -357,6 +357,15 @@ export async function openPostgres(
       observer?.write?.();
       return inTransaction(db, fn);
     },
+    writeOne(fn) {
+      const open = scope.current();
+      if (open) return fn(pgNeutral(open).db);
+      observer?.write?.();
+      return fn(neutral.db).catch((err: unknown) => {
+        noteWriteError(err);
+        throw err;
+      });
+    },
     lease(fn) {
       const open = scope.current();
       if (open) return fn(pgNeutral(open).db);

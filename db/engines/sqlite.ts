@@ -243,6 +243,10 @@ export function openSqliteStore(
         }
       });
     },
+    // Statements outside a transaction would join one open on the connection: one statement is a transaction too.
+    writeOne(fn) {
+      return store.write(fn);
+    },
     // One connection and one write lock: lease upkeep has nothing to jump ahead of.
     lease(fn) {
       return store.write(fn);

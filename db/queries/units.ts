@@ -1,7 +1,8 @@
 // Poll units: one row per (balancer or stdio target, region). Workers claim due units in batches; a claim is a
 // lease with a fencing token bumped on every take-over, and every write of a unit's cycle checks that token in
 // its own transaction. On PostgreSQL claims skip rows another transaction holds (FOR UPDATE SKIP LOCKED) and
-// compare against the database clock; on SQLite the same statement runs inside one BEGIN IMMEDIATE.
+// compare against the database clock, and a claim or hand-back is one statement that commits by itself; on
+// SQLite the same statements run inside one BEGIN IMMEDIATE.
 import { and, eq, gt, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { selectRows, type Db, type Store } from '@/db/index';
 import { storeClockSql, storeNow } from '@/db/clock';
@@ -26,6 +27,18 @@ export interface UnitClaimant {
   pid: number;
   hostname: string;
   region: string;
+}
+
+/**
+ * A condition that holds, and on PostgreSQL lets the statement's own transaction commit without waiting for the
+ * log to reach disk (`synchronous_commit` off for that transaction only). For a unit's hand-back only: a server
+ * crash may lose the last of them, which leaves the unit to its lease's end (its cycle's results, written before,
+ * are durable). Claims stay durable: a worker that lost one could claim the unit again under the same token
+ * while the first cycle still runs.
+ * Evaluated for the rows the statement would change: a statement that changes none has nothing to commit.
+ */
+function bookkeepingCommit(store: Store): SQL | undefined {
+  return store.engine === 'postgres' ? sql`set_config('synchronous_commit', 'off', true) = 'off'` : undefined;
 }
 
 /** The store's clock in epoch ms: the database's on PostgreSQL (workers on skewed hosts agree), else ours. */
@@ -110,37 +123,50 @@ export async function claimDueUnits(
           sql`, `,
         )}))`
       : sql`expires_at <= ${t}`;
-  // PostgreSQL: rows locked by a concurrent claim are skipped rather than waited for.
-  const lock = store.engine === 'postgres' ? sql` FOR UPDATE SKIP LOCKED` : sql``;
-  return store.write(async () => {
+  const set = sql`holder = ${me.holder}, pid = ${me.pid}, hostname = ${me.hostname}, token = token + 1,
+              expires_at = ${t} + ${opts.ttlMs}`;
+  const due = sql`region = ${me.region} AND due_at <= ${t} AND ${free} ORDER BY due_at LIMIT ${opts.limit}`;
+  const returned = sql`kind, unit_id, token, due_at, requested_seq`;
+  // PostgreSQL: one statement that commits by itself. The due rows are picked once (a materialized CTE), passing
+  // by rows a concurrent claim holds (SKIP LOCKED) rather than waiting; the store's time comes back with an empty
+  // claim too. SQLite: the same pick and update inside one BEGIN IMMEDIATE.
+  const pg = store.engine === 'postgres';
+  const query = pg
+    ? sql`WITH picked AS MATERIALIZED (
+            SELECT kind, unit_id FROM poll_units WHERE ${due} FOR UPDATE SKIP LOCKED),
+          claimed AS (
+            UPDATE poll_units AS u SET ${set} FROM picked
+            WHERE u.region = ${me.region} AND u.kind = picked.kind AND u.unit_id = picked.unit_id
+            RETURNING u.kind, u.unit_id, u.token, u.due_at, u.requested_seq)
+          SELECT claimed.*, ${t} AS at FROM (SELECT 1) AS one LEFT JOIN claimed ON true`
+    : sql`UPDATE poll_units SET ${set}
+          WHERE region = ${me.region} AND (kind, unit_id) IN (SELECT kind, unit_id FROM poll_units WHERE ${due})
+          RETURNING ${returned}, ${t} AS at`;
+  return store.writeOne(async () => {
     const rows = await selectRows<{
       kind: UnitKind;
-      unit_id: string;
+      unit_id: string | null;
       token: unknown;
       due_at: unknown;
       requested_seq: unknown;
       at: unknown;
-    }>(
-      store,
-      sql`UPDATE poll_units
-          SET holder = ${me.holder}, pid = ${me.pid}, hostname = ${me.hostname}, token = token + 1,
-              expires_at = ${t} + ${opts.ttlMs}
-          WHERE region = ${me.region} AND (kind, unit_id) IN (
-            SELECT kind, unit_id FROM poll_units
-            WHERE region = ${me.region} AND due_at <= ${t} AND ${free}
-            ORDER BY due_at LIMIT ${opts.limit}${lock})
-          RETURNING kind, unit_id, token, due_at, requested_seq, ${t} AS at`,
-    );
+    }>(store, query);
     const at = rows[0] ? Number(rows[0].at) : await storeNow(store, opts.now);
     return {
       at,
-      units: rows.map((r) => ({
-        kind: r.kind,
-        unitId: r.unit_id,
-        token: Number(r.token),
-        dueAt: Number(r.due_at),
-        requestedSeq: Number(r.requested_seq),
-      })),
+      units: rows.flatMap((r) =>
+        r.unit_id === null
+          ? []
+          : [
+              {
+                kind: r.kind,
+                unitId: r.unit_id,
+                token: Number(r.token),
+                dueAt: Number(r.due_at),
+                requestedSeq: Number(r.requested_seq),
+              },
+            ],
+      ),
     };
   });
 }
@@ -305,7 +331,7 @@ export async function releaseUnit(
   const answered = turn.attempted
     ? sql`CASE WHEN ${u.answeredSeq} > ${unit.requestedSeq} THEN ${u.answeredSeq} ELSE ${unit.requestedSeq} END`
     : u.answeredSeq;
-  return store.write(async (tx) => {
+  return store.writeOne(async (tx) => {
     const rows = await tx
       .update(u)
       .set({
@@ -314,7 +340,7 @@ export async function releaseUnit(
         answeredSeq: answered,
         ...(turn.stored ? { lastCycleAt: turn.stored.at, lastCycleProbes: turn.stored.probes } : {}),
       })
-      .where(unitMatch(store, unit, me.region, me.holder))
+      .where(and(unitMatch(store, unit, me.region, me.holder), bookkeepingCommit(store)))
       .returning({ token: u.token });
     return rows.length === 1;
   });

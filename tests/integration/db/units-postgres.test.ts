@@ -3,7 +3,8 @@
 // and a fence checked inside a write transaction refuses once the unit was taken over.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { selectRows, type Store } from '@/db';
+import { postgresOf, selectRows, type Store } from '@/db';
+import { parseSettings } from '@/lib/settings';
 import { openPostgres } from '@/db/engines/postgres';
 import {
   claimDueUnits,
@@ -26,8 +27,10 @@ describePostgres('poll units on PostgreSQL', () => {
     region: 'eu-west',
   });
 
+  let url = '';
+
   beforeAll(async () => {
-    const url = await createDatabase('units');
+    url = await createDatabase('units');
     // The adapter's own Store type narrows `raw`; the query layer takes the door's.
     for (let i = 0; i < 3; i++) stores.push(await openPostgres(url));
   });
@@ -163,6 +166,47 @@ describePostgres('poll units on PostgreSQL', () => {
     ).units;
     expect(theirs).toBeDefined();
     expect((await renewUnits(s, me, units, 120_000, 0)).map((u) => u.unitId)).toEqual([theirs?.unitId]);
+  });
+
+  it('a claim and a hand-back are one statement each, with no transaction around it; the session stays durable', async () => {
+    const statements: string[] = [];
+    // One connection: the setting a statement changed for its own commit would show on the next one.
+    const one = await openPostgres(url, {
+      settings: parseSettings({ ERAWATCH_PG_POOL: '1' }),
+      observer: { statement: (q) => void statements.push(q) },
+    });
+    try {
+      // The test cluster runs without durable commits: the session asks for them, as a production server's do.
+      await postgresOf(one).sql`SET synchronous_commit = on`;
+      const me = { ...worker(7), region: 'one-statement' };
+      const dbNow = await storeNow(one, 0);
+      await syncUnits(one, me.region, [{ kind: 'balancer' as const, unitId: 'solo', dueAt: dbNow - 1 }]);
+      statements.length = 0;
+      const claim = await claimDueUnits(one, me, { limit: 5, ttlMs: 60_000, now: 0 });
+      expect(claim.units.map((u) => u.unitId)).toEqual(['solo']);
+      const [unit] = claim.units;
+      if (!unit) throw new Error('no unit');
+      expect(await releaseUnit(one, me, unit, dbNow + 60_000, { attempted: true, stored: null }, 0)).toBe(
+        true,
+      );
+      // An empty claim still answers the store's time, in the same one statement.
+      const empty = await claimDueUnits(one, me, { limit: 5, ttlMs: 60_000, now: 0 });
+      expect(empty.units).toEqual([]);
+      expect(empty.at).toBeGreaterThanOrEqual(dbNow);
+      expect(statements).toHaveLength(3);
+      expect(statements.filter((q) => /^\s*(begin|commit)\b/i.test(q))).toEqual([]);
+      // The hand-back's commit does not wait for the disk; the claims' do.
+      expect(statements.map((q) => q.includes("set_config('synchronous_commit', 'off', true)"))).toEqual([
+        false,
+        true,
+        false,
+      ]);
+      // Off for those statements' own commits only: the cycle's writes on the same connection stay durable.
+      const [setting] = await postgresOf(one).sql`SELECT current_setting('synchronous_commit') AS v`;
+      expect(setting?.v).toBe('on');
+    } finally {
+      await one.close();
+    }
   });
 
   it('poll workers are listed by region while their presence lasts', async () => {
