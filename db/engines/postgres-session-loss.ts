@@ -65,10 +65,11 @@ export function guardedTransaction<Tx, T>(
 ): Promise<T> {
   let lostWith: unknown = null;
   let settled = false;
-  let markSettled = () => {};
-  const settledSignal = new Promise<void>((resolve) => {
-    markSettled = resolve;
-  });
+  let graceTimer: ReturnType<typeof setTimeout> | null = null;
+  const finish = () => {
+    settled = true;
+    if (graceTimer) clearTimeout(graceTimer);
+  };
   const watch: SessionWatch = {
     check() {
       parent?.check();
@@ -100,22 +101,19 @@ export function guardedTransaction<Tx, T>(
     // close comes, the socket is still there and failing (with a ROLLBACK) is safe.
     const reason = lostWith;
     return new Promise<T>((_resolve, reject) => {
-      const timer = setTimeout(() => {
-        if (!settled && !(parent?.over() ?? false)) reject(reason as Error);
+      graceTimer = setTimeout(() => {
+        if (!(parent?.over() ?? false)) reject(reason as Error);
       }, LOSS_GRACE_MS);
-      timer.unref();
-      void settledSignal.then(() => clearTimeout(timer));
+      graceTimer.unref();
     });
   };
   return begin(callback).then(
     (value) => {
-      settled = true;
-      markSettled();
+      finish();
       return value;
     },
     (err: unknown) => {
-      settled = true;
-      markSettled();
+      finish();
       throw lostWith ?? err;
     },
   );

@@ -328,13 +328,13 @@ export async function openPostgres(
   };
   const scope = createWriteScope<PostgresDb>();
   const neutral = pgNeutral(db);
+  const counted = <T>(write: Promise<T>) =>
+    write.catch((err: unknown) => {
+      noteWriteError(err);
+      throw err;
+    });
   const inTransaction = <T>(handle: PostgresJsDatabase<typeof pgSchema>, fn: (tx: Db) => Promise<T>) =>
-    handle
-      .transaction((tx) => scope.run(tx, () => fn(pgNeutral(tx).db)))
-      .catch((err: unknown) => {
-        noteWriteError(err);
-        throw err;
-      });
+    counted(handle.transaction((tx) => scope.run(tx, () => fn(pgNeutral(tx).db))));
 
   const store: PostgresStore = {
     engine: 'postgres',
@@ -361,10 +361,7 @@ export async function openPostgres(
       const open = scope.current();
       if (open) return fn(pgNeutral(open).db);
       observer?.write?.();
-      return fn(neutral.db).catch((err: unknown) => {
-        noteWriteError(err);
-        throw err;
-      });
+      return counted(fn(neutral.db));
     },
     lease(fn) {
       const open = scope.current();
