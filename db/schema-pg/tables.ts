@@ -251,6 +251,8 @@ export const apiTokens = pgTable(
     /** Their name as shown when it was minted (the user’s email or name). */
     createdByName: text('created_by_name'),
     revokedAt: bigint('revoked_at', { mode: 'number' }),
+    /** When it stops working (epoch ms); null: it does not expire. An expired token is refused. */
+    expiresAt: bigint('expires_at', { mode: 'number' }),
   },
   (t) => [index('api_tokens_created').on(t.createdAt), index('api_tokens_created_by').on(t.createdBy)],
 );

@@ -248,6 +248,8 @@ export const apiTokens = sqliteTable(
     /** Their name as shown when it was minted (the user’s email or name). */
     createdByName: text('created_by_name'),
     revokedAt: integer('revoked_at'),
+    /** When it stops working (epoch ms); null: it does not expire. An expired token is refused. */
+    expiresAt: integer('expires_at'),
   },
   (t) => [index('api_tokens_created').on(t.createdAt), index('api_tokens_created_by').on(t.createdBy)],
 );

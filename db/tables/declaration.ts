@@ -365,6 +365,9 @@ export const TABLES = {
         doc: 'Their name as shown when it was minted (the user’s email or name).',
       }),
       revokedAt: big('revoked_at'),
+      expiresAt: big('expires_at', {
+        doc: 'When it stops working (epoch ms); null: it does not expire. An expired token is refused.',
+      }),
     },
     indexes: [
       { name: 'api_tokens_created', columns: ['createdAt'] },
