@@ -100,10 +100,21 @@ function trustedProxies(raw: string): Parsed<string[]> {
 export const MIN_ADMIN_SECRET_LENGTH = 16;
 export const DEFAULT_OIDC_SCOPES = ['openid', 'email', 'profile', 'groups'];
 
-/** Comma- or space-separated names, blanks dropped. */
-function list(raw: string): string[] {
+/** Comma- or space-separated names (OAuth scopes never contain a space), blanks dropped. */
+function scopeList(raw: string): string[] {
   return raw
     .split(/[,\s]+/)
+    .map((v) => v.trim())
+    .filter(Boolean);
+}
+
+/**
+ * Comma-separated group names: split on commas only, so a name keeps its inner spaces (`Platform Admins` is
+ * one group, never `Platform` and `Admins`); each name trimmed at its ends, blanks dropped.
+ */
+export function groupList(raw: string): string[] {
+  return raw
+    .split(',')
     .map((v) => v.trim())
     .filter(Boolean);
 }
@@ -133,13 +144,13 @@ const SettingsShape = z.object({
   ERAWATCH_OIDC_CLIENT_ID: entry<string | null>(null, text),
   ERAWATCH_OIDC_CLIENT_SECRET: entry<string | null>(null, secretValue, { secret: true }),
   ERAWATCH_OIDC_SCOPES: entry(DEFAULT_OIDC_SCOPES, (raw) => {
-    const scopes = list(raw);
+    const scopes = scopeList(raw);
     return scopes.includes('openid') ? ok(scopes) : bad('must include openid');
   }),
   ERAWATCH_OIDC_GROUPS_CLAIM: entry('groups', text),
-  ERAWATCH_OIDC_ADMIN_GROUPS: entry<string[]>([], (raw) => ok(list(raw))),
-  ERAWATCH_OIDC_OPERATOR_GROUPS: entry<string[]>([], (raw) => ok(list(raw))),
-  ERAWATCH_OIDC_VIEWER_GROUPS: entry<string[]>([], (raw) => ok(list(raw))),
+  ERAWATCH_OIDC_ADMIN_GROUPS: entry<string[]>([], (raw) => ok(groupList(raw))),
+  ERAWATCH_OIDC_OPERATOR_GROUPS: entry<string[]>([], (raw) => ok(groupList(raw))),
+  ERAWATCH_OIDC_VIEWER_GROUPS: entry<string[]>([], (raw) => ok(groupList(raw))),
   ERAWATCH_AUDIT_RETENTION_DAYS: entry(365, positiveNumber),
   ERAWATCH_ALLOWED_HOSTS: entry<string[] | 'any' | null>(null, (raw) =>
     raw.trim() === '*'
@@ -306,14 +317,18 @@ export const SETTING_DOCS: Record<SettingName, { shown: string; meaning: string 
     meaning: 'the scopes asked for (comma- or space-separated; must include `openid`)',
   },
   ERAWATCH_OIDC_GROUPS_CLAIM: { shown: '`groups`', meaning: 'the claim listing the user’s groups' },
-  ERAWATCH_OIDC_ADMIN_GROUPS: { shown: 'none', meaning: 'groups whose members are admins (comma-separated)' },
+  ERAWATCH_OIDC_ADMIN_GROUPS: {
+    shown: 'none',
+    meaning: 'groups whose members are admins (comma-separated; a name keeps its inner spaces)',
+  },
   ERAWATCH_OIDC_OPERATOR_GROUPS: {
     shown: 'none',
-    meaning: 'groups whose members are operators (comma-separated)',
+    meaning: 'groups whose members are operators (comma-separated; a name keeps its inner spaces)',
   },
   ERAWATCH_OIDC_VIEWER_GROUPS: {
     shown: 'none',
-    meaning: 'groups whose members are viewers (comma-separated); a user in no listed group is refused',
+    meaning:
+      'groups whose members are viewers (comma-separated; a name keeps its inner spaces); a user in no listed group is refused',
   },
   ERAWATCH_AUDIT_RETENTION_DAYS: {
     shown: '365',

@@ -1,7 +1,7 @@
 // OpenID Connect sign-in (authorization code with PKCE) through oauth4webapi. The web process discovers the
 // provider from its issuer, sends the browser there with a state, a nonce and a PKCE challenge kept in a short,
 // signed cookie, and on the way back checks the state, redeems the code (the provider redeems a code once),
-// validates the ID token (signature, issuer, audience, nonce, expiry) and reads the user's claims from it, or
+// validates the ID token (signature, issuer, audience, nonce, expiry, not issued in the future) and reads the user's claims from it, or
 // from userinfo when it lacks them. The groups claim decides the role; a user in no listed group gets none.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as oauth from 'oauth4webapi';
@@ -14,6 +14,8 @@ export const OIDC_TX_COOKIE = 'erawatch_oidc';
 /** How long the provider's login may take before the transaction is refused. */
 export const OIDC_TX_TTL_MS = 10 * 60_000;
 const PROVIDER_TIMEOUT_MS = 10_000;
+/** How far ahead of this server's clock an ID token's `iat` may be. */
+export const ID_TOKEN_CLOCK_SKEW_MS = 60_000;
 
 /** Why a sign-in was refused: `code` for the login page and logs, `message` for people. */
 export class OidcRefusal extends Error {
@@ -273,6 +275,13 @@ export async function completeSignIn(
     throw new OidcRefusal('id_token_invalid', `the ID token's signature is not valid: ${describe(err)}`);
   }
   const idClaims = oauth.getValidatedIdTokenClaims(result) as Record<string, unknown> & { sub: string };
+  // Issued in the future is as wrong as not valid yet (`nbf`): only a small clock difference is forgiven.
+  if (typeof idClaims.iat !== 'number' || idClaims.iat * 1000 > opts.now + ID_TOKEN_CLOCK_SKEW_MS) {
+    throw new OidcRefusal(
+      'id_token_invalid',
+      `the ID token is not valid: it was issued in the future (iat more than ${ID_TOKEN_CLOCK_SKEW_MS / 1000} s ahead)`,
+    );
+  }
   let claims: Record<string, unknown> = idClaims;
   const lacking =
     stringClaim(claims, 'email') === null ||

@@ -207,6 +207,28 @@ describe('sign-in through the provider', () => {
     expect((await post(operator)).status).toBe(201);
   });
 
+  it('reads a group list as comma-separated names with inner spaces: `Admins` is not `Platform Admins`', async () => {
+    const { resetProcessSettings } = await import('@/lib/settings');
+    const before = process.env.ERAWATCH_OIDC_ADMIN_GROUPS;
+    process.env.ERAWATCH_OIDC_ADMIN_GROUPS = 'erawatch-admins,Platform Admins';
+    resetProcessSettings();
+    try {
+      // Nils is in `Admins` and `Platform` (and a viewer group): neither is a listed admin group.
+      provider.setGroups(OIDC_USERS.none.sub, ['Admins', 'Platform', 'mcp-viewers']);
+      const notAdmin = await signIn('none');
+      expect(notAdmin.session).not.toBe('');
+      expect(await sessionState(notAdmin.session)).toMatchObject({ authenticated: true, role: 'viewer' });
+      // In `Platform Admins` itself, he is an admin.
+      provider.setGroups(OIDC_USERS.none.sub, ['Platform Admins']);
+      const admin = await signIn('none');
+      expect(await sessionState(admin.session)).toMatchObject({ authenticated: true, role: 'admin' });
+    } finally {
+      provider.setGroups(OIDC_USERS.none.sub, OIDC_USERS.none.groups);
+      process.env.ERAWATCH_OIDC_ADMIN_GROUPS = before;
+      resetProcessSettings();
+    }
+  });
+
   it('refuses a user in none of the groups, and makes no session', async () => {
     const { res } = await signIn('none');
     expect(refusal(res)).toBe('no_role');
@@ -281,6 +303,25 @@ describe('sign-in through the provider', () => {
         swapIdToken((claims) => provider.sign({ ...claims, iat: now - 7200, exp: now - 3600 })),
       ),
     ).toBe('id_token_invalid');
+  });
+
+  it('refuses an ID token issued in the future beyond a minute, signed with the provider’s own key', async () => {
+    const now = Math.floor(Date.now() / 1000);
+    expect(await refusedWith(swapIdToken((claims) => provider.sign({ ...claims, iat: now + 3600 })))).toBe(
+      'id_token_invalid',
+    );
+    expect(await refusedWith(swapIdToken((claims) => provider.sign({ ...claims, iat: now + 120 })))).toBe(
+      'id_token_invalid',
+    );
+    // A few seconds ahead is a clock difference, not a forgery: the sign-in goes through.
+    const { authorizationUrl, tx } = await start();
+    const back = await signInThrough(authorizationUrl, OIDC_USERS.admin.sub);
+    const ok = await callback(
+      back,
+      tx,
+      swapIdToken((claims) => provider.sign({ ...claims, iat: now + 5 })),
+    );
+    expect(cookieOf(ok, 'erawatch_session')).toBeTruthy();
   });
 
   it('refuses an ID token of another issuer, or for another audience, or with another nonce', async () => {

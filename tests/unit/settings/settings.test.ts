@@ -86,6 +86,25 @@ describe('settings', () => {
     ]);
   });
 
+  it('group lists split on commas only: a group name keeps its inner spaces', () => {
+    const s = parseSettings({
+      ERAWATCH_OIDC_ISSUER: 'https://sso.example.test',
+      ERAWATCH_OIDC_CLIENT_ID: 'erawatch',
+      ERAWATCH_OIDC_CLIENT_SECRET: 'env:SSO_SECRET',
+      ERAWATCH_OIDC_ADMIN_GROUPS: 'erawatch-admins,Platform Admins',
+      ERAWATCH_OIDC_OPERATOR_GROUPS: ' sre , release managers ,, ',
+      ERAWATCH_OIDC_VIEWER_GROUPS: 'Engineering All',
+      ERAWATCH_OIDC_SCOPES: 'openid email,profile',
+    });
+    expect(s.oidc).toMatchObject({
+      adminGroups: ['erawatch-admins', 'Platform Admins'],
+      operatorGroups: ['sre', 'release managers'],
+      viewerGroups: ['Engineering All'],
+      // Scopes never hold a space: they still split on either.
+      scopes: ['openid', 'email', 'profile'],
+    });
+  });
+
   it('never quotes a secret it refuses', () => {
     const lines = refusal({ ERAWATCH_ADMIN_SECRET: 'hunter2' });
     expect(lines).toHaveLength(1);
