@@ -1,7 +1,8 @@
 // Every route × every role: each operation of the route table (lib/api/routes.ts) is called as a viewer, an
 // operator and an admin (real session cookies), with read and write tokens, the admin secret and no
-// credential. Where the role may not, the answer is 403 problem+json (401 without a credential); where it
-// may, it is anything but those. Tokens: everyone sees their own, an admin all; nobody mints above their role.
+// credential. Who may is this file's own written policy (POLICY), never the route table's `access`: where the
+// policy's role may not, the answer is 403 problem+json (401 without a credential); where it may, it is
+// anything but those. Tokens: everyone sees their own, an admin all; nobody mints above their role.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -37,7 +38,79 @@ const CALLERS: Caller[] = [
   'adminSecret',
 ];
 
-/** What the issue says each may do, written out rather than derived from the code under test. */
+/**
+ * The policy: each operation's least role, written out here on its own and never read from the route table
+ * under test (lib/api/routes.ts), so a change of who may call an operation must be made in both places.
+ * `account` is any signed-in person of any role but never a token (one's own tokens); `public` needs nothing.
+ */
+const POLICY: Record<string, Access> = {
+  listBalancers: 'viewer',
+  createBalancer: 'operator',
+  getBalancer: 'viewer',
+  updateBalancer: 'operator',
+  deleteBalancer: 'operator',
+  listBalancerNodes: 'viewer',
+  getGate: 'viewer',
+  flaggerGate: 'public',
+  flaggerRollback: 'public',
+  probeBalancer: 'operator',
+  getOpenRollout: 'viewer',
+  openRollout: 'operator',
+  closeRollout: 'operator',
+  getNode: 'viewer',
+  getNodeHistory: 'viewer',
+  listStdioTargets: 'viewer',
+  postStdioTargets: 'public',
+  putStdioTargets: 'public',
+  patchStdioTargets: 'public',
+  deleteStdioTargets: 'public',
+  getStdioTarget: 'viewer',
+  postStdioTarget: 'public',
+  putStdioTarget: 'public',
+  patchStdioTarget: 'public',
+  deleteStdioTarget: 'public',
+  listEvents: 'viewer',
+  listWebhooks: 'viewer',
+  createWebhook: 'operator',
+  getWebhook: 'viewer',
+  updateWebhook: 'operator',
+  deleteWebhook: 'operator',
+  rotateWebhookSecret: 'operator',
+  testWebhook: 'operator',
+  listWebhookDeliveries: 'viewer',
+  redeliverWebhook: 'operator',
+  listAlertSinks: 'viewer',
+  createAlertSink: 'operator',
+  getAlertSink: 'viewer',
+  updateAlertSink: 'operator',
+  deleteAlertSink: 'operator',
+  listSinkAlerts: 'viewer',
+  listAlertSinkDeliveries: 'viewer',
+  redeliverAlertSinkPush: 'operator',
+  listTokens: 'account',
+  createToken: 'account',
+  revokeToken: 'account',
+  listAudit: 'admin',
+  listSessions: 'admin',
+  endSession: 'admin',
+  getSession: 'public',
+  login: 'public',
+  logout: 'public',
+  getOpenApiDocument: 'public',
+  getConfigSchema: 'public',
+  dashboardFleet: 'viewer',
+  dashboardBalancer: 'viewer',
+  dashboardBalancerNodes: 'viewer',
+  dashboardNodeLabels: 'viewer',
+  dashboardNodeRollups: 'viewer',
+  metrics: 'viewer',
+  readiness: 'public',
+  liveness: 'public',
+  startSignIn: 'public',
+  finishSignIn: 'public',
+};
+
+/** What each least role lets each caller do, written out rather than derived from the code under test. */
 const MAY: Record<Exclude<Access, 'public'>, Caller[]> = {
   viewer: ['readToken', 'writeToken', 'viewer', 'operator', 'admin', 'adminSecret'],
   operator: ['writeToken', 'operator', 'admin', 'adminSecret'],
@@ -81,6 +154,7 @@ async function call(h: Handler, url: string, method: string, who: Caller, body?:
   return { status: res.status, type: res.headers.get('content-type') ?? '', text };
 }
 
+/** The route table's operations (their paths and handlers); who may call each is POLICY's, not theirs. */
 let operations: Array<{ operationId: string; method: string; path: string; access: Access }>;
 const handlers = new Map<string, Handler>();
 
@@ -126,10 +200,22 @@ afterAll(async () => {
 });
 
 describe('every route × every role', () => {
-  it('refuses with 403 problem+json exactly where the role may not', async () => {
+  it('has a least role in the written policy for every operation, and no other', () => {
+    expect(Object.keys(POLICY).sort()).toEqual(operations.map((o) => o.operationId).sort());
+    // A public operation is public in the table too (the walk below calls only the others).
+    for (const op of operations) {
+      if (POLICY[op.operationId] === 'public' || op.access === 'public') {
+        expect(op.access, `${op.operationId} in the route table`).toBe(POLICY[op.operationId]);
+      }
+    }
+  });
+
+  it('refuses with 403 problem+json exactly where the policy’s role may not', async () => {
     const walked: string[] = [];
     for (const op of operations) {
-      if (op.access === 'public') continue;
+      const least = POLICY[op.operationId];
+      expect(least, `${op.operationId} has a least role in POLICY`).toBeDefined();
+      if (least === undefined || least === 'public') continue;
       const h = handlers.get(op.operationId);
       expect(h, `${op.method} ${op.path} has a handler`).toBeTypeOf('function');
       // Ids that do not exist: an allowed call gets as far as the handler (404, 422 …), never 401/403.
@@ -137,7 +223,7 @@ describe('every route × every role', () => {
       const body = op.method === 'get' || op.method === 'delete' ? undefined : {};
       for (const who of CALLERS) {
         const r = await call(h as Handler, url, op.method.toUpperCase(), who, body);
-        const may = MAY[op.access as Exclude<Access, 'public'>].includes(who);
+        const may = MAY[least].includes(who);
         const what = `${who} ${op.method.toUpperCase()} ${op.path} → ${r.status} ${r.text.slice(0, 120)}`;
         if (may) {
           expect([401, 403], what).not.toContain(r.status);
@@ -150,7 +236,7 @@ describe('every route × every role', () => {
       }
     }
     // The walk covered the API: every non-public operation, every caller.
-    expect(walked.length).toBe(operations.filter((o) => o.access !== 'public').length * CALLERS.length);
+    expect(walked.length).toBe(Object.values(POLICY).filter((a) => a !== 'public').length * CALLERS.length);
   });
 });
 
