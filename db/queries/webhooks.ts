@@ -13,12 +13,14 @@ import { dueAtOnce } from '../clock';
 import { newId } from '../ids';
 import { type EndpointKind, type WebhookDeliveryRow, type WebhookEndpointRow } from '../schema';
 import { encodeCursor } from './balancers';
+import { redactUrl } from '@/lib/schemas/url-redaction';
 
+/** An endpoint as the API shows it: never its signing secrets, and its URL's query values redacted. */
 export function toWebhookEndpoint(row: WebhookEndpointRow, now: number = Date.now()): WebhookEndpoint {
   return {
     id: row.id,
     name: row.name,
-    url: row.url,
+    url: redactUrl(row.url),
     description: row.description,
     eventTypes: row.eventTypes,
     balancerIds: row.balancerIds,

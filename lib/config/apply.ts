@@ -17,16 +17,16 @@ import { NotFoundError } from '@/lib/errors';
 import { canonicalJson } from '@/lib/probe/catalog';
 import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { ConfigFile } from '@/lib/schemas/config';
-import { redactAuth, redactHeaders } from '@/lib/schemas/balancer-view';
 import { recordAudit } from '@/db/queries/audit';
 import { fieldChanges } from '@/lib/schemas/audit';
 
 const CONFIG_ACTOR = { kind: 'config', id: null, name: 'config file', address: null } as const;
 
-/** A balancer's settings as the audit trail shows them: header values and the client secret redacted. */
+/** A balancer's settings for the audit trail, which redacts header values and the client secret itself (and
+ *  so records a change of one as `[changed]`). */
 function shown(b: Balancer | null): Record<string, unknown> | null {
   if (!b) return null;
-  return { ...settingsOf(b), headers: redactHeaders(b.headers), auth: redactAuth(b.auth) };
+  return { ...settingsOf(b) };
 }
 
 /** A stdio target as the audit trail shows it: the environment's names, never its values. */

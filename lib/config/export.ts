@@ -75,14 +75,16 @@ export async function exportConfig(
   });
   const webhooks = [];
   for (const w of await listWebhooks(store)) {
+    // The stored URL: the listing shows its query values redacted.
+    const row = await getWebhookRow(store, w.id);
     webhooks.push({
       name: w.name,
-      url: w.url,
+      url: row.url,
       description: w.description,
       eventTypes: w.eventTypes,
       balancerIds: w.balancerIds,
       enabled: w.enabled,
-      ...(opts.includeSecrets ? { secret: (await getWebhookRow(store, w.id)).secret } : {}),
+      ...(opts.includeSecrets ? { secret: row.secret } : {}),
     });
   }
   // Alert sink credentials: `env:NAME` stays as written, a literal becomes a `${ENV}` reference.

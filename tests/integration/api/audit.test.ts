@@ -82,7 +82,16 @@ async function trail(query = '', session = sessionFor('admin', 'ada', 'ada@examp
   return r.json as { items: Entry[]; nextCursor: string | null };
 }
 
+let sinks: Mod;
+let sink: Mod;
+let webhooks: Mod;
+let webhook: Mod;
+
 beforeAll(async () => {
+  sinks = (await import('@/app/api/v1/alert-sinks/route')) as unknown as Mod;
+  sink = (await import('@/app/api/v1/alert-sinks/[id]/route')) as unknown as Mod;
+  webhooks = (await import('@/app/api/v1/webhooks/route')) as unknown as Mod;
+  webhook = (await import('@/app/api/v1/webhooks/[id]/route')) as unknown as Mod;
   balancers = (await import('@/app/api/v1/balancers/route')) as unknown as Mod;
   balancer = (await import('@/app/api/v1/balancers/[id]/route')) as unknown as Mod;
   audit = (await import('@/app/api/v1/audit/route')) as unknown as Mod;
@@ -131,9 +140,207 @@ describe('the audit trail', () => {
     expect(create?.changes.name).toEqual({ before: null, after: 'audited-one' });
     // The subject's id is the subject, not a change.
     expect(create?.changes).not.toHaveProperty('id');
-    // Secrets never reach the trail; that they changed is not even visible, as both sides are redacted.
+    // Secrets never reach the trail: that one changed does, as [changed].
     expect(JSON.stringify(page)).not.toMatch(/very-secret-key|another-secret/);
     expect(create?.changes.headers?.after).toEqual({ 'x-api-key': '[redacted]' });
+    expect(update?.changes.headers).toEqual({
+      before: { 'x-api-key': '[redacted]' },
+      after: { 'x-api-key': '[changed]' },
+    });
+  });
+
+  it('records a change of a credential alone as [changed], never the value', async () => {
+    const otto = sessionFor('operator', 'otto', 'otto@example.test');
+    // A probe header's value and an OAuth client secret, each changed alone.
+    const made = await call(handler(balancers, 'POST'), '/api/v1/balancers', {
+      method: 'POST',
+      session: otto,
+      body: {
+        name: 'credentials-one',
+        publicUrl: 'https://mcp.example.test/cred',
+        headers: { authorization: 'Bearer first-header-secret', 'x-tenant': 'env:TENANT' },
+        auth: {
+          type: 'oauth-client-credentials',
+          clientId: 'erawatch',
+          clientSecret: 'first-client-secret',
+          tokenUrl: 'https://auth.example.test/token',
+        },
+      },
+    });
+    expect(made.status).toBe(201);
+    const id = made.json?.id as string;
+    const patch = async (body: unknown) => {
+      const r = await call(handler(balancer, 'PATCH'), `/api/v1/balancers/${id}`, {
+        method: 'PATCH',
+        session: otto,
+        params: { id },
+        body,
+      });
+      expect(r.status).toBe(200);
+      return (await trail(`?subject=${id}&limit=1`)).items[0];
+    };
+    const header = await patch({
+      headers: { authorization: 'Bearer second-header-secret', 'x-tenant': 'env:TENANT' },
+    });
+    expect(header?.changes).toEqual({
+      headers: {
+        before: { authorization: '[redacted]', 'x-tenant': 'env:TENANT' },
+        after: { authorization: '[changed]', 'x-tenant': 'env:TENANT' },
+      },
+    });
+    const secret = await patch({
+      auth: {
+        type: 'oauth-client-credentials',
+        clientId: 'erawatch',
+        clientSecret: 'second-client-secret',
+        tokenUrl: 'https://auth.example.test/token',
+      },
+    });
+    expect(Object.keys(secret?.changes ?? {})).toEqual(['auth']);
+    // A patch of `auth` alone leaves the headers as they were.
+    const got = await call(handler(balancer, 'GET'), `/api/v1/balancers/${id}`, {
+      session: otto,
+      params: { id },
+    });
+    expect(got.json?.headers).toEqual({ authorization: '[redacted]', 'x-tenant': 'env:TENANT' });
+    expect(secret?.changes.auth).toMatchObject({
+      before: { clientSecret: '[redacted]', clientId: 'erawatch' },
+      after: { clientSecret: '[changed]', clientId: 'erawatch' },
+    });
+    // Sending the shown [redacted] back keeps the secret, and records no change of it.
+    const kept = await call(handler(balancer, 'PATCH'), `/api/v1/balancers/${id}`, {
+      method: 'PATCH',
+      session: otto,
+      params: { id },
+      body: { headers: { authorization: '[redacted]', 'x-tenant': 'env:TENANT' }, samplesPerCycle: 5 },
+    });
+    expect(kept.status).toBe(200);
+    const [keptEntry] = (await trail(`?subject=${id}&limit=1`)).items;
+    expect(Object.keys(keptEntry?.changes ?? {})).toEqual(['samplesPerCycle']);
+
+    // An alert sink's password, changed alone.
+    const am = await call(handler(sinks, 'POST'), '/api/v1/alert-sinks', {
+      method: 'POST',
+      session: otto,
+      body: {
+        name: 'credentials-sink',
+        urls: ['https://am.example.test'],
+        auth: { type: 'basic', username: 'erawatch', password: 'first-sink-password' },
+      },
+    });
+    expect(am.status).toBe(201);
+    const sinkId = am.json?.id as string;
+    const changed = await call(handler(sink, 'PATCH'), `/api/v1/alert-sinks/${sinkId}`, {
+      method: 'PATCH',
+      session: otto,
+      params: { id: sinkId },
+      body: { auth: { type: 'basic', username: 'erawatch', password: 'second-sink-password' } },
+    });
+    expect(changed.status).toBe(200);
+    const [sinkEntry] = (await trail(`?subject=${sinkId}&limit=1`)).items;
+    expect(sinkEntry).toMatchObject({ operation: 'alert_sink.update' });
+    expect(sinkEntry?.changes).toEqual({
+      auth: {
+        before: { type: 'basic', username: 'erawatch', password: '[redacted]' },
+        after: { type: 'basic', username: 'erawatch', password: '[changed]' },
+      },
+    });
+
+    // The config file changing a sink's password at start-up: recorded the same way.
+    const { getStore } = await import('@/db/index');
+    const { applyConfig } = await import('@/lib/config/apply');
+    const { ConfigFile } = await import('@/lib/schemas/config');
+    const store = await getStore();
+    const sinkConfig = (password: string) =>
+      ConfigFile.parse({
+        alertSinks: [
+          {
+            name: 'config-sink',
+            urls: ['https://am.example.test'],
+            auth: { type: 'bearer', token: password },
+          },
+        ],
+      });
+    await applyConfig(store, sinkConfig('first-config-token'), Date.now());
+    await applyConfig(store, sinkConfig('second-config-token'), Date.now());
+    const [configEntry] = (await trail('?actor=config&limit=1')).items;
+    expect(configEntry).toMatchObject({ operation: 'alert_sink.update', subject: { name: 'config-sink' } });
+    expect(configEntry?.changes.auth).toEqual({
+      before: { type: 'bearer', token: '[redacted]' },
+      after: { type: 'bearer', token: '[changed]' },
+    });
+
+    const all = JSON.stringify(await trail('?limit=500'));
+    expect(all).not.toMatch(
+      /first-header-secret|second-header-secret|client-secret|sink-password|config-token/,
+    );
+  });
+
+  it('shows a webhook URL’s query values redacted to a viewer and in the trail, names kept', async () => {
+    const otto = sessionFor('operator', 'otto', 'otto@example.test');
+    const vera = sessionFor('viewer', 'vera', 'vera@example.test');
+    const url = 'https://hooks.example.test/in?apikey=first-query-secret&channel=ops';
+    const made = await call(handler(webhooks, 'POST'), '/api/v1/webhooks', {
+      method: 'POST',
+      session: otto,
+      body: { name: 'query-secret', url },
+    });
+    expect(made.status).toBe(201);
+    const id = made.json?.id as string;
+    const shown = 'https://hooks.example.test/in?apikey=[redacted]&channel=[redacted]';
+    expect(made.json?.url).toBe(shown);
+    const one = await call(handler(webhook, 'GET'), `/api/v1/webhooks/${id}`, {
+      session: vera,
+      params: { id },
+    });
+    expect(one.status).toBe(200);
+    expect(one.json?.url).toBe(shown);
+    const list = await call(handler(webhooks, 'GET'), '/api/v1/webhooks', { session: vera });
+    expect(JSON.stringify(list.json)).toContain(shown);
+    expect(JSON.stringify(list.json)).not.toContain('first-query-secret');
+
+    const { getStore } = await import('@/db/index');
+    const { getWebhookRow } = await import('@/db/queries/webhooks');
+    const store = await getStore();
+    const patch = (body: unknown) =>
+      call(handler(webhook, 'PATCH'), `/api/v1/webhooks/${id}`, {
+        method: 'PATCH',
+        session: otto,
+        params: { id },
+        body,
+      });
+    // The URL sent back as shown keeps the stored values; only what was sent in full changes.
+    const kept = await patch({ url: 'https://hooks.example.test/in?apikey=[redacted]&channel=dev' });
+    expect(kept.status).toBe(200);
+    expect((await getWebhookRow(store, id)).url).toBe(
+      'https://hooks.example.test/in?apikey=first-query-secret&channel=dev',
+    );
+    // A [redacted] value is never carried to another address: refused, nothing changed.
+    const elsewhere = await patch({ url: 'https://evil.example.test/in?apikey=[redacted]&channel=dev' });
+    expect(elsewhere.status).toBe(422);
+    expect((await getWebhookRow(store, id)).url).toBe(
+      'https://hooks.example.test/in?apikey=first-query-secret&channel=dev',
+    );
+    const replaced = await patch({
+      url: 'https://hooks.example.test/in?apikey=second-query-secret&channel=dev',
+    });
+    expect(replaced.status).toBe(200);
+
+    const entries = (await trail(`?subject=${id}`)).items;
+    expect(entries.map((e) => e.operation)).toEqual(['webhook.update', 'webhook.update', 'webhook.create']);
+    const [second, first, create] = entries;
+    expect(create?.changes.url).toEqual({ before: null, after: shown });
+    expect(first?.changes.url).toEqual({
+      before: shown,
+      after: 'https://hooks.example.test/in?apikey=[redacted]&channel=[changed]',
+    });
+    expect(second?.changes.url).toEqual({
+      before: 'https://hooks.example.test/in?apikey=[redacted]&channel=[redacted]',
+      after: 'https://hooks.example.test/in?apikey=[changed]&channel=[redacted]',
+    });
+    expect(JSON.stringify(entries)).not.toMatch(
+      /first-query-secret|second-query-secret|channel=ops|channel=dev/,
+    );
   });
 
   it('names the token by id and name, and the admin secret', async () => {

@@ -1,4 +1,4 @@
-import { deleteAlertSink, getAlertSink } from '@/db/queries/alert-sinks';
+import { deleteAlertSink, getAlertSink, getAlertSinkRow } from '@/db/queries/alert-sinks';
 import { updateAlertSinkSettings } from '@/lib/alertmanager/sinks';
 import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
 import { audited } from '@/lib/api/audit';
@@ -20,9 +20,16 @@ export const PATCH = route('updateAlertSink', async (ctx) => {
     ctx,
     { operation: 'alert_sink.update', subjectType: 'alert_sink' },
     async () => {
-      const before = await getAlertSink(store, params.id);
+      // The credential as stored (the view says only "stored"): the audit redacts it, and sees it change.
+      const credentials = async () => ({ auth: (await getAlertSinkRow(store, params.id)).alertmanager.auth });
+      const before = { ...(await getAlertSink(store, params.id)), ...(await credentials()) };
       const after = await updateAlertSinkSettings(store, params.id, body, now);
-      return { subject: { id: after.id, name: after.name }, before, after, result: after };
+      return {
+        subject: { id: after.id, name: after.name },
+        before,
+        after: { ...after, ...(await credentials()) },
+        result: after,
+      };
     },
   );
   return json(updated);

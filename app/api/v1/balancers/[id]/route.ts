@@ -27,12 +27,14 @@ export const PATCH = route('updateBalancer', async (ctx) => {
   const current = await getBalancer(store, params.id);
   // Only the keys sent are applied (the store ignores defaults the schema filled in).
   const sent = { ...(body as Record<string, unknown>) };
-  if (patch.headers) sent.headers = restoreRedacted(patch.headers, current.headers);
-  if (patch.auth) sent.auth = restoreRedactedAuth(patch.auth, current.auth);
+  // Only when sent: the schema fills `headers` with its default ({}), which must not wipe the stored ones.
+  if ('headers' in sent && patch.headers) sent.headers = restoreRedacted(patch.headers, current.headers);
+  if ('auth' in sent && patch.auth) sent.auth = restoreRedactedAuth(patch.auth, current.auth);
   const view = await audited(ctx, { operation: 'balancer.update', subjectType: 'balancer' }, async () => {
-    const before = balancerView(await getBalancer(store, params.id));
-    const after = balancerView(await updateBalancer(store, params.id, sent, now));
-    return { subject: { id: after.id, name: after.name }, before, after, result: after };
+    // As stored: the audit redacts header values and the client secret itself, and so sees a change of one.
+    const before = await getBalancer(store, params.id);
+    const after = await updateBalancer(store, params.id, sent, now);
+    return { subject: { id: after.id, name: after.name }, before, after, result: balancerView(after) };
   });
   return json(view);
 });
