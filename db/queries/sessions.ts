@@ -63,8 +63,12 @@ export async function recordDashboardSession(store: Store, session: IssuedSessio
   );
 }
 
-/** The sessions not expired by `now` and not ended (or only `sid`'s), newest first. */
-function liveSessions(store: Store, now: number, sid?: string): Promise<IssuedSession[]> {
+/** The sessions not expired by `now` and not ended (or only `sid`'s, or only user `sub`'s), newest first. */
+function liveSessions(
+  store: Store,
+  now: number,
+  only: { sid?: string; sub?: string } = {},
+): Promise<IssuedSession[]> {
   const { dashboardSessions: d, revokedSessions: r } = store.t;
   return store.read(async (db) =>
     (
@@ -72,10 +76,22 @@ function liveSessions(store: Store, now: number, sid?: string): Promise<IssuedSe
         .select({ session: d })
         .from(d)
         .leftJoin(r, eq(r.sid, d.sid))
-        .where(and(gt(d.expiresAt, now), isNull(r.sid), sid === undefined ? undefined : eq(d.sid, sid)))
+        .where(
+          and(
+            gt(d.expiresAt, now),
+            isNull(r.sid),
+            only.sid === undefined ? undefined : eq(d.sid, only.sid),
+            only.sub === undefined ? undefined : eq(d.userSub, only.sub),
+          ),
+        )
         .orderBy(desc(d.issuedAt), d.sid)
     ).map((x) => toIssued(x.session)),
   );
+}
+
+/** The live sessions of the single sign-on user `sub`, newest first. */
+export async function listLiveSessionsOf(store: Store, sub: string, now: number): Promise<IssuedSession[]> {
+  return liveSessions(store, now, { sub });
 }
 
 /** Every live session: issued, not expired by `now`, not ended by a logout or an admin; newest first. */
@@ -85,7 +101,7 @@ export function listLiveSessions(store: Store, now: number): Promise<IssuedSessi
 
 /** Session `sid` while it is live; null when unknown, expired or ended. */
 export async function getLiveSession(store: Store, sid: string, now: number): Promise<IssuedSession | null> {
-  return (await liveSessions(store, now, sid))[0] ?? null;
+  return (await liveSessions(store, now, { sid }))[0] ?? null;
 }
 
 /** Drops the sessions whose cookies have expired by `now`; returns how many. */

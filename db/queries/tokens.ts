@@ -14,6 +14,7 @@ function toApiToken(row: ApiTokenRow): ApiToken {
     createdAt: row.createdAt,
     lastUsedAt: row.lastUsedAt,
     revokedAt: row.revokedAt,
+    expiresAt: row.expiresAt,
     createdBy: row.createdBy,
     createdByName: row.createdByName,
   };
@@ -31,6 +32,8 @@ export interface NewApiToken {
   scope: TokenScope;
   prefix: string;
   hash: string;
+  /** When it stops working (epoch ms); null: never. */
+  expiresAt: number | null;
 }
 
 /** Stores a token issued by lib/auth/api-tokens, with who minted it. */
@@ -93,6 +96,13 @@ export async function revokeApiToken(store: Store, id: string, now: number = Dat
   });
 }
 
+/** The live tokens (not revoked, not expired by `now`) that `createdBy` minted, newest first. */
+export async function listLiveOwnedTokens(store: Store, createdBy: string, now: number): Promise<ApiToken[]> {
+  return (await listApiTokens(store, createdBy)).filter(
+    (t) => t.revokedAt === null && (t.expiresAt === null || t.expiresAt > now),
+  );
+}
+
 /** Sets a live token's scope (lowered when its owner's role fell); returns it. */
 export async function setTokenScope(store: Store, id: string, scope: TokenScope): Promise<ApiToken> {
   const { apiTokens } = store.t;
@@ -116,7 +126,7 @@ export interface TokenIdentity {
 // lastUsedAt is a hint, not an audit log: writing it at most once a minute keeps reads from becoming writes.
 const LAST_USED_RESOLUTION_MS = 60_000;
 
-/** The live token whose secret has this hash, or null (unknown or revoked). */
+/** The live token whose secret has this hash, or null (unknown, revoked or expired by `now`). */
 export async function findLiveTokenByHash(
   store: Store,
   hash: string,
@@ -130,6 +140,7 @@ export async function findLiveTokenByHash(
       .where(and(eq(apiTokens.hash, hash), isNull(apiTokens.revokedAt))),
   );
   if (!row) return null;
+  if (row.expiresAt !== null && row.expiresAt <= now) return null;
   if (row.lastUsedAt === null || now - row.lastUsedAt >= LAST_USED_RESOLUTION_MS) {
     await store.write((db) => db.update(apiTokens).set({ lastUsedAt: now }).where(eq(apiTokens.id, row.id)));
   }

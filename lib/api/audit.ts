@@ -50,6 +50,12 @@ export interface AuditContext {
   req: Request;
   now: number;
   settings: Pick<Settings, 'trustedProxies'>;
+  /** Who the entry names when it is not the principal: a refused sign-in acts on its subject's behalf. */
+  actor?: AuditActor;
+}
+
+function actorOfContext(ctx: AuditContext): AuditActor {
+  return ctx.actor ?? actorOf(ctx.principal, ctx.req, ctx.settings);
 }
 
 /** Fields of a view that are state, not configuration: they change without anyone changing them. */
@@ -75,7 +81,7 @@ export function audited<T>(
     await recordAudit(
       ctx.store,
       {
-        actor: actorOf(ctx.principal, ctx.req, ctx.settings),
+        actor: actorOfContext(ctx),
         operation: what.operation,
         subject: { type: what.subjectType, ...done.subject },
         changes: fieldChanges(done.before, done.after, [...STATE_FIELDS, ...(what.ignore ?? [])]),
@@ -99,7 +105,7 @@ export async function auditAction(
   await recordAudit(
     ctx.store,
     {
-      actor: actorOf(ctx.principal, ctx.req, ctx.settings),
+      actor: actorOfContext(ctx),
       operation,
       subject,
       changes: Object.fromEntries(Object.entries(detail).map(([k, v]) => [k, { before: null, after: v }])),

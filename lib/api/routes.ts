@@ -31,7 +31,13 @@ import {
 import { DashboardSession, LoginInput, SessionState } from '@/lib/schemas/session';
 import { AuditEntry, AuditQuery } from '@/lib/schemas/audit';
 import { StdioTargetDetailView, StdioTargetView } from '@/lib/schemas/stdio-target';
-import { ApiToken, CreatedApiToken, CreateTokenInput } from '@/lib/schemas/token';
+import {
+  ApiToken,
+  CreatedApiToken,
+  CreateTokenInput,
+  RevokeOwnerTokensInput,
+  TokenListQuery,
+} from '@/lib/schemas/token';
 import {
   CreatedWebhookEndpoint,
   CreateWebhookInput,
@@ -472,11 +478,13 @@ export const ROUTES = {
   listTokens: {
     method: 'GET',
     path: '/api/v1/tokens',
-    summary: 'List API tokens (never their secrets): an admin sees everyone’s, others their own',
+    summary:
+      'List API tokens (never their secrets): an admin sees everyone’s (or one person’s, with owner), others their own',
     tag: 'tokens',
     access: 'account',
+    query: TokenListQuery,
     response: z.object({ items: z.array(ApiToken) }),
-    problems: [401, 403, 429],
+    problems: [400, 401, 403, 429],
   },
   createToken: {
     method: 'POST',
@@ -497,6 +505,17 @@ export const ROUTES = {
     access: 'account',
     response: ApiToken,
     problems: [401, 403, 404, 429],
+  },
+  revokeOwnerTokens: {
+    method: 'POST',
+    path: '/api/v1/tokens/revoke',
+    summary:
+      'Revoke every live token one person minted (owner: their createdBy, e.g. user:<sub>), each audited; answers the tokens revoked',
+    tag: 'tokens',
+    access: 'admin',
+    body: RevokeOwnerTokensInput,
+    response: z.object({ items: z.array(ApiToken) }),
+    problems: [400, 401, 403, 413, 415, 422, 429, 503],
   },
   listAudit: {
     method: 'GET',

@@ -74,7 +74,8 @@ export async function principalForSecret(
   if (mode.adminSecret !== null && secretsEqual(secret, mode.adminSecret))
     return { kind: 'admin', via: 'secret' };
   const token = looksLikeToken(secret) ? await findTokenBySecret(store, secret, now) : null;
-  if (!token) throw unauthorized('invalid_token', 'the bearer token is unknown or has been revoked');
+  if (!token)
+    throw unauthorized('invalid_token', 'the bearer token is unknown, has expired or has been revoked');
   return { kind: 'token', id: token.id, name: token.name, scope: token.scope };
 }
 

@@ -8,7 +8,7 @@ import {
 } from '@/db/queries/tokens';
 import type { Store } from '@/db';
 import { ValidationError, toFieldIssues } from '@/lib/errors';
-import { CreateTokenInput, type CreatedApiToken } from '@/lib/schemas/token';
+import { CreateTokenInput, MAX_TOKEN_LIFETIME_MS, type CreatedApiToken } from '@/lib/schemas/token';
 import { displayPrefix, generateToken, hashToken } from './tokens';
 
 /** Creates a token owned by `owner` and returns it with its secret, the only time the secret is available. */
@@ -20,6 +20,13 @@ export async function createApiToken(
 ): Promise<CreatedApiToken> {
   const parsed = CreateTokenInput.safeParse(input);
   if (!parsed.success) throw new ValidationError(toFieldIssues(parsed.error.issues));
+  const expiresAt = parsed.data.expiresAt ?? null;
+  if (expiresAt !== null && expiresAt <= now) {
+    throw new ValidationError([{ path: 'expiresAt', message: 'must be in the future' }]);
+  }
+  if (expiresAt !== null && expiresAt > now + MAX_TOKEN_LIFETIME_MS) {
+    throw new ValidationError([{ path: 'expiresAt', message: 'must be at most 5 years ahead' }]);
+  }
   const token = generateToken(parsed.data.scope);
   const stored = await insertApiToken(
     store,
@@ -28,6 +35,7 @@ export async function createApiToken(
       scope: parsed.data.scope,
       prefix: displayPrefix(token),
       hash: hashToken(token),
+      expiresAt,
     },
     now,
     owner,
@@ -35,7 +43,7 @@ export async function createApiToken(
   return { ...stored, token };
 }
 
-/** The live token with this secret, or null (unknown or revoked). */
+/** The live token with this secret, or null (unknown, revoked or expired). */
 export function findTokenBySecret(
   store: Store,
   secret: string,

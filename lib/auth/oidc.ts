@@ -31,6 +31,8 @@ export class OidcRefusal extends Error {
       | 'userinfo_failed'
       | 'no_role',
     message: string,
+    /** For `no_role`: who the provider vouched for (a valid ID token) and their groups. */
+    readonly subject: { user: SessionUser; groups: string[] } | null = null,
   ) {
     super(message);
   }
@@ -307,6 +309,7 @@ export async function completeSignIn(
     throw new OidcRefusal(
       'no_role',
       `${user.email ?? user.sub} is in none of the groups this Erawatch grants a role to`,
+      { user, groups },
     );
   }
   return { user, role, groups, next: tx.next };

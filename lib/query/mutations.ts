@@ -1,7 +1,7 @@
 // Every write the dashboard makes, in one place so that the API paths live beside the read options.
 import type { RolloutTarget } from '@/lib/rollout/types';
 import type { CreateBalancerInput, UpdateBalancerInput } from '@/lib/schemas/balancer';
-import type { CreateTokenInput, CreatedApiToken } from '@/lib/schemas/token';
+import type { ApiToken, CreateTokenInput, CreatedApiToken } from '@/lib/schemas/token';
 import type { AlertSink, CreateAlertSinkInput, UpdateAlertSinkInput } from '@/lib/schemas/alert-sink';
 import type { CreateWebhookInput } from '@/lib/schemas/webhook';
 import { sendJson, type Fetcher } from './fetch-json';
@@ -74,6 +74,10 @@ export const createToken = (f: Fetcher, input: CreateTokenInput) =>
 
 export const revokeToken = (f: Fetcher, id: string) =>
   sendJson<null>(f, 'DELETE', `/api/v1/tokens/${enc(id)}`);
+
+/** An admin's: every live token one person minted (`owner`, their createdBy). */
+export const revokeOwnerTokens = (f: Fetcher, owner: string) =>
+  sendJson<{ items: ApiToken[] }>(f, 'POST', '/api/v1/tokens/revoke', { owner });
 
 export const endSession = (f: Fetcher, id: string) =>
   sendJson<null>(f, 'DELETE', `/api/v1/sessions/${enc(id)}`);

@@ -90,6 +90,7 @@ const POLICY: Record<string, Access> = {
   listTokens: 'account',
   createToken: 'account',
   revokeToken: 'account',
+  revokeOwnerTokens: 'admin',
   listAudit: 'admin',
   listSessions: 'admin',
   endSession: 'admin',
@@ -282,5 +283,144 @@ describe('tokens belong to people', () => {
     expect((await revoke('operator')).status).toBe(404);
     expect((await revoke('viewer')).status).toBe(200);
     expect((await revoke('admin')).status).toBe(200);
+  });
+});
+
+describe('token expiry, and one person’s tokens', () => {
+  const balancersGet = async (bearer: string) =>
+    (
+      await (handlers.get('listBalancers') as Handler)(
+        new Request(`${BASE}/api/v1/balancers`, {
+          headers: { host: '127.0.0.1:3996', authorization: `Bearer ${bearer}` },
+        }),
+      )
+    ).status;
+
+  it('refuses an expiry in the past, too far ahead or not a time, and makes nothing', async () => {
+    const tokens = (await import('@/app/api/v1/tokens/route')) as unknown as Mod;
+    const post = tokens.POST as Handler;
+    const count = async () =>
+      (
+        JSON.parse((await call(tokens.GET as Handler, '/api/v1/tokens', 'GET', 'admin')).text) as {
+          items: unknown[];
+        }
+      ).items.length;
+    const before = await count();
+    for (const expiresAt of [Date.now() - 1000, Date.now() + 6 * 365 * 86_400_000, 'tomorrow', -5, 1.5]) {
+      const r = await call(post, '/api/v1/tokens', 'POST', 'operator', {
+        name: 'bad-expiry',
+        scope: 'read',
+        expiresAt,
+      });
+      expect(r.status, String(expiresAt)).toBe(422);
+      expect(r.type).toContain('application/problem+json');
+      expect(r.text).toContain('/expiresAt');
+    }
+    expect(await count()).toBe(before);
+  });
+
+  it('an expired token is refused (401), one before its expiry accepted; the listing says when', async () => {
+    const tokens = (await import('@/app/api/v1/tokens/route')) as unknown as Mod;
+    const at = new Date(Date.now() + 3_600_000);
+    const r = await call(tokens.POST as Handler, '/api/v1/tokens', 'POST', 'operator', {
+      name: 'otto-expiring',
+      scope: 'read',
+      expiresAt: at.toISOString(),
+    });
+    expect(r.status).toBe(201);
+    const made = JSON.parse(r.text) as { id: string; token: string; expiresAt: number };
+    expect(made.expiresAt).toBe(at.getTime());
+    expect(await balancersGet(made.token)).toBe(200);
+    // Its time comes (the stored expiry moved to the past, as the clock would): refused from then on.
+    const { getStore } = await import('@/db/index');
+    const { eq } = await import('drizzle-orm');
+    const store = await getStore();
+    const { apiTokens } = store.t;
+    await store.write((tx) =>
+      tx
+        .update(apiTokens)
+        .set({ expiresAt: Date.now() - 1 })
+        .where(eq(apiTokens.id, made.id)),
+    );
+    expect(await balancersGet(made.token)).toBe(401);
+    const { findTokenBySecret } = await import('@/lib/auth/api-tokens');
+    expect(await findTokenBySecret(store, made.token, Date.now())).toBeNull();
+    expect(await findTokenBySecret(store, made.token, Date.now() - 60_000)).not.toBeNull();
+  });
+
+  it('an admin lists one person’s tokens and revokes them all at once, audited; nobody else can', async () => {
+    const tokens = (await import('@/app/api/v1/tokens/route')) as unknown as Mod;
+    const revokeAll = (await import('@/app/api/v1/tokens/revoke/route')) as unknown as Mod;
+    const veraToken = await call(tokens.POST as Handler, '/api/v1/tokens', 'POST', 'viewer', {
+      name: 'vera-kept',
+      scope: 'read',
+    });
+    const vera = (JSON.parse(veraToken.text) as { token: string }).token;
+    const minted: string[] = [];
+    for (const name of ['otto-a', 'otto-b']) {
+      const r = await call(tokens.POST as Handler, '/api/v1/tokens', 'POST', 'operator', {
+        name,
+        scope: 'write',
+      });
+      expect(r.status).toBe(201);
+      minted.push((JSON.parse(r.text) as { token: string }).token);
+    }
+    const list = async (who: Caller, owner: string) => {
+      const r = await call(
+        tokens.GET as Handler,
+        `/api/v1/tokens?owner=${encodeURIComponent(owner)}`,
+        'GET',
+        who,
+      );
+      return {
+        status: r.status,
+        items:
+          r.status === 200
+            ? (
+                JSON.parse(r.text) as {
+                  items: Array<{ name: string; createdBy: string; revokedAt: number | null }>;
+                }
+              ).items
+            : [],
+      };
+    };
+    const ottos = await list('admin', 'user:otto');
+    expect(ottos.items.length).toBeGreaterThanOrEqual(2);
+    expect(ottos.items.every((t) => t.createdBy === 'user:otto')).toBe(true);
+    // A non-admin sees only their own, whatever owner they name.
+    expect((await list('viewer', 'user:otto')).items).toEqual([]);
+    expect((await list('admin', 'nobody-shaped')).status).toBe(400);
+
+    const refused = await call(revokeAll.POST as Handler, '/api/v1/tokens/revoke', 'POST', 'operator', {
+      owner: 'user:otto',
+    });
+    expect(refused.status).toBe(403);
+    for (const t of minted) expect(await balancersGet(t)).toBe(200);
+
+    const done = await call(revokeAll.POST as Handler, '/api/v1/tokens/revoke', 'POST', 'admin', {
+      owner: 'user:otto',
+    });
+    expect(done.status).toBe(200);
+    const revoked = (JSON.parse(done.text) as { items: Array<{ name: string; revokedAt: number | null }> })
+      .items;
+    expect(revoked.map((t) => t.name)).toEqual(expect.arrayContaining(['otto-a', 'otto-b']));
+    expect(revoked.every((t) => t.revokedAt !== null)).toBe(true);
+    for (const t of minted) expect(await balancersGet(t)).toBe(401);
+    // Every one of otto's is revoked now, but the one that had expired (it was live no more).
+    expect(
+      (await list('admin', 'user:otto')).items
+        .filter((t) => t.name !== 'otto-expiring')
+        .every((t) => t.revokedAt !== null),
+    ).toBe(true);
+    // Another person's tokens are untouched.
+    expect(await balancersGet(vera)).toBe(200);
+
+    const { getStore } = await import('@/db/index');
+    const { listAudit } = await import('@/db/queries/audit');
+    const entries = (await listAudit(await getStore(), { actor: 'ada', limit: 500 })).items.filter(
+      (e) => e.operation === 'token.revoke',
+    );
+    expect(entries.map((e) => e.subject.name)).toEqual(expect.arrayContaining(['otto-a', 'otto-b']));
+    expect(entries[0]?.changes.revokedBecause?.after).toBe('an admin revoked every token of user:otto');
   });
 });

@@ -234,6 +234,126 @@ describe('sign-in through the provider', () => {
     expect(refusal(res)).toBe('no_role');
   });
 
+  async function postBalancer(
+    credential: { session: string } | { token: string },
+    name: string,
+  ): Promise<Response> {
+    const auth: Record<string, string> =
+      'session' in credential
+        ? { cookie: `erawatch_session=${credential.session}` }
+        : { authorization: `Bearer ${credential.token}` };
+    return handler(
+      balancersRoute,
+      'POST',
+    )(
+      new Request(`${BASE}/api/v1/balancers`, {
+        method: 'POST',
+        headers: { host: '127.0.0.1:3998', origin: BASE, 'content-type': 'application/json', ...auth },
+        body: JSON.stringify({ name, publicUrl: `https://mcp.example.test/${name}` }),
+      }),
+    );
+  }
+
+  async function mintToken(session: string, name: string, scope: 'read' | 'write'): Promise<string> {
+    const res = await handler(
+      tokensRoute,
+      'POST',
+    )(
+      new Request(`${BASE}/api/v1/tokens`, {
+        method: 'POST',
+        headers: headers(`erawatch_session=${session}`, { origin: BASE, 'content-type': 'application/json' }),
+        body: JSON.stringify({ name, scope }),
+      }),
+    );
+    expect(res.status).toBe(201);
+    return ((await res.json()) as { token: string }).token;
+  }
+
+  async function trailOf(sub: string) {
+    const { getStore } = await import('@/db/index');
+    const { listAudit } = await import('@/db/queries/audit');
+    return (await listAudit(await getStore(), { actor: sub, limit: 500 })).items;
+  }
+
+  it('a user removed from every group loses every session and token at the refused sign-in', async () => {
+    const otto = OIDC_USERS.operator.sub;
+    try {
+      const { session } = await signIn('operator');
+      const token = await mintToken(session, 'otto-deployer', 'write');
+      expect((await postBalancer({ session }, 'before-removal-1')).status).toBe(201);
+      expect((await postBalancer({ token }, 'before-removal-2')).status).toBe(201);
+
+      // Removed from every group at the provider: the next sign-in is refused, and takes everything with it.
+      provider.setGroups(otto, ['staff']);
+      const { res } = await signIn('operator');
+      expect(refusal(res)).toBe('no_role');
+      const withSession = await postBalancer({ session }, 'after-removal-1');
+      expect(withSession.status).toBe(401);
+      const withToken = await postBalancer({ token }, 'after-removal-2');
+      expect(withToken.status).toBe(401);
+      expect(((await withToken.json()) as { type: string }).type).toMatch(/invalid_token$/);
+      expect(await sessionState(session)).toMatchObject({ authenticated: false });
+
+      // Each step audited, with the user as the actor.
+      const entries = await trailOf(otto);
+      const refused = entries.find((e) => e.operation === 'session.refused');
+      expect(refused).toMatchObject({
+        actor: { kind: 'user', id: otto },
+        subject: { type: 'user', id: otto },
+        changes: { code: { before: null, after: 'no_role' }, groups: { before: null, after: ['staff'] } },
+      });
+      const revoked = entries.filter(
+        (e) => e.operation === 'token.revoke' && e.subject.name === 'otto-deployer',
+      );
+      expect(revoked).toHaveLength(1);
+      expect(revoked[0]?.changes.revokedBecause?.after).toMatch(/no_role/);
+      const ended = entries.filter((e) => e.operation === 'session.end' && e.subject.id !== '');
+      expect(ended.length).toBeGreaterThanOrEqual(1);
+      expect(ended[0]?.changes.endedBecause?.after).toMatch(/no_role/);
+
+      // A refused sign-in of someone who holds nothing records nothing more.
+      const before = (await trailOf(otto)).length;
+      expect(refusal((await signIn('operator')).res)).toBe('no_role');
+      expect((await trailOf(otto)).length).toBe(before);
+    } finally {
+      provider.setGroups(otto, OIDC_USERS.operator.groups);
+    }
+  });
+
+  it('a sign-in with a lower role ends the subject’s earlier sessions of a higher role, not others’', async () => {
+    const otto = OIDC_USERS.operator.sub;
+    try {
+      const operator = (await signIn('operator')).session;
+      const token = await mintToken(operator, 'otto-writer', 'write');
+      const vera = (await signIn('viewer')).session;
+      expect((await postBalancer({ session: operator }, 'before-demotion')).status).toBe(201);
+
+      provider.setGroups(otto, ['mcp-viewers']);
+      const viewer = (await signIn('operator')).session;
+      expect(await sessionState(viewer)).toMatchObject({ authenticated: true, role: 'viewer' });
+      // The old operator cookie is ended (401), not merely kept at its old role.
+      expect((await postBalancer({ session: operator }, 'after-demotion-1')).status).toBe(401);
+      expect(await sessionState(operator)).toMatchObject({ authenticated: false });
+      // The new session is a viewer's; the write token is now a read token.
+      expect((await postBalancer({ session: viewer }, 'after-demotion-2')).status).toBe(403);
+      expect((await postBalancer({ token }, 'after-demotion-3')).status).toBe(403);
+      // Someone else's session, and a second sign-in at the same role, leave the others be.
+      expect(await sessionState(vera)).toMatchObject({ authenticated: true, role: 'viewer' });
+      await signIn('operator');
+      expect(await sessionState(viewer)).toMatchObject({ authenticated: true, role: 'viewer' });
+
+      const ended = (await trailOf(otto)).filter(
+        (e) =>
+          e.operation === 'session.end' && e.changes.endedBecause?.after === 'a sign-in gave the viewer role',
+      );
+      expect(ended.map((e) => e.subject.id)).toContain(
+        JSON.parse(Buffer.from(operator.split('.')[0] ?? '', 'base64url').toString('utf8')).sid,
+      );
+    } finally {
+      provider.setGroups(otto, OIDC_USERS.operator.groups);
+    }
+  });
+
   it('refuses a wrong state', async () => {
     const { authorizationUrl, tx } = await start();
     const back = await signInThrough(authorizationUrl, OIDC_USERS.viewer.sub);

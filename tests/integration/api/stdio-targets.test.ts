@@ -117,7 +117,7 @@ describe('GET /api/v1/stdio-targets', () => {
   it.each([
     ['an unknown id', 'sto_nope', ADMIN, 404, "stdio target 'sto_nope' not found"],
     ['no credentials', targetId, null, 401, 'needs a bearer token'],
-    ['a wrong token', targetId, 'ewt_read_wrong', 401, 'unknown or has been revoked'],
+    ['a wrong token', targetId, 'ewt_read_wrong', 401, 'has expired or has been revoked'],
   ])('%s: problem+json with the reason', async (_n, id, token, status, detail) => {
     const r = await call(one.GET, `/api/v1/stdio-targets/${id || targetId}`, 'GET', token);
     expect(r.status).toBe(status);

@@ -9,11 +9,13 @@ import { tokenOwnerOf } from '@/lib/api/token-owner';
 
 export const dynamic = 'force-dynamic';
 
-/** An admin sees every token; anyone else the tokens they minted. */
-export const GET = route('listTokens', async ({ store, principal }) => {
-  const owner = tokenOwnerOf(principal);
-  const all = principalRole(principal) === 'admin';
-  return json({ items: await listApiTokens(store, all ? undefined : owner.by) });
+/** An admin sees every token, or one person's (`owner`); anyone else the tokens they minted. */
+export const GET = route('listTokens', async ({ store, principal, query }) => {
+  const own = tokenOwnerOf(principal).by;
+  if (principalRole(principal) === 'admin') return json({ items: await listApiTokens(store, query.owner) });
+  // Someone else's tokens are as unknown to a non-admin as tokens that do not exist.
+  if (query.owner !== undefined && query.owner !== own) return json({ items: [] });
+  return json({ items: await listApiTokens(store, own) });
 });
 
 /** The response carries the token itself; it is never shown again. Nobody mints above their own role. */
