@@ -110,6 +110,39 @@ test('settings: a token is shown once, then listed by prefix and revocable', asy
   expect(refused.status).toBe(401);
 });
 
+test('settings: a token’s expiry is chosen and shown; an admin revokes one person’s tokens at once', async ({
+  page,
+}) => {
+  const name = `exp-${Date.now().toString(36)}`;
+  await page.goto(`${app.url}/settings`);
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Expires').selectOption({ label: 'in 30 days' });
+  const before = Date.now();
+  await page.getByRole('button', { name: 'Create token' }).click();
+  const once = page.getByTestId('token-once');
+  await expect(once).toBeVisible();
+  const token = (await once.locator('.secret').textContent()) ?? '';
+  const listed = (await (await fetch(`${app.url}/api/v1/tokens`)).json()) as {
+    items: Array<{ name: string; expiresAt: number | null }>;
+  };
+  const expiresAt = listed.items.find((t) => t.name === name)?.expiresAt ?? 0;
+  expect(expiresAt).toBeGreaterThanOrEqual(before + 30 * 86_400_000);
+  expect(expiresAt).toBeLessThanOrEqual(Date.now() + 30 * 86_400_000);
+  const row = page.locator(`[data-testid="token-row"][data-name="${name}"]`);
+  await expect(row).toContainText(`${new Date(expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC`);
+  await expect(row).toContainText('Active');
+
+  // One person's tokens (here local mode's), revoked at once.
+  await page.getByLabel('Person', { exact: true }).selectOption({ label: 'local mode' });
+  page.once('dialog', (d) => void d.accept());
+  await page.getByTestId('revoke-owner-tokens').click();
+  await expect(row).toContainText('Revoked');
+  const refused = await fetch(`${app.url}/api/v1/balancers`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  expect(refused.status).toBe(401);
+});
+
 test('events: the empty log says what will appear', async ({ page }) => {
   await page.goto(`${app.url}/events`);
   await expect(page.getByRole('heading', { name: 'No events yet' })).toBeVisible();
