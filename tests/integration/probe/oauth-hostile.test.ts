@@ -66,6 +66,18 @@ describe('the client secret never comes back', () => {
     expect(v.auth?.token?.detail).toContain('client_secret=[redacted]');
   });
 
+  it("a secret with one of -_.* and one of !~'() echoed from a client_secret_post body is redacted", async () => {
+    // WHATWG form encoding leaves `-` and escapes `!` and `~`: a form no single older encoding matched.
+    const secret = 'S3CR3T-redteam!value~123';
+    const as = await authorizationServer(routes, echoCredential, { methods: ['client_secret_post'] });
+    const rs = await resourceServer(routes, { authorizationServers: () => [as.issuer] });
+    const v = await probe({ url: rs.url, oauth: creds(as.issuer, { clientSecret: secret }) });
+    expect(as.received.find((r) => r.path === '/token')?.body).toContain('S3CR3T-redteam%21value%7E123');
+    const text = JSON.stringify(v);
+    for (const form of secretFormsOf('erawatch', secret)) expect(text).not.toContain(form);
+    expect(v.auth?.token?.detail).toContain('client_secret=[redacted]');
+  });
+
   it('a resource server echoing it in its challenge is redacted', async () => {
     const as = await authorizationServer(routes, grant);
     const rs = await resourceServer(routes, {
