@@ -200,6 +200,36 @@ describe('server-named URLs keep the loopback exemption only on the target host'
     expect(same.auth?.metadata).toMatchObject({ source: 'challenge', url: own });
   });
 
+  it("a challenge naming another port of the target's own host is refused: origins, not host names", async () => {
+    const admin = await routes({ '/admin/export': () => ({ status: 200, body: 'all the secrets' }) });
+    const named = `${admin.origin}/admin/export`;
+    const rs = await resourceServer(routes, {
+      authorizationServers: () => [],
+      challenge: () => `Bearer resource_metadata="${named}"`,
+    });
+    // Same host name (127.0.0.1), another port.
+    expect(new URL(named).hostname).toBe(new URL(rs.url).hostname);
+    const v = await probe({ url: rs.url });
+    expect(v.auth?.metadataAttempts[0]).toMatchObject({ url: named, outcome: 'egress_refused' });
+    expect(admin.hits('/admin/export')).toBe(0);
+    expect(JSON.stringify(v)).not.toContain('all the secrets');
+  });
+
+  it("a token endpoint from metadata on another port of the issuer's host is refused", async () => {
+    const admin = await routes({ '/token': grant });
+    const as = await authorizationServer(routes, grant, { tokenEndpoint: `${admin.origin}/token` });
+    const rs = await resourceServer(routes, { authorizationServers: () => [as.issuer] });
+    const v = await probe({ url: rs.url, oauth: creds(as.issuer) });
+    expect(v.reason).toBe('oauth_token_failed: egress_refused');
+    expect(admin.hits('/token')).toBe(0);
+    // On the issuer's own origin it is fetched.
+    const own = await authorizationServer(routes, grant);
+    const rs2 = await resourceServer(routes, { authorizationServers: () => [own.issuer] });
+    const ok = await probe({ url: rs2.url, oauth: creds(own.issuer) });
+    expect(ok.verdict).toBe('modern');
+    expect(own.hits('/token')).toBe(1);
+  });
+
   it('a token endpoint from metadata on another loopback host is refused; a configured one is not', async () => {
     const elsewhere = await routes({ '/token': grant });
     const as = await authorizationServer(routes, grant, {
