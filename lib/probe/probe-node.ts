@@ -17,12 +17,13 @@ import {
   deriveServedEras,
   HEADER_MISMATCH,
   isHandshakeEra,
+  keptRevisions,
+  MAX_SERVED_REVISIONS,
   isModernError,
   isPlainObject,
   MISSING_CLIENT_CAPABILITY,
   newestMutual,
   rpcErrorOf,
-  sortRevisions,
   type DiscoverClass,
   type DiscoverFacts,
 } from './classify';
@@ -142,12 +143,29 @@ export async function probeNode(
     v.reason = 'internal_error';
     v.anomaly = err instanceof Error ? err.message : String(err);
   }
-  v.supported = sortRevisions(state.served);
-  v.servedEras = deriveServedEras(v.supported);
+  keepServed(v, state.served);
   v.durationMs = Math.max(0, now() - started);
   // Whatever a server echoed of the secret goes no further than this probe.
   if (target.oauth) redactInPlace(v, secretForms(target.oauth));
   return v;
+}
+
+/**
+ * Only revision-shaped strings count as served, and at most MAX_SERVED_REVISIONS of them (the newest): a node
+ * listing thousands, or junk such as `javascript:alert(1)`, would otherwise be stored, served and rendered
+ * every cycle, and junk would count as a modern revision. The anomaly says how many were dropped.
+ */
+function keepServed(v: Verdict, served: Set<string>): void {
+  const { kept, junk, overCap } = keptRevisions(served);
+  v.supported = kept;
+  v.servedEras = deriveServedEras(kept);
+  if (junk === 0 && overCap === 0) return;
+  const why = [
+    junk > 0 ? `${junk} not shaped like a revision (YYYY-MM-DD)` : '',
+    overCap > 0 ? `${overCap} older beyond the first ${MAX_SERVED_REVISIONS}` : '',
+  ].filter(Boolean);
+  const note = `served revisions: kept ${kept.length} of ${served.size} listed, dropped ${junk + overCap} (${why.join(', ')})`;
+  v.anomaly = v.anomaly ? `${v.anomaly}; ${note}` : note;
 }
 
 /** Applies the egress guard and pins the address; on refusal records the step and returns null. */
@@ -587,7 +605,8 @@ async function negotiateAfterUnsupported(
   );
   if (!mutual) {
     if (supported.length > 0 && supported.every(isHandshakeEra)) {
-      v.anomaly = `-32022 lists only handshake-era revisions: ${supported.join(', ')}`;
+      const shown = supported.slice(0, 8);
+      v.anomaly = `-32022 lists only handshake-era revisions: ${shown.join(', ')}${supported.length > 8 ? `, … (${supported.length})` : ''}`;
     }
     return;
   }
