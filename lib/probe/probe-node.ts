@@ -60,6 +60,14 @@ export interface ProbeDeps {
    * metadata): the same egress without the loopback exemption. Default: the shared one for that policy.
    */
   strictDispatcher?: Dispatcher;
+  /**
+   * With `transport`: launches a fresh process of the same command, for the legacy audit when the modern
+   * catalog is also listed. A stdio process is pinned to the era of its first exchange: the audit's
+   * initialize would make it answer the catalog's tools/list as a legacy request, and the catalog's modern
+   * tools/list would make it refuse the audit. With this, the catalog is listed on the probed (modern)
+   * process and the audit runs on its own; without it, the audit comes first on the same process.
+   */
+  freshTransport?: () => { transport: ProbeTransport; close: () => Promise<unknown> };
 }
 
 export const DEFAULT_EGRESS: EgressPolicy = { allowLoopback: false, allowPrivate: true };
@@ -132,7 +140,7 @@ export async function probeNode(
   const v = state.verdict;
   try {
     if (deps.transport) {
-      await runProbe(deps.transport, target, options, state, null);
+      await runProbe(deps.transport, target, options, state, null, deps.freshTransport);
     } else {
       const open = await openHttpTransport(target, options, deps, state, now);
       if (open) await probeHttp(open, target, options, deps, state, now, started);
@@ -381,6 +389,7 @@ async function runProbe(
   options: ProbeOptions,
   state: ProbeState,
   hooks: AuthHooks | null,
+  freshTransport?: ProbeDeps['freshTransport'],
 ): Promise<void> {
   let transport = initial;
   const v = state.verdict;
@@ -440,6 +449,19 @@ async function runProbe(
   const audit = target.auditLegacy && !state.modernErrorSeen && settled;
   const modernCatalog =
     state.discovered && v.verdict === 'modern' && v.negotiatedVersion && wantsCatalog(target, v);
+  if (audit && modernCatalog && v.negotiatedVersion && freshTransport) {
+    // The catalog on this process, whose era is modern; the audit on a process of its own.
+    await listModernCatalog(transport, options, state, v.negotiatedVersion);
+    const fresh = freshTransport();
+    const first = v.evidence.length;
+    try {
+      await auditLegacy(fresh.transport, options, state);
+      for (const step of v.evidence.slice(first)) appendDetail(step, 'on a fresh process');
+    } finally {
+      await fresh.close();
+    }
+    return;
+  }
   if (audit) await auditLegacy(transport, options, state);
   if (modernCatalog && v.negotiatedVersion) {
     await listModernCatalog(transport, options, state, v.negotiatedVersion);

@@ -380,10 +380,20 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
   // The launched process is ended (SIGTERM, then SIGKILL) before the verdict is printed.
   const transport = command.stdio ? StdioTransport.launch(command.stdio) : null;
   try {
+    const stdio = command.stdio;
     const verdict = await probeNode(
       command.target,
       options,
-      transport ? { transport } : { egress: { allowLoopback: true, allowPrivate: true } },
+      transport && stdio
+        ? {
+            transport,
+            // --audit-legacy with --catalog: the audit gets a process of its own (same command).
+            freshTransport: () => {
+              const fresh = StdioTransport.launch(stdio);
+              return { transport: fresh, close: () => fresh.close() };
+            },
+          }
+        : { egress: { allowLoopback: true, allowPrivate: true } },
     );
     await transport?.close();
     process.stdout.write(
