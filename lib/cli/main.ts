@@ -3,6 +3,7 @@
 // literally, so the CLI compiled for the package holds exactly these (demo and bench run from a checkout).
 // The settings are read here, once, before any command runs: a bad one stops every command with exit code 2.
 import { processSettings, refusalLines, SettingsError, type Settings } from '@/lib/settings';
+import { guardProcessOutput } from './output-guard';
 import { packageInfo } from './package-root';
 
 interface CommandModule {
@@ -52,6 +53,8 @@ function usage(): string {
 export const COMMAND_NAMES = Object.keys(COMMANDS);
 
 export async function main(argv: string[]): Promise<number> {
+  // A closed stdout or stderr neither ends nor spins a command (serve, worker, demo run for days).
+  guardProcessOutput();
   const [name, ...rest] = argv;
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(usage());

@@ -1,4 +1,5 @@
 // The human rendering of a host check: one table row per server (server, era, reason, tools), then the merge.
+import { safeLines, terminalSafe } from '@/lib/cli/terminal-text';
 import type { HostCheckReport } from './session';
 
 function pad(cells: string[][]): string[] {
@@ -19,7 +20,8 @@ export function formatHostReport(report: HostCheckReport): string {
   for (const s of report.servers) {
     const reason = s.attempts > 1 ? `${s.reason} (after ${s.attempts} attempts)` : s.reason;
     const tools = s.available ? (exposed.get(s.name) ?? []).join(', ') || '(none)' : '-';
-    rows.push([s.name, s.era, s.version ?? '-', reason, tools]);
+    // Escaped before padding, so a server's control characters neither reach the terminal nor skew columns.
+    rows.push([s.name, s.era, s.version ?? '-', reason, tools].map(terminalSafe));
   }
   const lines = pad(rows);
   for (const s of report.servers) {
@@ -38,5 +40,5 @@ export function formatHostReport(report: HostCheckReport): string {
     `${available} of ${report.servers.length} servers available; ${report.tools.length} tools merged under '${report.collisionPolicy}'` +
       (report.ok ? '' : report.allAvailable ? '; merge failed' : '; startup incomplete'),
   );
-  return `${lines.join('\n')}\n`;
+  return safeLines(lines);
 }

@@ -22,6 +22,29 @@ export function isHandshakeEra(revision: string): boolean {
   return DATE_REVISION.test(revision) && revision < MODERN_ERA_START;
 }
 
+/** At most this many served revisions are kept per verdict: a node may list any number. */
+export const MAX_SERVED_REVISIONS = 64;
+
+/** Whether a string is shaped like a protocol revision (`YYYY-MM-DD`); anything else a server lists is junk. */
+export function isRevision(value: string): boolean {
+  return DATE_REVISION.test(value);
+}
+
+/**
+ * The revisions a verdict keeps of those a node listed: only `YYYY-MM-DD`-shaped ones, unique, newest first,
+ * at most MAX_SERVED_REVISIONS; with how many were dropped as junk and beyond the cap.
+ */
+export function keptRevisions(listed: Iterable<string>): { kept: string[]; junk: number; overCap: number } {
+  const unique = new Set(listed);
+  const dated = [...unique].filter(isRevision);
+  const sorted = sortRevisions(dated);
+  return {
+    kept: sorted.slice(0, MAX_SERVED_REVISIONS),
+    junk: unique.size - dated.length,
+    overCap: Math.max(0, sorted.length - MAX_SERVED_REVISIONS),
+  };
+}
+
 /** Unique, newest first; dated revisions compare as strings, anything undated sorts last. */
 export function sortRevisions(revisions: Iterable<string>): string[] {
   const unique = [...new Set(revisions)];

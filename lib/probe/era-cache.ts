@@ -22,14 +22,17 @@ export function stdioPeerKey(spec: StdioPeerSpec, launch = ''): string {
 }
 
 /**
- * Cache key of an HTTP peer: its origin (the era is a property of the server, not of one path or connection)
- * and the credential it is reached with. An era learned with a credential says nothing about what the same
- * address answers without it (a gateway lets the token through and refuses the rest), so entries that
- * share an address but not a credential are two peers. `credential` is an opaque identity, never a secret.
+ * Cache key of an HTTP peer: its endpoint (origin and path, as configured) and the credential it is reached
+ * with. Two endpoints on one origin are two peers: a gateway routes paths to different servers, and one
+ * path's unavailable verdict must not discard the era another path proved. An era learned with a
+ * credential says nothing about what the same endpoint answers without it (a gateway lets the token
+ * through and refuses the rest), so entries that share an endpoint but not a credential are two peers.
+ * `credential` is an opaque identity, never a secret.
  */
 export function httpPeerKey(url: string, credential = ''): string {
-  const origin = `http:${new URL(url).origin}`;
-  return credential === '' ? origin : `${origin}#${credential}`;
+  const parsed = new URL(url);
+  const endpoint = `http:${parsed.origin}${parsed.pathname}`;
+  return credential === '' ? endpoint : `${endpoint}#${credential}`;
 }
 
 /**

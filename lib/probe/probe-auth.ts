@@ -35,7 +35,7 @@ export class ProbeAuth {
   private namedSideFetch: SideFetch | null = null;
   private readonly sideFetchOptions: Parameters<typeof createSideFetch>[0];
   private readonly strictDispatcher: () => Dispatcher;
-  private readonly ownHosts: Set<string>;
+  private readonly ownOrigins: Set<string>;
   private readonly tokens: OAuthTokenCache;
   private readonly resource: string;
   private accessToken: string | null = null;
@@ -62,17 +62,21 @@ export class ProbeAuth {
     this.sideFetchOptions = { dispatcher: deps.dispatcher, deadline, now: deps.now };
     this.resource = target.oauth?.resource ?? target.publicUrl ?? target.url;
     this.strictDispatcher = deps.strictDispatcher ?? (() => deps.dispatcher);
-    this.ownHosts = new Set([hostOf(target.url)]);
-    if (target.oauth?.issuer) this.ownHosts.add(hostOf(target.oauth.issuer));
+    this.ownOrigins = new Set([originOf(target.url)]);
+    if (target.oauth?.issuer) this.ownOrigins.add(originOf(target.oauth.issuer));
   }
 
-  /** For URLs a server named: the full egress on the target's (or issuer's) host, no loopback elsewhere. */
+  /**
+   * For URLs a server named: the full egress on the target's (or issuer's) origin, no loopback elsewhere.
+   * Origins, not host names: another port of the target's own host is another service (an admin port, a
+   * database's HTTP interface), which a challenge must not be able to make the probe fetch.
+   */
   private get namedFetch(): SideFetch {
     const strict = this.strictDispatcher;
     const full = this.sideFetchOptions.dispatcher;
     this.namedSideFetch ??= createSideFetch({
       ...this.sideFetchOptions,
-      dispatcherFor: (url) => (this.ownHosts.has(hostOf(url.href)) ? full : strict()),
+      dispatcherFor: (url) => (this.ownOrigins.has(originOf(url.href)) ? full : strict()),
     });
     return this.namedSideFetch;
   }
@@ -179,10 +183,11 @@ export class ProbeAuth {
   }
 }
 
-/** A URL's host name, brackets and case normalised; '' for a URL that does not parse. */
-function hostOf(url: string): string {
+/** A URL's origin (scheme, host and port; default ports and case normalised); '' when it does not parse. */
+function originOf(url: string): string {
   try {
-    return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1').toLowerCase();
+    const origin = new URL(url).origin;
+    return origin === 'null' ? '' : origin;
   } catch {
     return '';
   }

@@ -17,12 +17,13 @@ import {
   deriveServedEras,
   HEADER_MISMATCH,
   isHandshakeEra,
+  keptRevisions,
+  MAX_SERVED_REVISIONS,
   isModernError,
   isPlainObject,
   MISSING_CLIENT_CAPABILITY,
   newestMutual,
   rpcErrorOf,
-  sortRevisions,
   type DiscoverClass,
   type DiscoverFacts,
 } from './classify';
@@ -59,6 +60,14 @@ export interface ProbeDeps {
    * metadata): the same egress without the loopback exemption. Default: the shared one for that policy.
    */
   strictDispatcher?: Dispatcher;
+  /**
+   * With `transport`: launches a fresh process of the same command, for the legacy audit when the modern
+   * catalog is also listed. A stdio process is pinned to the era of its first exchange: the audit's
+   * initialize would make it answer the catalog's tools/list as a legacy request, and the catalog's modern
+   * tools/list would make it refuse the audit. With this, the catalog is listed on the probed (modern)
+   * process and the audit runs on its own; without it, the audit comes first on the same process.
+   */
+  freshTransport?: () => { transport: ProbeTransport; close: () => Promise<unknown> };
 }
 
 export const DEFAULT_EGRESS: EgressPolicy = { allowLoopback: false, allowPrivate: true };
@@ -131,7 +140,7 @@ export async function probeNode(
   const v = state.verdict;
   try {
     if (deps.transport) {
-      await runProbe(deps.transport, target, options, state, null);
+      await runProbe(deps.transport, target, options, state, null, deps.freshTransport);
     } else {
       const open = await openHttpTransport(target, options, deps, state, now);
       if (open) await probeHttp(open, target, options, deps, state, now, started);
@@ -142,12 +151,29 @@ export async function probeNode(
     v.reason = 'internal_error';
     v.anomaly = err instanceof Error ? err.message : String(err);
   }
-  v.supported = sortRevisions(state.served);
-  v.servedEras = deriveServedEras(v.supported);
+  keepServed(v, state.served);
   v.durationMs = Math.max(0, now() - started);
   // Whatever a server echoed of the secret goes no further than this probe.
   if (target.oauth) redactInPlace(v, secretForms(target.oauth));
   return v;
+}
+
+/**
+ * Only revision-shaped strings count as served, and at most MAX_SERVED_REVISIONS of them (the newest): a node
+ * listing thousands, or junk such as `javascript:alert(1)`, would otherwise be stored, served and rendered
+ * every cycle, and junk would count as a modern revision. The anomaly says how many were dropped.
+ */
+function keepServed(v: Verdict, served: Set<string>): void {
+  const { kept, junk, overCap } = keptRevisions(served);
+  v.supported = kept;
+  v.servedEras = deriveServedEras(kept);
+  if (junk === 0 && overCap === 0) return;
+  const why = [
+    junk > 0 ? `${junk} not shaped like a revision (YYYY-MM-DD)` : '',
+    overCap > 0 ? `${overCap} older beyond the first ${MAX_SERVED_REVISIONS}` : '',
+  ].filter(Boolean);
+  const note = `served revisions: kept ${kept.length} of ${served.size} listed, dropped ${junk + overCap} (${why.join(', ')})`;
+  v.anomaly = v.anomaly ? `${v.anomaly}; ${note}` : note;
 }
 
 /** Applies the egress guard and pins the address; on refusal records the step and returns null. */
@@ -363,6 +389,7 @@ async function runProbe(
   options: ProbeOptions,
   state: ProbeState,
   hooks: AuthHooks | null,
+  freshTransport?: ProbeDeps['freshTransport'],
 ): Promise<void> {
   let transport = initial;
   const v = state.verdict;
@@ -422,6 +449,19 @@ async function runProbe(
   const audit = target.auditLegacy && !state.modernErrorSeen && settled;
   const modernCatalog =
     state.discovered && v.verdict === 'modern' && v.negotiatedVersion && wantsCatalog(target, v);
+  if (audit && modernCatalog && v.negotiatedVersion && freshTransport) {
+    // The catalog on this process, whose era is modern; the audit on a process of its own.
+    await listModernCatalog(transport, options, state, v.negotiatedVersion);
+    const fresh = freshTransport();
+    const first = v.evidence.length;
+    try {
+      await auditLegacy(fresh.transport, options, state);
+      for (const step of v.evidence.slice(first)) appendDetail(step, 'on a fresh process');
+    } finally {
+      await fresh.close();
+    }
+    return;
+  }
   if (audit) await auditLegacy(transport, options, state);
   if (modernCatalog && v.negotiatedVersion) {
     await listModernCatalog(transport, options, state, v.negotiatedVersion);
@@ -587,7 +627,8 @@ async function negotiateAfterUnsupported(
   );
   if (!mutual) {
     if (supported.length > 0 && supported.every(isHandshakeEra)) {
-      v.anomaly = `-32022 lists only handshake-era revisions: ${supported.join(', ')}`;
+      const shown = supported.slice(0, 8);
+      v.anomaly = `-32022 lists only handshake-era revisions: ${shown.join(', ')}${supported.length > 8 ? `, … (${supported.length})` : ''}`;
     }
     return;
   }

@@ -1,16 +1,77 @@
 // The OAuth client secret never leaves the probe in what it reports. An authorization server (or a resource
-// server) may echo what it was sent: the secret as given, percent- or form-encoded as a token request
-// carries it, or inside the base64 of a Basic credential. Every string of a verdict is cleaned of all of
+// server) may echo what it was sent: the secret as given, percent- or form-encoded the way any client stack
+// encodes it, or inside the base64 of a Basic credential. Every string of a verdict is cleaned of all of
 // these before the verdict is returned, so nothing stored, served or printed carries the secret.
+//
+// Percent-encodings differ in which characters they leave alone (encodeURIComponent keeps `!~*'()`, WHATWG
+// form encoding keeps `*-._`, RFC 3986 `-._~`, Go's QueryEscape and Python's quote_plus `-._~`, PHP's
+// urlencode `-._`, RFC 6749's Basic encoding only letters and digits) and in how a space travels (`+` or
+// `%20`), and a server may re-encode with lower-case hex. Rather than list every stack, the secret is
+// matched by one pattern in which each character may appear as itself or percent-encoded (either case), a
+// space also as `+`: every such encoding, and any mix of them, is one match. Base64 cannot be matched that
+// way, so the secret's base64 is listed for each of those encodings that a Basic credential may carry.
 import type { OAuthClientCredentials } from './types';
 
 export const SECRET_REDACTED = '[redacted]';
 
-/** application/x-www-form-urlencoded as RFC 6749 §2.3.1 asks for Basic (and as oauth4webapi sends it). */
-function formEncode(text: string): string {
-  return encodeURIComponent(text)
-    .replace(/[-_.!~*'()]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    .replace(/%20/g, '+');
+/** Letters and digits: no encoder escapes them. */
+const ALNUM = /^[A-Za-z0-9]$/;
+
+function pct(byte: number): string {
+  return `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+}
+
+/**
+ * Percent-encodes `text` as UTF-8, leaving letters, digits and the characters of `keep` as they are; with
+ * `plus`, a space becomes `+`.
+ */
+function percentEncode(text: string, keep: string, plus: boolean): string {
+  let out = '';
+  for (const ch of text) {
+    if (ALNUM.test(ch) || keep.includes(ch)) out += ch;
+    else if (ch === ' ' && plus) out += '+';
+    else for (const b of Buffer.from(ch, 'utf8')) out += pct(b);
+  }
+  return out;
+}
+
+/**
+ * The encodings the major stacks send a secret in: in a form body, in a query, and (RFC 6749 §2.3.1) inside
+ * a Basic credential. A secret may also be sent with no encoding at all.
+ */
+export const ENCODERS: ReadonlyArray<(text: string) => string> = [
+  (t) => t,
+  (t) => percentEncode(t, "-_.!~*'()", false), // encodeURIComponent
+  (t) => percentEncode(t, '*-._', true), // WHATWG application/x-www-form-urlencoded, Java's URLEncoder
+  (t) => percentEncode(t, '-._~', false), // RFC 3986 unreserved only, PHP's rawurlencode
+  (t) => percentEncode(t, '-._~', true), // Go's url.QueryEscape, Python's urllib.parse.quote_plus
+  (t) => percentEncode(t, '-._~/', false), // Python's urllib.parse.quote
+  (t) => percentEncode(t, '-._', true), // PHP's urlencode
+  (t) => percentEncode(t, '', true), // RFC 6749 §2.3.1 as oauth4webapi sends Basic
+];
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+}
+
+/** `%xx` matching either case of the hex digits. */
+function pctPattern(byte: number): string {
+  const hex = byte.toString(16).padStart(2, '0');
+  return `%${[...hex].map((d) => (/[a-f]/.test(d) ? `[${d}${d.toUpperCase()}]` : d)).join('')}`;
+}
+
+/** The secret with every character as itself, percent-encoded in either case, or (a space) `+`. */
+function percentPattern(secret: string): string {
+  let out = '';
+  for (const ch of secret) {
+    const bytes = [...Buffer.from(ch, 'utf8')];
+    const options = new Set<string>([escapeRegExp(ch), bytes.map(pctPattern).join('')]);
+    // A header value is read as latin1: the character's UTF-8 bytes echoed in a header arrive that way.
+    if (bytes.length > 1) options.add(escapeRegExp(Buffer.from(ch, 'utf8').toString('latin1')));
+    if (ch === ' ') options.add('\\+');
+    out += `(?:${[...options].join('|')})`;
+  }
+  return out;
 }
 
 function base64Forms(bytes: Buffer): string[] {
@@ -36,33 +97,61 @@ function base64Cores(bytes: Buffer): string[] {
   return out;
 }
 
-/** Every form of the secret to look for, longest first. */
-export function secretForms(creds: Pick<OAuthClientCredentials, 'clientId' | 'clientSecret'>): string[] {
-  const secret = creds.clientSecret;
-  if (secret === '') return [];
-  // A header value is read as latin1: the secret's UTF-8 bytes echoed in a header arrive that way.
-  const plain = new Set([
-    secret,
-    Buffer.from(secret, 'utf8').toString('latin1'),
-    encodeURIComponent(secret),
-    formEncode(secret),
-  ]);
-  // Percent-escapes with lower-case hex are the same bytes to a server that decodes and re-encodes them.
-  for (const p of [...plain]) plain.add(p.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase()));
-  const forms = new Set<string>(plain);
-  for (const p of plain) {
-    for (const id of new Set([creds.clientId, formEncode(creds.clientId)])) {
-      for (const f of base64Forms(Buffer.from(`${id}:${p}`))) forms.add(f);
-    }
-    for (const f of base64Forms(Buffer.from(p))) if (f.length >= 4) forms.add(f);
-    for (const f of base64Cores(Buffer.from(p))) forms.add(f);
-  }
-  return [...forms].filter((f) => f !== '').sort((a, b) => b.length - a.length);
+export interface SecretMatcher {
+  /** The secret in any percent-encoding (or none); global. */
+  readonly percent: RegExp;
+  /** The secret's base64 forms, longest first. */
+  readonly base64: readonly string[];
 }
 
-export function redactText(text: string, forms: readonly string[]): string {
+/** Every form of the secret to look for; null when there is no secret. */
+export function secretForms(
+  creds: Pick<OAuthClientCredentials, 'clientId' | 'clientSecret'>,
+): SecretMatcher | null {
+  const secret = creds.clientSecret;
+  if (secret === '') return null;
+  const lower = (e: string) => e.replace(/%[0-9A-F]{2}/g, (m) => m.toLowerCase());
+  const base64 = new Set<string>();
+  const encoded = (e: string) => {
+    for (const f of base64Forms(Buffer.from(e))) if (f.length >= 4) base64.add(f);
+    for (const f of base64Cores(Buffer.from(e))) base64.add(f);
+  };
+  encoded(Buffer.from(secret, 'utf8').toString('latin1'));
+  for (const encode of ENCODERS) {
+    for (const e of new Set([encode(secret), lower(encode(secret))])) {
+      // A Basic credential: the id encoded the same way, or as given.
+      for (const id of new Set([encode(creds.clientId), creds.clientId]))
+        for (const f of base64Forms(Buffer.from(`${id}:${e}`))) base64.add(f);
+      encoded(e);
+    }
+  }
+  return {
+    percent: new RegExp(percentPattern(secret), 'g'),
+    // Longest first: where two forms overlap, the longer one (the whole credential) is the one replaced.
+    base64: [...base64].filter((f) => f !== '').sort((a, b) => b.length - a.length),
+  };
+}
+
+function replaceAll(text: string, forms: readonly string[]): string {
   let out = text;
   for (const form of forms) if (out.includes(form)) out = out.split(form).join(SECRET_REDACTED);
+  return out;
+}
+
+/** base64's `+`, `/` and `=` as a form body or a query percent-encodes them. */
+const BASE64_ESCAPES = /%(?:2[bBfF]|3[dD])/g;
+
+export function redactText(text: string, forms: SecretMatcher | null): string {
+  if (!forms) return text;
+  let out = text.replace(forms.percent, SECRET_REDACTED);
+  out = replaceAll(out, forms.base64);
+  // base64 that arrived percent-encoded: its escapes are decoded where that reveals the secret.
+  BASE64_ESCAPES.lastIndex = 0;
+  if (BASE64_ESCAPES.test(out)) {
+    const decoded = out.replace(BASE64_ESCAPES, (m) => decodeURIComponent(m));
+    const cleaned = replaceAll(decoded, forms.base64);
+    if (cleaned !== decoded) out = cleaned;
+  }
   return out;
 }
 
@@ -70,8 +159,8 @@ export function redactText(text: string, forms: readonly string[]): string {
  * Replaces every form of the secret in every string (and object key) reachable from `value`, in place.
  * Iterative: server-sent values (an error's `data`) decide how deep the structure goes.
  */
-export function redactInPlace(value: unknown, forms: readonly string[]): void {
-  if (forms.length === 0) return;
+export function redactInPlace(value: unknown, forms: SecretMatcher | null): void {
+  if (!forms) return;
   const seen = new Set<object>();
   const work: unknown[] = [value];
   while (work.length > 0) {

@@ -4,6 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { isJsonRpcResponse, isPlainObject, quoteValue } from './classify';
 import { childEnvironment } from '@/lib/settings';
+import { CAN_TRACK, descendantsOf, isRunning, signalProcess, type ProcessRef } from './descendants';
 import type { StdioPeerSpec } from './era-cache';
 import type {
   Exchange,
@@ -57,6 +58,8 @@ interface Overdue {
 }
 
 const STDERR_TAIL_LINES = 20;
+/** How often the command's descendants are looked up while it runs (Linux), besides before every signal. */
+const TRACK_INTERVAL_MS = 1_000;
 
 /** Renders a launch for logs and evidence: the argv, quoted where needed, never the environment values. */
 export function describeCommand(spec: StdioPeerSpec): string {
@@ -82,6 +85,9 @@ export class StdioTransport implements ProbeTransport {
   private broken: { outcome: Outcome; detail: string } | null = null;
   private exit: ProcessExit | null = null;
   private readonly exitWaiters: Array<(exit: ProcessExit) => void> = [];
+  /** Every descendant seen so far (Linux): those that left the process group (setsid) are signalled too. */
+  private readonly descendants = new Map<number, ProcessRef>();
+  private tracker: NodeJS.Timeout | null = null;
 
   private constructor(spec: StdioPeerSpec, options: StdioTransportOptions) {
     this.spec = spec;
@@ -119,6 +125,26 @@ export class StdioTransport implements ProbeTransport {
     this.child.stderr?.on('error', () => {});
     // Writing to a process that has gone away fails with EPIPE; the exit handler reports it.
     this.child.stdin?.on('error', () => {});
+    // A descendant whose parent exits is re-parented away from the command: it is remembered while its
+    // parent chain still leads here.
+    if (CAN_TRACK && this.child.pid !== undefined) {
+      this.tracker = setInterval(() => this.track(), TRACK_INTERVAL_MS);
+      this.tracker.unref();
+    }
+  }
+
+  /** Looks up the command's descendants now (those of the command, and of every one remembered). */
+  private track(): void {
+    if (!CAN_TRACK) return;
+    const roots: number[] = [];
+    const pid = this.child.pid;
+    if (pid !== undefined && this.child.exitCode === null && this.child.signalCode === null) roots.push(pid);
+    for (const ref of this.descendants.values()) {
+      if (isRunning(ref)) roots.push(ref.pid);
+      else this.descendants.delete(ref.pid);
+    }
+    if (roots.length === 0) return;
+    for (const ref of descendantsOf(roots)) this.descendants.set(ref.pid, ref);
   }
 
   /** Launches the configured command. Never throws: a failed launch shows up as `spawn_failed` exchanges. */
@@ -260,25 +286,34 @@ export class StdioTransport implements ProbeTransport {
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     if (this.groupAlive()) this.signalGroup('SIGKILL');
+    if (this.tracker) clearInterval(this.tracker);
     for (const pipe of [this.child.stdin, this.child.stdout, this.child.stderr]) pipe?.destroy();
     return exit;
   }
 
-  /** Sends `signal` to the command's process group (the command alone where there are no groups). */
+  /**
+   * Sends `signal` to the command's process group (the command alone where there are no groups) and, on
+   * Linux, to every descendant that left the group (setsid), looked up just before.
+   */
   private signalGroup(signal: NodeJS.Signals): void {
     const pid = this.child.pid;
     if (pid === undefined) return;
+    this.track();
     try {
       if (process.platform === 'win32') this.child.kill(signal);
       else process.kill(-pid, signal);
     } catch {
       // The group is already gone.
     }
+    for (const ref of this.descendants.values()) signalProcess(ref, signal);
   }
 
+  /** Whether any member of the group, or any remembered descendant, is still running. */
   private groupAlive(): boolean {
     const pid = this.child.pid;
     if (pid === undefined || process.platform === 'win32') return false;
+    this.track();
+    if ([...this.descendants.values()].some(isRunning)) return true;
     try {
       process.kill(-pid, 0);
       return true;

@@ -20,6 +20,11 @@ export function secretFormsOf(clientId: string, secret: string): string[] {
     secret,
     encodeURIComponent(secret),
     formEncode(secret),
+    // WHATWG form encoding (a client_secret_post body), Go's QueryEscape and Python's quote_plus.
+    new URLSearchParams({ v: secret }).toString().slice(2),
+    encodeURIComponent(secret)
+      .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+      .replace(/%20/g, '+'),
     Buffer.from(`${clientId}:${formEncode(secret)}`).toString('base64'),
     Buffer.from(`${clientId}:${secret}`).toString('base64'),
   ];

@@ -7,6 +7,7 @@ import { runHostCheck } from '@/lib/host-check/session';
 import { closeSharedProbeAgents } from '@/lib/probe/agent';
 import type { Settings } from '@/lib/settings';
 import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
+import { terminalSafe } from '../terminal-text';
 
 export const HELP: CommandHelp = {
   usage: ['erawatch host-check <host.yaml> [--json] [--verbose]'],
@@ -67,7 +68,9 @@ export async function run(argv: string[], _settings: Settings): Promise<number> 
   const verbose = parsed.values.verbose;
   try {
     const report = await runHostCheck(config, {
-      onStderr: verbose ? (server, line) => process.stderr.write(`[${server}] ${line}\n`) : undefined,
+      onStderr: verbose
+        ? (server, line) => process.stderr.write(`[${terminalSafe(server)}] ${terminalSafe(line)}\n`)
+        : undefined,
     });
     process.stdout.write(
       parsed.values.json ? `${JSON.stringify(report, null, 2)}\n` : formatHostReport(report),

@@ -16,6 +16,7 @@ import {
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';
 import { formatHelp, HELP_FLAG, USAGE_EXIT, UsageError, type CommandHelp } from '../help';
+import { safeLines } from '../terminal-text';
 
 export const HELP: CommandHelp = {
   usage: [
@@ -302,7 +303,28 @@ export function formatVerdict(v: Verdict): string {
       `  ${e.step} ${e.protocolVersion} id=${e.requestId}: ${via} ${e.outcome}${rpc}, ${e.elapsedMs} ms${detail}`,
     );
   }
-  return `${lines.join('\n')}\n`;
+  lines.push(...nextStep(v));
+  // Server strings (an error message, serverInfo, tool names) cannot move the cursor or forge a line.
+  return safeLines(lines);
+}
+
+/** JSON-RPC's "method not found": what a server that predates server/discover answers. */
+const METHOD_NOT_FOUND = -32601;
+
+/** What to do after a fail-closed verdict, when the evidence says the node may be legacy. */
+function nextStep(v: Verdict): string[] {
+  if (v.reason !== 'ambiguous_not_allowlisted') return [];
+  const notFound = v.evidence.some(
+    (e) => e.step.startsWith('discover') && e.rpcError?.code === METHOD_NOT_FOUND,
+  );
+  if (!notFound) return [];
+  return [
+    `  next: the node answered server/discover with ${METHOD_NOT_FOUND} (method not found), as a server that predates`,
+    '        the 2026-07-28 revision does. If this node may be legacy, run again with --allow-legacy: the probe then',
+    '        sends one bounded initialize and calls it legacy only if the answer passes every positive-evidence check.',
+    `        Without --allow-legacy it fails closed: ${METHOD_NOT_FOUND} is not proof of a legacy server (a proxy, a gateway or a`,
+    '        broken modern server answers the same), and an initialize sent to a modern node would downgrade it.',
+  ];
 }
 
 function formatAuth(a: AuthEvidence): string[] {
@@ -358,10 +380,20 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
   // The launched process is ended (SIGTERM, then SIGKILL) before the verdict is printed.
   const transport = command.stdio ? StdioTransport.launch(command.stdio) : null;
   try {
+    const stdio = command.stdio;
     const verdict = await probeNode(
       command.target,
       options,
-      transport ? { transport } : { egress: { allowLoopback: true, allowPrivate: true } },
+      transport && stdio
+        ? {
+            transport,
+            // --audit-legacy with --catalog: the audit gets a process of its own (same command).
+            freshTransport: () => {
+              const fresh = StdioTransport.launch(stdio);
+              return { transport: fresh, close: () => fresh.close() };
+            },
+          }
+        : { egress: { allowLoopback: true, allowPrivate: true } },
     );
     await transport?.close();
     process.stdout.write(

@@ -1,10 +1,12 @@
 // A real v2 SDK MCP server (@modelcontextprotocol/server 2.4.0) over stdio, as an agent host launches it.
 // node v2-stdio.mjs [--name N] [--version V] [--tools echo,search] [--legacy serve|reject]
 //   [--slow-first-ms N] [--hold-until-requests N] [--chatter] [--record FILE] [--fork-grandchild PIDFILE]
+//   [--fork-setsid-grandchild PIDFILE]
 // --slow-first-ms holds every request until N ms after the first one arrived (a server slow to start);
 // --hold-until-requests holds everything until the Nth request arrived (slow until the client retried);
 // --chatter logs each message to stderr; --record appends every received method to FILE;
-// --fork-grandchild forks a process that ignores SIGTERM and holds this server's stdout, its pid in PIDFILE.
+// --fork-grandchild forks a process that ignores SIGTERM and holds this server's stdout, its pid in PIDFILE;
+// --fork-setsid-grandchild does the same from a new session (setsid): it leaves the process group.
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -24,6 +26,7 @@ const { values } = parseArgs({
     chatter: { type: 'boolean', default: false },
     record: { type: 'string' },
     'fork-grandchild': { type: 'string' },
+    'fork-setsid-grandchild': { type: 'string' },
   },
 });
 if (values['fork-grandchild']) {
@@ -34,6 +37,15 @@ if (values['fork-grandchild']) {
     { stdio: ['ignore', 'inherit', 'inherit'] },
   );
   writeFileSync(values['fork-grandchild'], String(grandchild.pid));
+}
+if (values['fork-setsid-grandchild']) {
+  // detached: the grandchild calls setsid(), so a signal to this server's process group misses it.
+  const grandchild = spawn(
+    process.execPath,
+    ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 60000);"],
+    { stdio: ['ignore', 'inherit', 'inherit'], detached: true },
+  );
+  writeFileSync(values['fork-setsid-grandchild'], String(grandchild.pid));
 }
 if (values.legacy !== 'serve' && values.legacy !== 'reject') {
   console.error(`unknown legacy mode ${values.legacy}`);

@@ -4,7 +4,14 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeers, type RunningPeer } from '@/lib/peers/spawn';
 import { discoverResult, sendJson, startFaultPeer, type FaultPeer } from '@/tests/support/fault-peer';
-import { isAlive, makeTempDir, methodsOf, peerScript, readRecord } from '../host-check/fixtures';
+import {
+  isAlive,
+  makeTempDir,
+  methodsByPid,
+  methodsOf,
+  peerScript,
+  readRecord,
+} from '../host-check/fixtures';
 
 const BIN = path.resolve(__dirname, '../../../bin/erawatch.mjs');
 
@@ -250,7 +257,13 @@ describe('erawatch probe --stdio against a dual-era SDK server', () => {
       catalog: { status: string; names: string[] };
     };
     expect(out).toMatchObject({ verdict: 'modern', servedEras: 'dual-era' });
-    expect(out.catalog).toMatchObject({ status: 'listed', names: ['echo'] });
+    // Listed as a modern request on the probed process (ttlMs and cacheScope are modern fields); the audit's
+    // initialize went to a process of its own, so neither pinned the other's era.
+    expect(out.catalog).toMatchObject({ status: 'listed', names: ['echo'], ttlMs: 0, cacheScope: 'private' });
+    const [probed, audited] = methodsByPid(tmp.file('dual.jsonl'));
+    expect(probed?.methods).toEqual(['server/discover', 'tools/list']);
+    expect(audited?.methods.length).toBeGreaterThan(0);
+    expect(audited?.methods.every((m) => m === 'initialize')).toBe(true);
     const text = await runCli(['--stdio', ...WIDE, ...command]);
     expect(text.stdout).toContain('discover 2026-07-28');
     expect(text.stdout).toMatch(/: stdio result/);

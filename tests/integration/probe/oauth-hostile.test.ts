@@ -66,6 +66,18 @@ describe('the client secret never comes back', () => {
     expect(v.auth?.token?.detail).toContain('client_secret=[redacted]');
   });
 
+  it("a secret with one of -_.* and one of !~'() echoed from a client_secret_post body is redacted", async () => {
+    // WHATWG form encoding leaves `-` and escapes `!` and `~`: a form no single older encoding matched.
+    const secret = 'S3CR3T-redteam!value~123';
+    const as = await authorizationServer(routes, echoCredential, { methods: ['client_secret_post'] });
+    const rs = await resourceServer(routes, { authorizationServers: () => [as.issuer] });
+    const v = await probe({ url: rs.url, oauth: creds(as.issuer, { clientSecret: secret }) });
+    expect(as.received.find((r) => r.path === '/token')?.body).toContain('S3CR3T-redteam%21value%7E123');
+    const text = JSON.stringify(v);
+    for (const form of secretFormsOf('erawatch', secret)) expect(text).not.toContain(form);
+    expect(v.auth?.token?.detail).toContain('client_secret=[redacted]');
+  });
+
   it('a resource server echoing it in its challenge is redacted', async () => {
     const as = await authorizationServer(routes, grant);
     const rs = await resourceServer(routes, {
@@ -186,6 +198,36 @@ describe('server-named URLs keep the loopback exemption only on the target host'
     });
     const same = await probe({ url: rs.url });
     expect(same.auth?.metadata).toMatchObject({ source: 'challenge', url: own });
+  });
+
+  it("a challenge naming another port of the target's own host is refused: origins, not host names", async () => {
+    const admin = await routes({ '/admin/export': () => ({ status: 200, body: 'all the secrets' }) });
+    const named = `${admin.origin}/admin/export`;
+    const rs = await resourceServer(routes, {
+      authorizationServers: () => [],
+      challenge: () => `Bearer resource_metadata="${named}"`,
+    });
+    // Same host name (127.0.0.1), another port.
+    expect(new URL(named).hostname).toBe(new URL(rs.url).hostname);
+    const v = await probe({ url: rs.url });
+    expect(v.auth?.metadataAttempts[0]).toMatchObject({ url: named, outcome: 'egress_refused' });
+    expect(admin.hits('/admin/export')).toBe(0);
+    expect(JSON.stringify(v)).not.toContain('all the secrets');
+  });
+
+  it("a token endpoint from metadata on another port of the issuer's host is refused", async () => {
+    const admin = await routes({ '/token': grant });
+    const as = await authorizationServer(routes, grant, { tokenEndpoint: `${admin.origin}/token` });
+    const rs = await resourceServer(routes, { authorizationServers: () => [as.issuer] });
+    const v = await probe({ url: rs.url, oauth: creds(as.issuer) });
+    expect(v.reason).toBe('oauth_token_failed: egress_refused');
+    expect(admin.hits('/token')).toBe(0);
+    // On the issuer's own origin it is fetched.
+    const own = await authorizationServer(routes, grant);
+    const rs2 = await resourceServer(routes, { authorizationServers: () => [own.issuer] });
+    const ok = await probe({ url: rs2.url, oauth: creds(own.issuer) });
+    expect(ok.verdict).toBe('modern');
+    expect(own.hits('/token')).toBe(1);
   });
 
   it('a token endpoint from metadata on another loopback host is refused; a configured one is not', async () => {

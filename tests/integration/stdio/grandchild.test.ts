@@ -1,5 +1,6 @@
 // A stdio server that forks a grandchild holding its stdout (and ignoring SIGTERM): the probe ends the whole
-// process group, and `erawatch probe --stdio` exits once it has printed its verdict.
+// process group, and `erawatch probe --stdio` exits once it has printed its verdict. A grandchild that called
+// setsid() has left the group: on Linux it is found through /proc and ended too.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -74,4 +75,58 @@ describe('a stdio server with a grandchild', () => {
     const grandchild = await grandchildOf(pidFile);
     expect(await gone(grandchild)).toBe(true);
   }, 60_000);
+
+  it.skipIf(process.platform !== 'linux')(
+    'a grandchild that called setsid (another session and group) is ended with the probe, in-process and from the CLI',
+    async () => {
+      const pidFile = tmp.file('setsid.pid');
+      const t = StdioTransport.launch(
+        {
+          command: process.execPath,
+          args: [peerScript('v2-stdio'), '--fork-setsid-grandchild', pidFile],
+        },
+        { killGraceMs: 500 },
+      );
+      const options = { ...DEFAULT_PROBE_OPTIONS, timeoutMs: 30_000, legacyProbeTimeoutMs: 30_000 };
+      const v = await probeNode({ url: 'stdio:setsid' }, options, { transport: t });
+      expect(v.verdict).toBe('modern');
+      const grandchild = await grandchildOf(pidFile);
+      expect(isAlive(grandchild)).toBe(true);
+      // It really left: its own session and process group, not the server's.
+      expect(sessionAndGroup(grandchild)).toEqual([grandchild, grandchild]);
+      expect(sessionAndGroup(grandchild)).not.toEqual(sessionAndGroup(t.pid ?? 0));
+      await t.close();
+      expect(await gone(grandchild)).toBe(true);
+
+      const cliPidFile = tmp.file('setsid-cli.pid');
+      const code = await new Promise<number | null>((resolve) => {
+        execFile(
+          process.execPath,
+          [
+            BIN,
+            'probe',
+            '--stdio',
+            '--json',
+            '--',
+            process.execPath,
+            peerScript('v2-stdio'),
+            '--fork-setsid-grandchild',
+            cliPidFile,
+          ],
+          { timeout: 50_000 },
+          (err) => resolve(err ? ((err as { code?: number }).code ?? null) : 0),
+        );
+      });
+      expect(code).toBe(0);
+      expect(await gone(await grandchildOf(cliPidFile))).toBe(true);
+    },
+    60_000,
+  );
 });
+
+/** Fields 6 and 5 of /proc/<pid>/stat: the session and the process group. */
+function sessionAndGroup(pid: number): [number, number] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return [Number(rest[3]), Number(rest[2])];
+}

@@ -61,8 +61,13 @@ describe('peer keys', () => {
     expect(stdioPeerKey({ ...spec, cwd: '/elsewhere' }, 'left')).not.toBe(left);
   });
 
-  it('keys HTTP peers by origin', () => {
-    expect(httpPeerKey('http://127.0.0.1:8080/mcp')).toBe(httpPeerKey('http://127.0.0.1:8080/other'));
+  it('keys HTTP peers by endpoint (origin and path) and credential', () => {
+    expect(httpPeerKey('http://127.0.0.1:8080/mcp')).not.toBe(httpPeerKey('http://127.0.0.1:8080/other'));
+    expect(httpPeerKey('http://127.0.0.1:8080/mcp')).toBe(httpPeerKey('HTTP://127.0.0.1:8080/mcp'));
+    expect(httpPeerKey('http://127.0.0.1:80/mcp')).toBe(httpPeerKey('http://127.0.0.1/mcp'));
+    expect(httpPeerKey('http://127.0.0.1:8080/mcp', 'token:a')).not.toBe(
+      httpPeerKey('http://127.0.0.1:8080/mcp'),
+    );
     expect(httpPeerKey('http://127.0.0.1:8080/mcp')).not.toBe(httpPeerKey('http://127.0.0.1:8081/mcp'));
     expect(httpPeerKey('http://127.0.0.1:8080/mcp')).not.toBe(httpPeerKey('https://127.0.0.1:8080/mcp'));
   });
