@@ -1,6 +1,6 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
-import { WebhooksView } from '@/components/webhooks/webhooks-view';
+import { EndpointsView } from '@/components/endpoints/endpoints-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
 import { webhooksQuery } from '@/lib/query/options';
 import { makeServerFetcher } from '@/lib/query/server-fetcher';
@@ -19,7 +19,7 @@ export default async function WebhooksPage() {
         </span>
       </div>
       <HydrationBoundary state={dehydrate(client)}>
-        <WebhooksView />
+        <EndpointsView kind="webhook" />
       </HydrationBoundary>
     </>
   );
