@@ -1,6 +1,6 @@
-import { listApiTokens } from '@/db/queries/tokens';
 import { audited } from '@/lib/api/audit';
 import { HttpProblem } from '@/lib/api/problem';
+import { readRoute } from '@/lib/api/reads';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
 import { createApiToken } from '@/lib/auth/api-tokens';
@@ -10,11 +10,7 @@ import { tokenOwnerOf } from '@/lib/api/token-owner';
 export const dynamic = 'force-dynamic';
 
 /** An admin sees every token; anyone else the tokens they minted. */
-export const GET = route('listTokens', async ({ store, principal }) => {
-  const owner = tokenOwnerOf(principal);
-  const all = principalRole(principal) === 'admin';
-  return json({ items: await listApiTokens(store, all ? undefined : owner.by) });
-});
+export const GET = readRoute('listTokens');
 
 /** The response carries the token itself; it is never shown again. Nobody mints above their own role. */
 export const POST = route('createToken', async (ctx) => {
