@@ -64,7 +64,7 @@ it('pages render with their data and spend none of the API budget', async () => 
     ['/', 'page-reads-shop'],
     [`/balancers/${balancerId}`, 'page-reads-shop'],
     [`/balancers/${balancerId}/edit`, 'page-reads-shop'],
-    ['/events', 'No events yet'],
+    ['/events', 'Events are recorded once per transition'],
     ['/webhooks', 'No webhook endpoints'],
     ['/alert-sinks', 'No alert sinks'],
   ] as const;
