@@ -31,13 +31,23 @@ function layers() {
     'lib/schemas/**',
     'lib/settings.ts',
     'lib/errors.ts',
+    // The outbox plan is pure: the store's outbox write calls it.
+    'lib/deliver/plan.ts',
   ];
   const block = (files, patterns, ignores = []) => ({
     files,
     ...(ignores.length > 0 ? { ignores } : {}),
     rules: { 'no-restricted-imports': ['error', { patterns }] },
   });
-  const roles = ['lib/poller', 'lib/webhooks', 'lib/alertmanager', 'lib/worker', 'lib/config', 'lib/metrics'];
+  const roles = [
+    'lib/poller',
+    'lib/deliver',
+    'lib/webhooks',
+    'lib/alertmanager',
+    'lib/worker',
+    'lib/config',
+    'lib/metrics',
+  ];
   const web = ['lib/api', 'lib/auth', 'lib/query', 'lib/ui', 'components', 'app'];
   return [
     block(outsideDb, [STORE_DOOR]),
@@ -57,7 +67,15 @@ function layers() {
         STORE_DOOR,
         refuse(['lib/metrics'], 'lib/poller emits events (lib/poller/events.ts); lib/metrics observes them.'),
         refuse(
-          ['lib/worker', 'lib/webhooks', 'lib/alertmanager', 'lib/config', 'lib/cli', 'lib/demo'],
+          [
+            'lib/worker',
+            'lib/deliver',
+            'lib/webhooks',
+            'lib/alertmanager',
+            'lib/config',
+            'lib/cli',
+            'lib/demo',
+          ],
           'A role does not import another role; lib/worker composes them.',
         ),
         refuse(web, 'The poll role serves the web layer through the store, never by importing it.'),
@@ -65,12 +83,42 @@ function layers() {
     ),
     // The other roles: no web layer, no entry points.
     block(
-      ['lib/webhooks/**', 'lib/alertmanager/**', 'lib/worker/**', 'lib/config/**', 'lib/metrics/**'],
+      [
+        'lib/deliver/**',
+        'lib/webhooks/**',
+        'lib/alertmanager/**',
+        'lib/worker/**',
+        'lib/config/**',
+        'lib/metrics/**',
+      ],
       [
         STORE_DOOR,
         refuse(
-          ['lib/api', 'lib/query', 'components', 'app', 'lib/cli', 'lib/demo'],
+          ['lib/api', 'lib/auth', 'lib/query', 'lib/ui', 'components', 'app', 'lib/cli', 'lib/demo'],
           'Roles do not import the web layer or the entry points.',
+        ),
+      ],
+      ['lib/deliver/plan.ts'],
+    ),
+    // Alert sinks and webhooks are two kinds of one delivery (lib/deliver): neither imports the other, nor
+    // the delivery loop that sends them.
+    block(
+      ['lib/alertmanager/**'],
+      [
+        STORE_DOOR,
+        refuse(
+          ['lib/webhooks', 'lib/deliver', 'lib/api', 'lib/auth', 'lib/query', 'lib/ui', 'components', 'app'],
+          'lib/alertmanager decides which alerts fire: no web layer, and neither lib/deliver (which sends them) nor lib/webhooks.',
+        ),
+      ],
+    ),
+    block(
+      ['lib/webhooks/**'],
+      [
+        STORE_DOOR,
+        refuse(
+          ['lib/alertmanager', 'lib/api', 'lib/auth', 'lib/query', 'lib/ui', 'components', 'app'],
+          'lib/webhooks manages webhook endpoints: no web layer, and no lib/alertmanager (the other kind of delivery).',
         ),
       ],
     ),
@@ -121,6 +169,11 @@ function layers() {
           ['lib/webhooks', 'lib/alertmanager', 'lib/auth'],
           'db/ is repositories: policy lives with the module that owns it; take its result as a parameter.',
         ),
+        {
+          // The outbox write inserts what the pure plan (lib/deliver/plan.ts) returns; the rest is a role.
+          group: ['@/lib/deliver/*', '**/lib/deliver/*', '!@/lib/deliver/plan', '!**/lib/deliver/plan'],
+          message: 'db/ never imports a role: only the outbox plan (lib/deliver/plan.ts) is pure.',
+        },
         refuse(
           ['lib/rollout/validate', 'lib/schemas/common', 'lib/balancers'],
           'db/ takes validated input: the route schema or the module that owns the rule checks it first.',

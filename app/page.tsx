@@ -4,14 +4,14 @@ import Link from 'next/link';
 import { RoleGate } from '@/components/session/role';
 import { FleetView } from '@/components/balancers/fleet-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
-import { fleetQuery } from '@/lib/query/options';
-import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { queryKeys } from '@/lib/query/options';
+import { prefetchRead } from '@/lib/api/page-read';
 
 export const metadata: Metadata = { title: 'Fleet' };
 
 export default async function FleetPage() {
   const client = makeQueryClient();
-  await client.prefetchQuery(fleetQuery(await makeServerFetcher()));
+  await prefetchRead(client, queryKeys.fleet, 'dashboardFleet', {}, (r) => r.rows);
   return (
     <>
       <div className="page-head">

@@ -182,7 +182,6 @@ const SettingsShape = z.object({
   ERAWATCH_WEBHOOKS: entry('on', oneOf(['on', 'off'])),
   ERAWATCH_WEBHOOK_DISABLE_AFTER_DAYS: entry(5, positiveNumber),
   ERAWATCH_PUBLIC_URL: entry('http://127.0.0.1:3000', httpUrl),
-  ERAWATCH_INTERNAL_URL: entry<string | null>(null, httpUrl),
   ERAWATCH_RETENTION_DAYS: entry(30, positiveNumber),
   ERAWATCH_RATE_LIMIT: entry(6_000, integer(0, 10_000_000)),
   ERAWATCH_AUTH_FAILURE_LIMIT: entry(60, integer(0, 10_000_000)),
@@ -272,7 +271,6 @@ export const SettingsSchema = SettingsShape.superRefine((s, ctx) => {
   deliverInWeb: s.ERAWATCH_WEBHOOKS === 'on',
   webhookDisableAfterMs: Math.round(s.ERAWATCH_WEBHOOK_DISABLE_AFTER_DAYS * 86_400_000),
   publicUrl: s.ERAWATCH_PUBLIC_URL,
-  internalUrl: s.ERAWATCH_INTERNAL_URL,
   retentionMs: Math.round(s.ERAWATCH_RETENTION_DAYS * 86_400_000),
   rateLimit: s.ERAWATCH_RATE_LIMIT,
   authFailureLimit: s.ERAWATCH_AUTH_FAILURE_LIMIT,
@@ -385,10 +383,6 @@ export const SETTING_DOCS: Record<SettingName, { shown: string; meaning: string 
   ERAWATCH_PUBLIC_URL: {
     shown: '`http://127.0.0.1:3000`',
     meaning: 'the dashboard’s address as operators reach it, linked from Alertmanager alerts',
-  },
-  ERAWATCH_INTERNAL_URL: {
-    shown: 'the address Next.js listens on',
-    meaning: 'where the dashboard’s server-side rendering reaches this same process’s API',
   },
   ERAWATCH_RETENTION_DAYS: {
     shown: '30',

@@ -1,15 +1,15 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
-import { AlertSinksView } from '@/components/alert-sinks/alert-sinks-view';
+import { EndpointsView } from '@/components/endpoints/endpoints-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
-import { alertSinksQuery } from '@/lib/query/options';
-import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { queryKeys } from '@/lib/query/options';
+import { prefetchRead } from '@/lib/api/page-read';
 
 export const metadata: Metadata = { title: 'Alert sinks' };
 
 export default async function AlertSinksPage() {
   const client = makeQueryClient();
-  await client.prefetchQuery(alertSinksQuery(await makeServerFetcher()));
+  await prefetchRead(client, queryKeys.alertSinks, 'listAlertSinks', {}, (r) => r.items);
   return (
     <>
       <div className="page-head">
@@ -19,7 +19,7 @@ export default async function AlertSinksPage() {
         </span>
       </div>
       <HydrationBoundary state={dehydrate(client)}>
-        <AlertSinksView />
+        <EndpointsView kind="alertmanager" />
       </HydrationBoundary>
     </>
   );

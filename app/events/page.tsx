@@ -4,12 +4,12 @@ import { EventsView } from '@/components/events/events-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
 import {
   EVENT_WINDOWS,
-  eventsQuery,
-  fleetQuery,
+  eventsQueryParams,
+  queryKeys,
   type EventFilter,
   type EventWindow,
 } from '@/lib/query/options';
-import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { prefetchRead } from '@/lib/api/page-read';
 import { EVENT_TYPES } from '@/lib/rollout/types';
 import { EVENT_LIMITS } from '@/lib/ui/events';
 
@@ -39,11 +39,16 @@ export default async function EventsPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const filter = readFilter(await searchParams);
-  const fetcher = await makeServerFetcher();
   const client = makeQueryClient();
   await Promise.all([
-    client.prefetchQuery(eventsQuery(fetcher, filter)),
-    client.prefetchQuery(fleetQuery(fetcher)),
+    prefetchRead(
+      client,
+      queryKeys.events(filter),
+      'listEvents',
+      { query: (now) => eventsQueryParams(filter, now) },
+      (r) => r,
+    ),
+    prefetchRead(client, queryKeys.fleet, 'dashboardFleet', {}, (r) => r.rows),
   ]);
   return (
     <>

@@ -3,19 +3,19 @@ import type { Metadata } from 'next';
 import { SessionsView } from '@/components/settings/sessions-view';
 import { TokensView } from '@/components/settings/tokens-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
-import { sessionsQuery, tokensQuery } from '@/lib/query/options';
-import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { queryKeys } from '@/lib/query/options';
+import { prefetchRead } from '@/lib/api/page-read';
 import { processSettings } from '@/lib/settings';
 
 export const metadata: Metadata = { title: 'Settings' };
 
 export default async function SettingsPage() {
   const client = makeQueryClient();
-  const fetcher = await makeServerFetcher();
-  // A viewer's or operator's sessions prefetch is refused (403) and left out: the section says why instead.
+  // A viewer's or operator's sessions read is refused (as the API answers 403) and left out: the section
+  // says why instead.
   await Promise.all([
-    client.prefetchQuery(tokensQuery(fetcher)),
-    client.prefetchQuery(sessionsQuery(fetcher)),
+    prefetchRead(client, queryKeys.tokens, 'listTokens', {}, (r) => r.items),
+    prefetchRead(client, queryKeys.sessions, 'listSessions', {}, (r) => r.items),
   ]);
   return (
     <>

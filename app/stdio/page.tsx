@@ -2,14 +2,14 @@ import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { StdioList } from '@/components/stdio/stdio-list';
 import { makeQueryClient } from '@/lib/query/make-query-client';
-import { makeServerFetcher } from '@/lib/query/server-fetcher';
-import { stdioTargetsQuery } from '@/lib/query/stdio';
+import { prefetchRead } from '@/lib/api/page-read';
+import { stdioQueryKeys } from '@/lib/query/stdio';
 
 export const metadata: Metadata = { title: 'stdio servers' };
 
 export default async function StdioPage() {
   const client = makeQueryClient();
-  await client.prefetchQuery(stdioTargetsQuery(await makeServerFetcher()));
+  await prefetchRead(client, stdioQueryKeys.list, 'listStdioTargets', {}, (r) => r.items);
   return (
     <>
       <div className="page-head">

@@ -1,15 +1,15 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
-import { WebhooksView } from '@/components/webhooks/webhooks-view';
+import { EndpointsView } from '@/components/endpoints/endpoints-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
-import { webhooksQuery } from '@/lib/query/options';
-import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { queryKeys } from '@/lib/query/options';
+import { prefetchRead } from '@/lib/api/page-read';
 
 export const metadata: Metadata = { title: 'Webhooks' };
 
 export default async function WebhooksPage() {
   const client = makeQueryClient();
-  await client.prefetchQuery(webhooksQuery(await makeServerFetcher()));
+  await prefetchRead(client, queryKeys.webhooks, 'listWebhooks', {}, (r) => r.items);
   return (
     <>
       <div className="page-head">
@@ -19,7 +19,7 @@ export default async function WebhooksPage() {
         </span>
       </div>
       <HydrationBoundary state={dehydrate(client)}>
-        <WebhooksView />
+        <EndpointsView kind="webhook" />
       </HydrationBoundary>
     </>
   );

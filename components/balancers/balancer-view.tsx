@@ -35,7 +35,7 @@ import { presentGate, presentStatus, type Presentation } from '@/lib/ui/presenta
 import { isAuthGatedReason } from '@/lib/probe/types';
 import { describeRegionSplit } from '@/lib/rollout/regions';
 import { BalancerActions, WindowControls } from './balancer-actions';
-import { nodeLabel } from '@/lib/ui/node-label';
+import { nodeLabel } from '@/lib/schemas/node-label';
 import { NodeMatrix } from './node-matrix';
 
 const FIELD_LABELS: Record<FingerprintField, string> = {

@@ -8,7 +8,7 @@ import type { NodeSummary } from '@/lib/query/types';
 import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import { regionOfRow, revisionColumns, rowRegions } from '@/lib/ui/balancer';
-import { nodeLabel } from '@/lib/ui/node-label';
+import { nodeLabel } from '@/lib/schemas/node-label';
 import { presentEra, presentVerdict } from '@/lib/ui/presentation';
 
 const ROW_HEIGHT = 36;

@@ -1,7 +1,7 @@
 'use client';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { nodeLabel } from '@/lib/ui/node-label';
+import { nodeLabel } from '@/lib/schemas/node-label';
 import { AuthEvidencePanel } from '@/components/nodes/auth-evidence';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';

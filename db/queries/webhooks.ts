@@ -6,9 +6,9 @@ import type {
   WebhookEndpoint,
   WebhookSettings,
 } from '@/lib/schemas/webhook';
-import { buildEnvelope, TEST_EVENT_TYPE, type EnvelopeEvent } from '@/lib/schemas/webhook-envelope';
+import { TEST_EVENT_TYPE, type EnvelopeEvent } from '@/lib/schemas/webhook-envelope';
 import { firstRow, selectRows, type Db, type Store } from '../index';
-import { HELD_DURING_ROLLOUT, heldByWindow } from '@/lib/rollout/window';
+import { holdingInterest, planDeliveries } from '@/lib/deliver/plan';
 import { dueAtOnce } from '../clock';
 import { newId } from '../ids';
 import { type EndpointKind, type WebhookDeliveryRow, type WebhookEndpointRow } from '../schema';
@@ -194,20 +194,10 @@ export async function storeWebhookSecrets(
   });
 }
 
-function wants(endpoint: WebhookEndpointRow, event: EnvelopeEvent): boolean {
-  if (endpoint.eventTypes.length > 0 && !endpoint.eventTypes.includes(event.type)) return false;
-  if (
-    endpoint.balancerIds.length > 0 &&
-    (event.balancerId === null || !endpoint.balancerIds.includes(event.balancerId))
-  ) {
-    return false;
-  }
-  return true;
-}
-
 /**
- * The outbox write: one delivery per (event, interested enabled endpoint), in the caller's transaction, so a
- * committed event always has its deliveries. Alerts inside an open rollout window are written as held.
+ * The outbox write: the deliveries lib/deliver/plan.ts plans for these events (from the enabled endpoints and
+ * the open rollout windows read here), inserted in the caller's transaction, so a committed event always has
+ * its deliveries.
  */
 export async function enqueueDeliveries(
   store: Store,
@@ -215,63 +205,44 @@ export async function enqueueDeliveries(
   now?: number,
 ): Promise<number> {
   if (events.length === 0) return 0;
-  return store.write((tx) => enqueueIn(store, tx, events, now));
-}
-
-async function enqueueIn(
-  store: Store,
-  tx: Db,
-  events: readonly EnvelopeEvent[],
-  now?: number,
-): Promise<number> {
   const { webhookDeliveries, webhookEndpoints, rolloutWindows } = store.t;
-  const endpoints = await tx
-    .select()
-    .from(webhookEndpoints)
-    .where(and(eq(webhookEndpoints.enabled, true), eq(webhookEndpoints.kind, 'webhook')));
-  if (endpoints.length === 0) return 0;
-  let written = 0;
-  const windowCache = new Map<string, { id: string; deadline: number } | null>();
-  for (const event of events) {
-    const targets = endpoints.filter((e) => wants(e, event));
-    if (targets.length === 0) continue;
-    let holdWindow: { id: string; deadline: number } | null = null;
-    if (event.balancerId !== null && HELD_DURING_ROLLOUT.includes(event.type)) {
-      if (!windowCache.has(event.balancerId)) {
-        const w = (
-          await tx
-            .select({ id: rolloutWindows.id, deadline: rolloutWindows.deadline })
+  return store.write(async (tx) => {
+    const endpoints = await tx.select().from(webhookEndpoints).where(eq(webhookEndpoints.enabled, true));
+    if (endpoints.length === 0) return 0;
+    const interest = holdingInterest(events);
+    const windows =
+      interest.length === 0
+        ? []
+        : await tx
+            .select({
+              id: rolloutWindows.id,
+              deadline: rolloutWindows.deadline,
+              balancerId: rolloutWindows.balancerId,
+            })
             .from(rolloutWindows)
             .where(
-              and(eq(rolloutWindows.balancerId, event.balancerId), sql`${rolloutWindows.closedAt} IS NULL`),
-            )
-        )[0];
-        windowCache.set(event.balancerId, w ?? null);
-      }
-      const w = windowCache.get(event.balancerId) ?? null;
-      if (heldByWindow(event.type, event.at, w)) holdWindow = w;
-    }
-    const payload = JSON.stringify(buildEnvelope(event));
-    const at = now ?? event.at;
-    for (const endpoint of targets) {
+              and(inArray(rolloutWindows.balancerId, interest), sql`${rolloutWindows.closedAt} IS NULL`),
+            );
+    const open = new Map(windows.map((w) => [w.balancerId, { id: w.id, deadline: w.deadline }]));
+    const rows = planDeliveries(events, endpoints, open, now);
+    for (const row of rows) {
       await tx.insert(webhookDeliveries).values({
         id: newId('msg'),
-        endpointId: endpoint.id,
-        eventId: event.id,
-        balancerId: event.balancerId,
-        type: event.type,
-        payload,
-        status: holdWindow ? 'held' : 'pending',
-        rolloutWindowId: holdWindow?.id ?? null,
+        endpointId: row.endpointId,
+        eventId: row.eventId,
+        balancerId: row.balancerId,
+        type: row.type,
+        payload: row.payload,
+        status: row.heldBy ? 'held' : 'pending',
+        rolloutWindowId: row.heldBy,
         attempts: 0,
         // Due at once, by the database's clock on PostgreSQL: a writer whose clock runs ahead cannot delay it.
-        nextAttemptAt: holdWindow ? null : dueAtOnce(store, at),
-        createdAt: at,
+        nextAttemptAt: row.heldBy ? null : dueAtOnce(store, row.createdAt),
+        createdAt: row.createdAt,
       });
-      written++;
     }
-  }
-  return written;
+    return rows.length;
+  });
 }
 
 /** A held delivery with the rollout window it waits on (null fields: the window is gone). */

@@ -1,7 +1,7 @@
 // The egress check of alert sink URLs at registration time: a refused address is never stored.
 import { HttpProblem } from './problem';
 import type { Settings } from '@/lib/settings';
-import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/webhooks/egress';
+import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/deliver/egress';
 
 export function assertAlertSinkUrlsAllowed(
   urls: readonly string[] | undefined,

@@ -3,7 +3,7 @@
 import type { Store } from '@/db/index';
 import { readDivergedSince, readFleetSources, readNodeIdentities } from '@/db/queries/dashboard';
 import { sortFleet, toFleetRow, type FleetRow } from '@/lib/ui/fleet';
-import { nodeLabels } from '@/lib/ui/node-label';
+import { nodeLabels } from '@/lib/schemas/node-label';
 
 /** Every balancer as an overview row, non-uniform first, with when its divergence began. */
 export async function readFleetRows(store: Store): Promise<FleetRow[]> {

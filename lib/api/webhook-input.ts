@@ -1,7 +1,7 @@
 // The egress check of a webhook URL at registration time: refused addresses never get stored.
 import { HttpProblem } from './problem';
 import type { Settings } from '@/lib/settings';
-import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/webhooks/egress';
+import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/deliver/egress';
 
 export function assertWebhookUrlAllowed(
   url: string | undefined,

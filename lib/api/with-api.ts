@@ -12,7 +12,7 @@ import {
 } from '@/lib/errors';
 import { currentAuthMode, hostRefusal, type AuthMode } from '@/lib/auth/mode';
 import { clientAddress } from './front-door';
-import { SESSION_COOKIE, readCookie, sameOrigin, sessionOf } from '@/lib/auth/session';
+import { SESSION_COOKIE, readCookie, sameOrigin, verifySession } from '@/lib/auth/session';
 import { isSessionRevoked } from '@/db/queries/sessions';
 import { displayPrefix, hashToken, looksLikeToken, secretsEqual } from '@/lib/auth/tokens';
 import type { TokenScope } from '@/lib/schemas/token';
@@ -93,30 +93,51 @@ export async function authenticate(
       throw unauthorized('invalid_authorization', 'the Authorization header must be "Bearer <token>"');
     return await principalForSecret(match[1], store, mode, now);
   }
-  const session = sessionOf(req, mode.adminSecret, now);
-  // A logged-out session is refused by every web process: the logout is recorded in the store.
-  if (session !== null && !(await isSessionRevoked(store, session.sid))) {
-    if (UNSAFE.has(req.method) && !sameOrigin(req)) {
+  const principal = await cookiePrincipal(
+    readCookie(req.headers.get('cookie'), SESSION_COOKIE),
+    store,
+    mode,
+    now,
+  );
+  if (UNSAFE.has(req.method) && !sameOrigin(req)) {
+    if (principal.kind === 'session') {
       throw new HttpProblem(
         403,
         'origin_mismatch',
         'a write with a session cookie needs an Origin header equal to this server',
       );
     }
-    return { kind: 'session', sid: session.sid, role: session.role, user: session.user };
-  }
-  if (mode.local) {
     // Local mode trusts this machine; the Host check (checkHost) stops DNS rebinding, the Origin check
     // cross-site writes.
-    if (UNSAFE.has(req.method) && !sameOrigin(req)) {
+    if (principal.kind === 'local') {
       throw unauthorized(
         'credentials_required',
         'a write needs a bearer token, or an Origin header equal to this server',
       );
     }
-    return { kind: 'local' };
   }
-  return { kind: 'anonymous' };
+  return principal;
+}
+
+/**
+ * Who a caller without a bearer credential is: the dashboard session its cookie names (a logged-out one is
+ * refused by every web process: the logout is recorded in the store), else local mode's trust, else nobody.
+ * Route handlers reach it through `authenticate`, server pages through `lib/api/page-read.ts`.
+ */
+export async function cookiePrincipal(
+  sessionCookie: string | null,
+  store: Store,
+  mode: AuthMode,
+  now: number,
+): Promise<Principal> {
+  const session =
+    sessionCookie !== null && mode.adminSecret !== null
+      ? verifySession(sessionCookie, mode.adminSecret, now)
+      : null;
+  if (session !== null && !(await isSessionRevoked(store, session.sid))) {
+    return { kind: 'session', sid: session.sid, role: session.role, user: session.user };
+  }
+  return mode.local ? { kind: 'local' } : { kind: 'anonymous' };
 }
 
 export function allows(principal: Principal, access: Access): boolean {

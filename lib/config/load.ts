@@ -8,7 +8,7 @@ import type { StdioEnvTemplates } from '@/lib/schemas/stdio-target';
 import { targetUrlIssues } from '@/lib/net/target-urls';
 import { probeEgressPolicy } from '@/lib/net/egress';
 import type { Settings } from '@/lib/settings';
-import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/webhooks/egress';
+import { checkWebhookUrl, webhookEgressPolicy } from '@/lib/deliver/egress';
 
 /** What reading the file depends on: the variables `${VAR}` names, and which addresses targets may have. */
 export type ConfigSettings = Pick<Settings, 'environment' | 'allowLoopback' | 'webhookAllowPrivate'>;

@@ -1,5 +1,5 @@
-// The dashboard's one way to call the REST API. The fetcher is a parameter: the browser passes `fetch`
-// with relative paths, a server page passes one bound to its own origin (see server-fetcher.ts).
+// The dashboard client's one way to call the REST API, through a fetcher (the browser's `fetch` with relative
+// paths). Server pages do not call it: they read the store in process (lib/api/page-read.ts).
 import { problemFromBody } from './problem';
 
 export type Fetcher = (path: string, init?: RequestInit) => Promise<Response>;

@@ -1,5 +1,6 @@
-// Shared query keys and options: a server page prefetches with these and its client component reads the
-// same key with useQuery, so the first paint is server data and polling takes over from there.
+// Shared query keys and options: a server page prefetches under these keys from the store (lib/api/page-read.ts)
+// and its client component reads the same key with useQuery, so the first paint is server data and polling
+// takes over from there.
 import { queryOptions } from '@tanstack/react-query';
 import type { ApiToken } from '@/lib/schemas/token';
 import type { DashboardSession } from '@/lib/schemas/session';
@@ -63,8 +64,10 @@ export function balancerNodesQuery(fetcher: Fetcher, id: string) {
 export function balancerEventsQuery(fetcher: Fetcher, id: string) {
   return queryOptions({
     queryKey: queryKeys.balancerEvents(id),
-    queryFn: async () =>
-      (await requestJson<Page<EventItem>>(fetcher, `/api/v1/events?balancerId=${enc(id)}&limit=200`)).items,
+    queryFn: async () => {
+      const params = new URLSearchParams(balancerEventsParams(id));
+      return (await requestJson<Page<EventItem>>(fetcher, `/api/v1/events?${params.toString()}`)).items;
+    },
   });
 }
 
@@ -102,15 +105,25 @@ export interface EventFilter {
 export const EVENT_WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
 export type EventWindow = keyof typeof EVENT_WINDOWS;
 
+/** The event log's query string for a filter; a window is relative to `now`, so "the last hour" slides. */
+export function eventsQueryParams(filter: EventFilter, now: number): Record<string, string> {
+  const params: Record<string, string> = { limit: String(filter.limit) };
+  if (filter.balancerId) params.balancerId = filter.balancerId;
+  if (filter.type) params.type = filter.type;
+  if (filter.within) params.since = String(now - EVENT_WINDOWS[filter.within]);
+  return params;
+}
+
+/** One balancer's last 200 events, for its detail screen. */
+export function balancerEventsParams(id: string): Record<string, string> {
+  return { balancerId: id, limit: '200' };
+}
+
 export function eventsQuery(fetcher: Fetcher, filter: EventFilter) {
   return queryOptions({
     queryKey: queryKeys.events(filter),
     queryFn: () => {
-      const params = new URLSearchParams({ limit: String(filter.limit) });
-      if (filter.balancerId) params.set('balancerId', filter.balancerId);
-      if (filter.type) params.set('type', filter.type);
-      // Relative to each refresh, so "the last hour" keeps sliding.
-      if (filter.within) params.set('since', String(Date.now() - EVENT_WINDOWS[filter.within]));
+      const params = new URLSearchParams(eventsQueryParams(filter, Date.now()));
       return requestJson<Page<EventItem>>(fetcher, `/api/v1/events?${params.toString()}`);
     },
   });

@@ -4,11 +4,11 @@
 import { z } from 'zod';
 import {
   CONTROL_CHARACTERS_ISSUE,
-  Id,
   Timestamp,
   hasControlCharacters,
   withoutControlCharacters,
 } from './common';
+import { EndpointUrl, endpointInputFields, endpointViewFields } from './endpoint';
 import { EventType } from './event';
 import type { BalancerAnalysisView } from './balancer-analysis';
 
@@ -52,21 +52,13 @@ export const AlertSinkAuthInput = z.discriminatedUnion('type', [
 ]);
 export type AlertSinkAuthInput = z.output<typeof AlertSinkAuthInput>;
 
-const alertmanagerUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-  .max(2048, 'must be at most 2048 characters')
-  .refine((u) => {
-    const parsed = new URL(u);
-    return parsed.search === '' && parsed.hash === '';
-  }, 'must not carry a query or fragment (alerts go to <url>/api/v2/alerts)');
+const alertmanagerUrl = EndpointUrl.refine((u) => {
+  const parsed = new URL(u);
+  return parsed.search === '' && parsed.hash === '';
+}, 'must not carry a query or fragment (alerts go to <url>/api/v2/alerts)');
 
 const sinkFields = {
-  name: z
-    .string()
-    .trim()
-    .min(1, 'is required')
-    .max(100, 'must be at most 100 characters')
-    .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'may use letters, digits, spaces, dots, dashes and underscores'),
+  ...endpointInputFields('send only the alerts of these event types; empty sends all'),
   kind: z.enum(ALERT_SINK_KINDS).default('alertmanager'),
   urls: z
     .array(alertmanagerUrl)
@@ -75,24 +67,12 @@ const sinkFields = {
     .refine((urls) => new Set(urls).size === urls.length, 'lists a URL twice')
     .meta({ description: 'Alertmanager base URLs (every replica of one cluster); alerts go to each' }),
   auth: AlertSinkAuthInput.default({ type: 'none' }),
-  description: withoutControlCharacters(z.string().max(500), { lines: true }).default(''),
-  eventTypes: z
-    .array(EventType)
-    .max(50)
-    .default([])
-    .meta({ description: 'send only the alerts of these event types; empty sends all' }),
-  balancerIds: z
-    .array(Id)
-    .max(1000)
-    .default([])
-    .meta({ description: 'only these balancers; empty sends all' }),
   resendIntervalMs: z
     .int('must be an integer')
     .min(10_000, 'must be at least 10000 (10 s)')
     .max(3_600_000, 'must be at most 3600000 (1 h)')
     .default(DEFAULT_RESEND_INTERVAL_MS)
     .meta({ description: 'how often firing alerts are sent again' }),
-  enabled: z.boolean().default(true),
 };
 
 export const CreateAlertSinkInput = z.strictObject(sinkFields);
@@ -117,21 +97,12 @@ export type AlertSinkAuthView = z.output<typeof AlertSinkAuthView>;
 
 export const AlertSink = z
   .object({
-    id: z.string(),
-    name: z.string(),
+    ...endpointViewFields,
     kind: z.enum(ALERT_SINK_KINDS),
     urls: z.array(z.string()),
     auth: AlertSinkAuthView,
-    description: z.string(),
-    eventTypes: z.array(z.string()),
-    balancerIds: z.array(z.string()),
     resendIntervalMs: z.int(),
-    enabled: z.boolean(),
-    disabledReason: z.string().nullable(),
-    failingSince: Timestamp.nullable(),
     firing: z.int().meta({ description: 'alerts currently firing at this sink' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
   })
   .meta({ id: 'AlertSink' });
 export type AlertSink = z.output<typeof AlertSink>;

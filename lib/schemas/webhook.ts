@@ -1,8 +1,8 @@
 // Webhook endpoint and delivery contract. Client-safe. Signing secrets are accepted on create and returned only
 // once (CreatedWebhookEndpoint, rotation); every other response omits them.
 import { z } from 'zod';
-import { Cursor, Id, Limit, Timestamp, withoutControlCharacters } from './common';
-import { EventType } from './event';
+import { Cursor, Limit, Timestamp } from './common';
+import { EndpointUrl, endpointInputFields, endpointViewFields } from './endpoint';
 
 export const DELIVERY_STATUSES = ['pending', 'held', 'succeeded', 'failed', 'suppressed'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
@@ -13,27 +13,8 @@ export const WebhookSecret = z
   .regex(/^whsec_[A-Za-z0-9+/]{32,88}={0,2}$/, 'must be whsec_ followed by base64 of 24 to 64 bytes');
 
 const webhookFields = {
-  name: z
-    .string()
-    .trim()
-    .min(1, 'is required')
-    .max(100, 'must be at most 100 characters')
-    .regex(/^[A-Za-z0-9][A-Za-z0-9 ._-]*$/, 'may use letters, digits, spaces, dots, dashes and underscores'),
-  url: z
-    .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' })
-    .max(2048, 'must be at most 2048 characters'),
-  description: withoutControlCharacters(z.string().max(500), { lines: true }).default(''),
-  eventTypes: z
-    .array(EventType)
-    .max(50)
-    .default([])
-    .meta({ description: 'event types to send; empty sends all' }),
-  balancerIds: z
-    .array(Id)
-    .max(1000)
-    .default([])
-    .meta({ description: 'only these balancers; empty sends all' }),
-  enabled: z.boolean().default(true),
+  ...endpointInputFields('event types to send; empty sends all'),
+  url: EndpointUrl,
 };
 
 export const CreateWebhookInput = z.strictObject({
@@ -58,19 +39,10 @@ export const RotateSecretInput = z.strictObject({
 
 export const WebhookEndpoint = z
   .object({
-    id: z.string(),
-    name: z.string(),
+    ...endpointViewFields,
     url: z.string(),
-    description: z.string(),
-    eventTypes: z.array(z.string()),
-    balancerIds: z.array(z.string()),
-    enabled: z.boolean(),
-    disabledReason: z.string().nullable(),
     disabledAt: Timestamp.nullable(),
-    failingSince: Timestamp.nullable(),
     secretRotating: z.boolean().meta({ description: 'true while a previous secret still signs too' }),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
   })
   .meta({ id: 'WebhookEndpoint' });
 export type WebhookEndpoint = z.infer<typeof WebhookEndpoint>;

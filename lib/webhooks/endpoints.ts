@@ -5,7 +5,7 @@ import { getWebhookRow, insertWebhook, storeWebhookSecrets, updateWebhook } from
 import { ValidationError } from '@/lib/errors';
 import { parseInput, parsePatch } from '@/lib/schemas/common';
 import { CreateWebhookInput, UpdateWebhookInput, type WebhookEndpoint } from '@/lib/schemas/webhook';
-import { generateWebhookSecret } from './signing';
+import { generateWebhookSecret } from '@/lib/deliver/signing';
 
 /** Validates and creates an endpoint; returns it with its secret (generated when not given), the only time
  *  it is shown. */

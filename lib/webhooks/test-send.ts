@@ -5,7 +5,8 @@ import type { Store } from '@/db/index';
 import { newId } from '@/db/ids';
 import { getWebhookRow, insertTestDelivery } from '@/db/queries/webhooks';
 import { buildEnvelope, TEST_EVENT_TYPE } from '@/lib/schemas/webhook-envelope';
-import { attemptLeaseMs, attemptNow, deliveryTime, type DeliveryDeps } from './deliver-role';
+import { attemptLeaseMs, deliveryTime, type DeliveryDeps } from '@/lib/deliver/deps';
+import { attemptDelivery } from '@/lib/deliver/loop';
 
 export async function sendTestDelivery(store: Store, endpointId: string, deps: DeliveryDeps) {
   const endpoint = await getWebhookRow(store, endpointId);
@@ -25,6 +26,6 @@ export async function sendTestDelivery(store: Store, endpointId: string, deps: D
     now,
     attemptLeaseMs(deps),
   );
-  const result = await attemptNow(store, { delivery, endpoint }, deps);
+  const result = await attemptDelivery(store, { delivery, endpoint }, deps);
   return { deliveryId: delivery.id, ...result };
 }

@@ -8,12 +8,8 @@ import {
   type PollerOptions,
   type PollerStatus,
 } from '@/lib/poller/poll-role';
-import {
-  startDeliveryWorker,
-  defaultDeliveryDeps,
-  type DeliveryDeps,
-  type DeliveryWorkerStatus,
-} from '@/lib/webhooks/deliver-role';
+import { defaultDeliveryDeps, type DeliveryDeps } from '@/lib/deliver/deps';
+import { startDeliveryWorker, type DeliveryWorkerStatus } from '@/lib/deliver/loop';
 import { observePoller } from '@/lib/metrics/poller-observer';
 import { startMetricFlusher } from '@/lib/metrics/stored';
 import { parseRoles as parseRoleList, ROLES, type Role, type Settings } from '@/lib/settings';

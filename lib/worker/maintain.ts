@@ -12,7 +12,7 @@ import { pruneDeliveries } from '@/db/queries/webhooks';
 import { applyConfigAtStartup } from '@/lib/config/startup';
 import { pruneOldData } from '@/lib/poller/prune';
 import type { Settings } from '@/lib/settings';
-import { DEFAULT_DELIVERY_RETENTION_MS } from '@/lib/webhooks/deliver-role';
+import { DEFAULT_DELIVERY_RETENTION_MS } from '@/lib/deliver/deps';
 import { errorMessage } from '@/lib/errors';
 
 export interface MaintainOptions {

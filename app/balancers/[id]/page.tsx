@@ -2,19 +2,31 @@ import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { BalancerView } from '@/components/balancers/balancer-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
-import { balancerEventsQuery, balancerNodesQuery, balancerQuery } from '@/lib/query/options';
-import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { balancerEventsParams, queryKeys } from '@/lib/query/options';
+import { prefetchRead } from '@/lib/api/page-read';
 
 export const metadata: Metadata = { title: 'Balancer' };
 
 export default async function BalancerPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const fetcher = await makeServerFetcher();
   const client = makeQueryClient();
+  const path = { id };
   await Promise.all([
-    client.prefetchQuery(balancerQuery(fetcher, id)),
-    client.prefetchQuery(balancerNodesQuery(fetcher, id)),
-    client.prefetchQuery(balancerEventsQuery(fetcher, id)),
+    prefetchRead(client, queryKeys.balancer(id), 'dashboardBalancer', { params: path }, (r) => r),
+    prefetchRead(
+      client,
+      queryKeys.balancerNodes(id),
+      'dashboardBalancerNodes',
+      { params: path },
+      (r) => r.items,
+    ),
+    prefetchRead(
+      client,
+      queryKeys.balancerEvents(id),
+      'listEvents',
+      { query: balancerEventsParams(id) },
+      (r) => r.items,
+    ),
   ]);
   return (
     <HydrationBoundary state={dehydrate(client)}>

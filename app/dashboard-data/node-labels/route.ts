@@ -1,10 +1,6 @@
 // Labels (URL or attribution) for the node ids a list shows, e.g. the event log (auth as for API reads).
-import { readNodeLabels } from '@/lib/api/read-model';
-import { route } from '@/lib/api/route';
-import { json } from '@/lib/api/with-api';
+import { readRoute } from '@/lib/api/reads';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('dashboardNodeLabels', async ({ store, query }) =>
-  json({ labels: await readNodeLabels(store, query.ids) }),
-);
+export const GET = readRoute('dashboardNodeLabels');

@@ -2,19 +2,19 @@ import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { NodeView } from '@/components/nodes/node-view';
 import { makeQueryClient } from '@/lib/query/make-query-client';
-import { nodeHistoryQuery, nodeQuery, nodeRollupsQuery } from '@/lib/query/options';
-import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { queryKeys } from '@/lib/query/options';
+import { prefetchRead } from '@/lib/api/page-read';
 
 export const metadata: Metadata = { title: 'Node' };
 
 export default async function NodePage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
-  const fetcher = await makeServerFetcher();
   const client = makeQueryClient();
+  const path = { id };
   await Promise.all([
-    client.prefetchQuery(nodeQuery(fetcher, id)),
-    client.prefetchQuery(nodeHistoryQuery(fetcher, id)),
-    client.prefetchQuery(nodeRollupsQuery(fetcher, id)),
+    prefetchRead(client, queryKeys.node(id), 'getNode', { params: path }, (r) => r),
+    prefetchRead(client, queryKeys.nodeHistory(id), 'getNodeHistory', { params: path }, (r) => r.items),
+    prefetchRead(client, queryKeys.nodeRollups(id), 'dashboardNodeRollups', { params: path }, (r) => r.items),
   ]);
   return (
     <HydrationBoundary state={dehydrate(client)}>

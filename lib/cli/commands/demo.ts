@@ -213,7 +213,6 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
         ERAWATCH_ALLOW_LOOPBACK: '1',
         ERAWATCH_BIND: HOST,
         ERAWATCH_POLLER: 'on',
-        ERAWATCH_INTERNAL_URL: `http://${HOST}:${port}`,
       },
       onOutput: (line) => say(`[next] ${line}`),
     });

@@ -13,8 +13,9 @@ import { createEgressAgent } from '@/lib/net/egress';
 import { runBalancerCycle } from '@/lib/poller';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import type { PostableAlert } from '@/lib/schemas/alert-sink';
-import { createSender } from '@/lib/webhooks/send';
-import { runDeliveryPass, type DeliveryDeps } from '@/lib/webhooks/deliver-role';
+import { createSender } from '@/lib/deliver/http';
+import type { DeliveryDeps } from '@/lib/deliver/deps';
+import { deliverDue } from '../../support/deliver';
 import { startAlertmanager, type RunningAlertmanager } from '../../support/alertmanager';
 import { pollUntil } from '../../support/wait';
 import { tempStore } from '../poller/support';
@@ -107,7 +108,7 @@ describe('an Alertmanager sink', () => {
       resendIntervalMs: 60_000,
     });
     const start = t;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     const first = hitsAt('/ok/');
     expect(first).toHaveLength(1);
     expect(first[0]?.path).toBe('/ok/api/v2/alerts');
@@ -127,10 +128,10 @@ describe('an Alertmanager sink', () => {
 
     // Not due again within the interval; due again after it.
     t += 30_000;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     expect(hitsAt('/ok/')).toHaveLength(1);
     t += 30_000;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     expect(hitsAt('/ok/')).toHaveLength(2);
     expect(hitsAt('/ok/')[1]?.alerts[0]?.startsAt).toBe(new Date(start).toISOString());
 
@@ -144,7 +145,7 @@ describe('an Alertmanager sink', () => {
     await runBalancerCycle(env.store, splitId);
     t += 1_000;
     const resolvedAt = t;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     const resolved = hitsAt('/ok/')[2]?.alerts[0];
     expect(resolved?.endsAt).toBe(new Date(resolvedAt).toISOString());
     expect((await readSinkAlerts(env.store, sink.id)).map((a) => a.status)).toEqual(['resolved']);
@@ -152,10 +153,10 @@ describe('an Alertmanager sink', () => {
 
     // Resolved alerts ride along for 15 minutes, then the sink forgets them and stops pushing.
     t += 16 * 60_000;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     const before = hitsAt('/ok/').length;
     t += 2 * 60_000;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     expect(hitsAt('/ok/')).toHaveLength(before);
     expect(await readSinkAlerts(env.store, sink.id)).toEqual([]);
 
@@ -194,13 +195,13 @@ describe('an Alertmanager sink', () => {
     });
     await runBalancerCycle(env.store, rolling.id, { now: () => opened + 1_000 });
     t += 1_000;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     expect(hitsAt('/rolling-')).toEqual([]);
     expect(await readSinkAlerts(env.store, all.id)).toEqual([]);
 
     await runBalancerCycle(env.store, rolling.id, { now: () => opened + 61_000 });
     t += 1_000;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     const names = (prefix: string) =>
       (hitsAt(prefix).at(-1)?.alerts ?? []).map((x) => x.labels.alertname).sort();
     expect(names('/rolling-all/')).toEqual(['ErawatchNonUniform', 'ErawatchRolloutStuck']);
@@ -224,7 +225,7 @@ describe('an Alertmanager sink', () => {
     });
     t += 1_000;
     const at = t;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     const [push] = (await listDeliveries(env.store, failing.id, { limit: 5, kind: 'alertmanager' })).items;
     expect(push).toMatchObject({
       status: 'pending',
@@ -248,10 +249,10 @@ describe('an Alertmanager sink', () => {
     // The retry goes after the webhook schedule's first delay and sends the alerts as they are then.
     const sent = hitsAt('/fail/').length;
     t = at + 4_000;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     expect(hitsAt('/fail/')).toHaveLength(sent);
     t = at + 5_000;
-    await runDeliveryPass(env.store, deps);
+    await deliverDue(env.store, deps);
     expect(hitsAt('/fail/')).toHaveLength(sent + 1);
     const again = (await listDeliveries(env.store, failing.id, { limit: 5, kind: 'alertmanager' })).items;
     expect(again).toHaveLength(1);

@@ -19,9 +19,10 @@ import {
 import { createWebhook, rotateWebhookSecret } from '@/lib/webhooks/endpoints';
 import { ValidationError } from '@/lib/errors';
 import { createEgressAgent } from '@/lib/net/egress';
-import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '@/lib/webhooks/schedule';
-import { createSender } from '@/lib/webhooks/send';
-import { runDeliveryPass, type DeliveryDeps } from '@/lib/webhooks/deliver-role';
+import { MAX_ATTEMPTS, RETRY_DELAYS_MS } from '@/lib/deliver/schedule';
+import { createSender } from '@/lib/deliver/http';
+import type { DeliveryDeps } from '@/lib/deliver/deps';
+import { deliverDue } from '../../support/deliver';
 import { startReceiver, type Receiver } from './receiver';
 import { storeLocation } from '../../support/store';
 import { pollUntil } from '../../support/wait';
@@ -99,7 +100,7 @@ async function deliveriesOf(endpointId: string) {
 /** Runs passes, jumping the clock to each next attempt, until nothing is pending (bounded). */
 async function drain(endpointId: string, clock: ReturnType<typeof clockAt>, d: DeliveryDeps, maxPasses = 40) {
   for (let i = 0; i < maxPasses; i++) {
-    await runDeliveryPass(store, d);
+    await deliverDue(store, d);
     const pending = (await deliveriesOf(endpointId)).filter(
       (x) => x.status === 'pending' && x.nextAttemptAt !== null,
     );
@@ -113,7 +114,7 @@ describe('signing', () => {
   it('signs the envelope so the standardwebhooks package verifies it', async () => {
     const hook = await endpoint('/ok', { eventTypes: ['node.recovered'] });
     const [event] = await emit([{ type: 'node.recovered', at: Date.now(), data: { reason: 'ok' } }]);
-    await runDeliveryPass(store, deps({ now: Date.now }));
+    await deliverDue(store, deps({ now: Date.now }));
     const got = receiver.received.filter((r) => r.path === '/ok').at(-1);
     expect(got).toBeDefined();
     const headers = got?.headers as Record<string, string>;
@@ -138,7 +139,7 @@ describe('signing', () => {
     const rotated = await rotateWebhookSecret(store, hook.id, { overlapMs: 3_600_000 });
     expect(rotated.secretRotating).toBe(true);
     await emit([{ type: 'gate.opened', at: Date.now(), data: {} }]);
-    await runDeliveryPass(store, deps({ now: Date.now }));
+    await deliverDue(store, deps({ now: Date.now }));
     const got = receiver.received.filter((r) => r.path === '/ok').at(-1);
     const headers = got?.headers as Record<string, string>;
     expect(headers['webhook-signature']?.split(' ')).toHaveLength(2);
@@ -184,7 +185,7 @@ describe('retries and disabling', () => {
   it('410 Gone disables the endpoint at once, with the reason', async () => {
     const hook = await endpoint('/gone', { eventTypes: ['node.era_changed'] });
     await emit([{ type: 'node.era_changed', at: Date.now() }]);
-    await runDeliveryPass(store, deps({ now: Date.now }));
+    await deliverDue(store, deps({ now: Date.now }));
     const row = await getWebhookRow(store, hook.id);
     expect(row.enabled).toBe(false);
     expect(row.disabledReason).toBe('the receiver answered 410 Gone');
@@ -197,7 +198,7 @@ describe('retries and disabling', () => {
     const hook = await endpoint('/redirect', { eventTypes: ['gate.closed'] });
     const okBefore = receiver.received.filter((r) => r.path === '/ok').length;
     await emit([{ type: 'gate.closed', at: Date.now() }]);
-    await runDeliveryPass(store, deps({ now: Date.now }));
+    await deliverDue(store, deps({ now: Date.now }));
     const [d] = await deliveriesOf(hook.id);
     expect(d?.status).toBe('pending');
     expect(d?.log?.map((a) => [a.outcome, a.httpStatus])).toEqual([['http_3xx', 302]]);
@@ -211,7 +212,7 @@ describe('retries and disabling', () => {
   ])('%s is recorded as %s', async (urlPath, outcome) => {
     const hook = await endpoint(urlPath, { eventTypes: ['balancer.converged'] });
     await emit([{ type: 'balancer.converged', at: Date.now() }]);
-    await runDeliveryPass(store, deps({ now: Date.now }, { timeoutMs: 1_000 }));
+    await deliverDue(store, deps({ now: Date.now }, { timeoutMs: 1_000 }));
     const [d] = await deliveriesOf(hook.id);
     expect(d?.log?.map((a) => a.outcome)).toEqual([outcome]);
     expect(d?.status).toBe(outcome === 'ok' ? 'succeeded' : 'pending');
@@ -226,7 +227,7 @@ describe('retries and disabling', () => {
     const start = clock.now();
     for (let i = 0; i < 20 && (await getWebhookRow(store, hook.id)).enabled; i++) {
       await emit([{ type: 'rollout.stuck', at: clock.now() }]);
-      await runDeliveryPass(store, d);
+      await deliverDue(store, d);
       clock.advance(12 * 3_600_000);
     }
     const row = await getWebhookRow(store, hook.id);
@@ -238,7 +239,7 @@ describe('retries and disabling', () => {
     // Nothing more is attempted while disabled.
     const attemptsBefore = (await deliveriesOf(hook.id)).reduce((n, x) => n + x.attempts, 0);
     clock.advance(86_400_000);
-    await runDeliveryPass(store, d);
+    await deliverDue(store, d);
     expect((await deliveriesOf(hook.id)).reduce((n, x) => n + x.attempts, 0)).toBe(attemptsBefore);
     await expect(
       async () => await redeliver(store, hook.id, (await deliveriesOf(hook.id))[0]?.id ?? ''),
@@ -263,10 +264,10 @@ describe('rollout windows hold alerts', () => {
     const byType = async () =>
       Object.fromEntries((await deliveriesOf(hook.id)).map((x) => [x.type, x.status]));
     expect(await byType()).toEqual({ 'balancer.diverged': 'held', 'node.unavailable': 'pending' });
-    await runDeliveryPass(store, deps(clock));
+    await deliverDue(store, deps(clock));
     expect(await byType()).toEqual({ 'balancer.diverged': 'held', 'node.unavailable': 'succeeded' });
     await closeRolloutWindow(store, w1.id, clock.advance(60_000));
-    await runDeliveryPass(store, deps(clock));
+    await deliverDue(store, deps(clock));
     expect(await byType()).toEqual({ 'balancer.diverged': 'suppressed', 'node.unavailable': 'succeeded' });
 
     const w2 = await openRolloutWindow(
@@ -276,11 +277,11 @@ describe('rollout windows hold alerts', () => {
       clock.now(),
     );
     await emit([{ type: 'balancer.diverged', at: clock.now(), data: { severity: 'drift' } }]);
-    await runDeliveryPass(store, deps(clock));
+    await deliverDue(store, deps(clock));
     const held = (await deliveriesOf(hook.id)).filter((x) => x.status === 'held');
     expect(held).toHaveLength(1);
     clock.set(w2.deadline);
-    await runDeliveryPass(store, deps(clock));
+    await deliverDue(store, deps(clock));
     expect((await deliveriesOf(hook.id)).find((x) => x.id === held[0]?.id)?.status).toBe('succeeded');
     await closeRolloutWindow(store, w2.id, clock.now());
   });
@@ -292,7 +293,7 @@ describe('retention', () => {
     const failing = await endpoint('/fail', { eventTypes: ['node.recovered'] });
     const t = Date.now();
     await emit([{ type: 'node.recovered', at: t }]);
-    await runDeliveryPass(store, deps({ now: () => t }));
+    await deliverDue(store, deps({ now: () => t }));
     expect((await deliveriesOf(ok.id)).map((d) => d.status)).toEqual(['succeeded']);
     expect((await deliveriesOf(failing.id)).map((d) => d.status)).toEqual(['pending']);
     await pruneDeliveries(store, t);
@@ -311,7 +312,7 @@ describe('egress guard', () => {
     try {
       const okBefore = receiver.received.length;
       await emit([{ type: 'gate.opened', at: Date.now() }]);
-      await runDeliveryPass(store, deps({ now: Date.now }, { send: createSender(strict) }));
+      await deliverDue(store, deps({ now: Date.now }, { send: createSender(strict) }));
       const d = (await deliveriesOf(hook.id)).find((x) => x.log?.length);
       expect(d?.log?.[0]?.outcome).toBe('egress_refused');
       expect(d?.log?.[0]?.error).toContain('loopback');
@@ -363,7 +364,7 @@ describe('crash between event and delivery', () => {
     await killHard(child);
     const mine = async () => await deliveriesOf(hook.id);
     expect((await mine()).map((x) => x.status)).toEqual(['pending']);
-    await runDeliveryPass(store, deps({ now: Date.now }));
+    await deliverDue(store, deps({ now: Date.now }));
     expect((await mine()).map((x) => x.status)).toEqual(['succeeded']);
     const id = (await mine())[0]?.id;
     expect(receiver.received.some((r) => r.headers['webhook-id'] === id)).toBe(true);
@@ -381,10 +382,10 @@ describe('crash between event and delivery', () => {
     expect(inFlight[0]?.nextAttemptAt ?? 0).toBeGreaterThan(Date.now() + 60_000);
     await killHard(child);
     const clock = clockAt(Date.now());
-    await runDeliveryPass(store, deps(clock));
+    await deliverDue(store, deps(clock));
     expect((await deliveriesOf(hook.id))[0]?.status).toBe('pending');
     clock.set((inFlight[0]?.nextAttemptAt ?? 0) + 1);
-    await runDeliveryPass(store, deps(clock));
+    await deliverDue(store, deps(clock));
     const [d] = await deliveriesOf(hook.id);
     expect(d?.status).toBe('succeeded');
     const seen = receiver.received.filter((r) => r.headers['webhook-id'] === d?.id);

@@ -10,9 +10,10 @@ import { insertEvents } from '@/db/queries/events';
 import { listDeliveries, updateWebhook } from '@/db/queries/webhooks';
 import { createWebhook } from '@/lib/webhooks/endpoints';
 import { createEgressAgent } from '@/lib/net/egress';
-import { createSender } from '@/lib/webhooks/send';
+import { createSender } from '@/lib/deliver/http';
 import { sendTestDelivery } from '@/lib/webhooks/test-send';
-import { startDeliveryWorker, type DeliveryDeps, type DeliveryWorker } from '@/lib/webhooks/deliver-role';
+import type { DeliveryDeps } from '@/lib/deliver/deps';
+import { startDeliveryWorker, type DeliveryWorker } from '@/lib/deliver/loop';
 import { startReceiver, type Receiver } from './receiver';
 import { storeLocation } from '../../support/store';
 

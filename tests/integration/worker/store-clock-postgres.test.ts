@@ -10,13 +10,10 @@ import { insertEvents } from '@/db/queries/events';
 import { deleteWebhook, listDeliveries } from '@/db/queries/webhooks';
 import { createWebhook } from '@/lib/webhooks/endpoints';
 import { createEgressAgent } from '@/lib/net/egress';
-import { createSender } from '@/lib/webhooks/send';
-import {
-  runDeliveryPass,
-  startDeliveryWorker,
-  type DeliveryDeps,
-  type DeliveryWorker,
-} from '@/lib/webhooks/deliver-role';
+import { createSender } from '@/lib/deliver/http';
+import type { DeliveryDeps } from '@/lib/deliver/deps';
+import { startDeliveryWorker, type DeliveryWorker } from '@/lib/deliver/loop';
+import { deliverDue } from '../../support/deliver';
 import { startMaintenance, type MaintainJob } from '@/lib/worker/maintain';
 import { createDatabase, describePostgres, stopSharedCluster } from '../../support/postgres';
 import { pollUntil } from '../../support/wait';
@@ -114,13 +111,13 @@ describePostgres('delivery and maintenance on the database clock', () => {
   it('a worker an hour ahead leaves a retry until it is due; two skewed workers send it once', async () => {
     const { hook, delivery } = await emitTo('/fail-once', 'ahead');
     // The first attempt, by a worker with the right time, fails: the retry is due 5 s later.
-    expect((await runDeliveryPass(store, deps(Date.now))).attempted).toBe(1);
+    expect((await deliverDue(store, deps(Date.now))).attempted).toBe(1);
     const [failed] = (await listDeliveries(store, hook.id, { limit: 5 })).items;
     expect(failed).toMatchObject({ status: 'pending', attempts: 1 });
     const dueAt = failed?.nextAttemptAt ?? 0;
     expect(dueAt - (failed?.lastAttemptAt ?? 0)).toBe(5_000);
     // By its own clock the retry is an hour overdue; by the database's it is not due yet.
-    expect((await runDeliveryPass(store, deps(ahead))).attempted).toBe(0);
+    expect((await deliverDue(store, deps(ahead))).attempted).toBe(0);
 
     const early = startWorker(ahead);
     const late = startWorker(behind);

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { RETRY_DELAYS_MS, retryDelayMs } from '@/lib/webhooks/schedule';
-import { generateWebhookSecret, signPayload, signedHeaders, signingSecrets } from '@/lib/webhooks/signing';
+import { RETRY_DELAYS_MS, retryDelayMs } from '@/lib/deliver/schedule';
+import { generateWebhookSecret, signPayload, signedHeaders, signingSecrets } from '@/lib/deliver/signing';
 
 describe('signPayload', () => {
   it('matches the standardwebhooks reference signer', () => {

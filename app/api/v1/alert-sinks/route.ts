@@ -1,13 +1,13 @@
-import { listAlertSinks } from '@/db/queries/alert-sinks';
 import { createAlertSink } from '@/lib/alertmanager/sinks';
 import { assertAlertSinkUrlsAllowed } from '@/lib/api/alert-sink-input';
 import { audited } from '@/lib/api/audit';
+import { readRoute } from '@/lib/api/reads';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('listAlertSinks', async ({ store }) => json({ items: await listAlertSinks(store) }));
+export const GET = readRoute('listAlertSinks');
 
 export const POST = route('createAlertSink', async (ctx) => {
   const { store, now, settings } = ctx;

@@ -1,6 +1,6 @@
-import { listApiTokens } from '@/db/queries/tokens';
 import { audited } from '@/lib/api/audit';
 import { HttpProblem } from '@/lib/api/problem';
+import { readRoute } from '@/lib/api/reads';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
 import { createApiToken } from '@/lib/auth/api-tokens';
@@ -10,13 +10,7 @@ import { tokenOwnerOf } from '@/lib/api/token-owner';
 export const dynamic = 'force-dynamic';
 
 /** An admin sees every token, or one person's (`owner`); anyone else the tokens they minted. */
-export const GET = route('listTokens', async ({ store, principal, query }) => {
-  const own = tokenOwnerOf(principal).by;
-  if (principalRole(principal) === 'admin') return json({ items: await listApiTokens(store, query.owner) });
-  // Someone else's tokens are as unknown to a non-admin as tokens that do not exist.
-  if (query.owner !== undefined && query.owner !== own) return json({ items: [] });
-  return json({ items: await listApiTokens(store, own) });
-});
+export const GET = readRoute('listTokens');
 
 /** The response carries the token itself; it is never shown again. Nobody mints above their own role. */
 export const POST = route('createToken', async (ctx) => {

@@ -1,15 +1,13 @@
-import { listWebhooks } from '@/db/queries/webhooks';
 import { createWebhook } from '@/lib/webhooks/endpoints';
 import { assertWebhookUrlAllowed } from '@/lib/api/webhook-input';
 import { audited } from '@/lib/api/audit';
+import { readRoute } from '@/lib/api/reads';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('listWebhooks', async ({ store, now }) =>
-  json({ items: await listWebhooks(store, now) }),
-);
+export const GET = readRoute('listWebhooks');
 
 /** The response carries the signing secret; it is never shown again. */
 export const POST = route('createWebhook', async (ctx) => {

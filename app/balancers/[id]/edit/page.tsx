@@ -4,9 +4,8 @@ import { RoleGate } from '@/components/session/role';
 import { notFound } from 'next/navigation';
 import { BalancerForm } from '@/components/balancers/balancer-form';
 import { LoadError } from '@/components/ui/query-state';
-import { requestJson } from '@/lib/query/fetch-json';
-import { ApiProblem } from '@/lib/query/problem';
-import { makeServerFetcher } from '@/lib/query/server-fetcher';
+import { NotFoundError } from '@/lib/errors';
+import { pageRead } from '@/lib/api/page-read';
 import type { BalancerDetail } from '@/lib/query/types';
 import { formFromBalancer } from '@/lib/ui/balancer-form';
 
@@ -16,12 +15,9 @@ export default async function EditBalancerPage({ params }: { params: Promise<{ i
   const { id } = await params;
   let balancer: BalancerDetail;
   try {
-    balancer = await requestJson<BalancerDetail>(
-      await makeServerFetcher(),
-      `/dashboard-data/balancers/${encodeURIComponent(id)}`,
-    );
+    balancer = await pageRead('dashboardBalancer', { params: { id } });
   } catch (err) {
-    if (err instanceof ApiProblem && err.status === 404) notFound();
+    if (err instanceof NotFoundError) notFound();
     return <LoadError error={err} what="the balancer" />;
   }
   return (

@@ -1,7 +1,5 @@
-import { getNode } from '@/db/queries/nodes';
-import { route } from '@/lib/api/route';
-import { json } from '@/lib/api/with-api';
+import { readRoute } from '@/lib/api/reads';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('getNode', async ({ store, params }) => json(await getNode(store, params.id)));
+export const GET = readRoute('getNode');

@@ -1,10 +1,6 @@
-// A balancer's nodes for the matrix, without evidence (auth as for API reads). See lib/api/read-model.ts.
-import { readNodeSummaries } from '@/db/queries/dashboard';
-import { route } from '@/lib/api/route';
-import { json } from '@/lib/api/with-api';
+// A balancer's nodes for the matrix, without evidence (auth as for API reads). See lib/api/reads.ts.
+import { readRoute } from '@/lib/api/reads';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('dashboardBalancerNodes', async ({ store, params }) =>
-  json({ items: await readNodeSummaries(store, params.id), nextCursor: null }),
-);
+export const GET = readRoute('dashboardBalancerNodes');

@@ -1,23 +1,7 @@
-// A node's latency chart (auth as for API reads): minute buckets for the last six hours, where the poller
-// has them, and hourly rollups for the week before.
-import { getMinuteRollups, getRollups } from '@/db/queries/nodes';
-import { route } from '@/lib/api/route';
-import { json } from '@/lib/api/with-api';
-import { latencyPoints } from '@/lib/schemas/dashboard';
+// A node's latency chart (auth as for API reads): minute buckets for six hours, hourly rollups for the week
+// before. The read is lib/api/reads.ts's.
+import { readRoute } from '@/lib/api/reads';
 
 export const dynamic = 'force-dynamic';
 
-const WEEK_MS = 7 * 86_400_000;
-const MINUTES_MS = 6 * 3_600_000;
-
-export const GET = route('dashboardNodeRollups', async ({ store, params, now }) => {
-  const hours = await getRollups(store, { nodeId: params.id, since: now - WEEK_MS }, now);
-  const minutes = await getMinuteRollups(store, params.id, now - MINUTES_MS, now);
-  return json({
-    items: latencyPoints(
-      hours.map(({ latency: _l, ...r }) => r),
-      minutes,
-    ),
-    nextCursor: null,
-  });
-});
+export const GET = readRoute('dashboardNodeRollups');

@@ -1,9 +1,5 @@
-import { getNodeHistory } from '@/db/queries/nodes';
-import { route } from '@/lib/api/route';
-import { json } from '@/lib/api/with-api';
+import { readRoute } from '@/lib/api/reads';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('getNodeHistory', async ({ store, params, query }) =>
-  json({ items: await getNodeHistory(store, params.id, { limit: query.limit }) }),
-);
+export const GET = readRoute('getNodeHistory');

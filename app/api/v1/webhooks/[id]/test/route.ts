@@ -3,7 +3,7 @@ import { auditAction } from '@/lib/api/audit';
 import { getWebhookRow } from '@/db/queries/webhooks';
 import { route } from '@/lib/api/route';
 import { json } from '@/lib/api/with-api';
-import { defaultDeliveryDeps } from '@/lib/webhooks/deliver-role';
+import { defaultDeliveryDeps } from '@/lib/deliver/deps';
 
 export const dynamic = 'force-dynamic';
 

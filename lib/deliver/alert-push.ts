@@ -1,6 +1,6 @@
-// Alertmanager delivery: each pass works out what fires for every sink and queues pushes; a push posts the
-// sink's whole alert set to `/api/v2/alerts` of every URL through the egress-guarded sender. The worker calls
-// these beside webhook delivery, so retries, the delivery log and disabling work the same for both kinds.
+// The alert sinks' side of delivery: before each pass, what fires is worked out for every sink and pushes are
+// queued (lib/alertmanager decides which alerts and when); a push posts the sink's whole alert set to
+// `/api/v2/alerts` of every URL through the egress-guarded sender (the alertmanager sender, senders.ts).
 import type { Store } from '@/db/index';
 import {
   listEnabledAlertSinkRows,
@@ -10,10 +10,10 @@ import {
   type AlertSinkRow,
 } from '@/db/queries/alert-sinks';
 import type { AlertSinkAuthInput } from '@/lib/schemas/alert-sink';
-import type { AttemptResult, SendFn } from '@/lib/webhooks/send';
-import { alertsFor, postableAlerts, sinkWants } from './alerts';
-import { syncSinkAlerts } from './sync';
-import { nodeLabels } from '@/lib/ui/node-label';
+import type { AttemptResult, SendFn } from './http';
+import { alertsFor, postableAlerts, sinkWants } from '@/lib/alertmanager/alerts';
+import { syncSinkAlerts } from '@/lib/alertmanager/sync';
+import { nodeLabels } from '@/lib/schemas/node-label';
 import type { Env } from '@/lib/settings';
 
 export function alertsEndpoint(base: string): string {
