@@ -148,6 +148,7 @@ async function buildServers(): Promise<void> {
     absWorkingDir: root,
     entryPoints: SHIPPED_SERVERS.map((f) => path.join('lib', 'peers', 'servers', f)),
     outdir,
+    outExtension: { '.js': '.mjs' },
     bundle: true,
     format: 'esm',
     platform: 'node',
