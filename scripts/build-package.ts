@@ -172,9 +172,9 @@ function writeExample(): void {
   const shipped = source
     .replaceAll('../lib/peers/servers/', '../cli/servers/')
     .replace(
-      /^#\s+npx erawatch host-check examples\/host\.yaml.*$/m,
+      /^#\s+npx erawatch host-check examples\/host\.yaml[^\n]*\n(#\s+dist\/examples\/[^\n]*\n)?/m,
       '#   erawatch host-check "$(npm root -g)/erawatch/dist/examples/host.yaml" [--json]   (installed with -g)\n' +
-        '#   npx erawatch host-check node_modules/erawatch/dist/examples/host.yaml [--json]  (installed in a project)',
+        '#   npx erawatch host-check node_modules/erawatch/dist/examples/host.yaml [--json]  (installed in a project)\n',
     );
   const servers = [...shipped.matchAll(/\.\.\/cli\/servers\/([\w-]+\.mjs)/g)].map((m) => m[1] ?? '');
   const missing = servers.filter((f) => !SHIPPED_SERVERS.includes(f));
