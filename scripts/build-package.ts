@@ -6,7 +6,7 @@ import path from 'node:path';
 import { build, type Metafile, type Plugin } from 'esbuild';
 import { SERVER_DIR } from '@/lib/cli/package-root';
 import { scrubBuildSecrets } from '@/lib/cli/server-secrets';
-import { ensureNextBuild } from '@/lib/demo/next-app';
+import { ensureNextBuild, STATIC_STAMP } from '@/lib/demo/next-app';
 
 const root = path.resolve(import.meta.dirname, '..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -58,6 +58,10 @@ function assembleServer(): void {
   const out = path.join(root, SERVER_DIR);
   fs.rmSync(out, { recursive: true, force: true });
   fs.cpSync(standalone, out, { recursive: true, verbatimSymlinks: true });
+  // A demo run in this checkout may have copied the assets in already, and noted which build's they are;
+  // a build made while an earlier package build lay in dist/ may have traced it in.
+  fs.rmSync(path.join(out, STATIC_STAMP), { force: true });
+  fs.rmSync(path.join(out, 'dist'), { recursive: true, force: true });
   // The standalone output leaves the browser assets and public/ to the deployer.
   fs.cpSync(path.join(root, '.next', 'static'), path.join(out, '.next', 'static'), { recursive: true });
   fs.cpSync(path.join(root, 'public'), path.join(out, 'public'), { recursive: true });

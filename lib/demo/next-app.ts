@@ -163,7 +163,8 @@ export function buildNextApp(root: string, options: BuildOptions = {}): RunningC
   return track(child);
 }
 
-const STATIC_STAMP = '.erawatch-static-build-id';
+/** Which build's assets `prepareStandalone` copied in (the pack step leaves it out of the package). */
+export const STATIC_STAMP = '.erawatch-static-build-id';
 
 /**
  * The standalone server the build wrote (.next/standalone/server.js), made ready to run from the checkout:

@@ -149,6 +149,8 @@ describe('the npm package', () => {
       ]),
     );
     expect(files.filter((f) => /^package\/(lib|app|tests|bench|components)\//.test(f))).toEqual([]);
+    // Nothing of an earlier package build inside the server (the tracer copied dist/ in when it was there).
+    expect(files.filter((f) => f.startsWith('package/dist/server/dist/'))).toEqual([]);
     // The native module is installed for the Node that runs it, never shipped built for the packer's.
     expect(files.filter((f) => f.endsWith('.node'))).toEqual([]);
     const installed = fs.readdirSync(path.join(app, 'node_modules'));
