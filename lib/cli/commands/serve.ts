@@ -135,11 +135,11 @@ export function startGuide(
     : mode.adminSecret !== null && isLoopbackHost(args.host)
       ? `the admin secret (ERAWATCH_ADMIN_SECRET is set)${sso}`
       : `the admin secret (ERAWATCH_ADMIN_SECRET): it listens beyond loopback (${args.host})${sso}`;
-  const origin = `-H 'origin: ${url}'`;
-  const register = mode.local
-    ? `curl -X POST ${url}/api/v1/balancers -H 'content-type: application/json' ${origin} \\\n` +
-      `                -d '{"name":"my-fleet","publicUrl":"https://mcp.example.com/mcp","nodeUrls":["https://10.0.0.5:8443/mcp"]}'`
-    : `the same with -H "authorization: Bearer $TOKEN" (a token from Settings)`;
+  // Local mode takes a same-origin write with no credential; otherwise the admin secret (or a write token).
+  const credential = mode.local ? `-H 'origin: ${url}'` : '-H "authorization: Bearer $ERAWATCH_ADMIN_SECRET"';
+  const register =
+    `curl -X POST ${url}/api/v1/balancers -H 'content-type: application/json' ${credential} \\\n` +
+    `                -d '{"name":"my-fleet","publicUrl":"https://mcp.example.com/mcp","nodeUrls":["https://10.0.0.5:8443/mcp"]}'`;
   const lines = [
     `Erawatch ${packageInfo().version}`,
     `  dashboard:  ${url}${wildcard ? ` (listening on every interface, ${args.host})` : ''}`,
