@@ -17,8 +17,7 @@ const nextConfig: NextConfig = {
   output: 'standalone',
   outputFileTracingIncludes: { '*': MIGRATIONS },
   // No page uses next/image, so sharp and its libvips builds (19 MB, for one platform) stay out.
-  // The package's own build output (dist/) is never an input: a build made beside it would copy it in.
-  outputFileTracingExcludes: { '*': ['./node_modules/sharp/**', './node_modules/@img/**', './dist/**'] },
+  outputFileTracingExcludes: { '*': ['./node_modules/sharp/**', './node_modules/@img/**'] },
   // The app build checks the app's own code; tests and benchmarks are checked by `npm run typecheck`. The
   // demo's build skips the check (ERAWATCH_BUILD_TYPECHECK=off): it only needs something to run.
   typescript: {
