@@ -244,6 +244,7 @@ describe('the npm package', () => {
     });
   });
 
+  // Each starts a whole server (and the demo ten MCP servers besides) on a machine other runs share.
   it('erawatch serve answers /healthz and renders the fleet; erawatch worker polls a balancer', async () => {
     const work = path.join(dir, 'var', 'lib', 'erawatch');
     fs.mkdirSync(work, { recursive: true });
@@ -338,7 +339,7 @@ describe('the npm package', () => {
     // As `next start`: 128 + the signal's number.
     expect(await stop(web), web.output()).toBe(143);
     expect(check()).toBe(1);
-  });
+  }, 300_000);
 
   it('erawatch demo runs from the package: its fleet, its server, its three balancers', async () => {
     const work = path.join(dir, 'demo');
@@ -365,5 +366,5 @@ describe('the npm package', () => {
     demo.child.kill('SIGINT');
     expect(await demo.exited, demo.output()).toBe(0);
     expect(demo.output()).toContain('Stopped the dashboard and every demo server.');
-  });
+  }, 300_000);
 });
