@@ -266,7 +266,8 @@ function EmptyFleet() {
         </p>
       </RoleGate>
       <p className="muted">
-        Or run <code>npm run demo</code> to start a demo fleet of real MCP servers mid-rollout.
+        Or run <code>erawatch demo</code> (<code>npm run demo</code> in a checkout) to start a demo fleet of
+        real MCP servers mid-rollout.
       </p>
     </div>
   );

@@ -150,6 +150,36 @@ function fileIdentity(file: string): FileIdentity | null {
   }
 }
 
+/**
+ * A new store is private to the user that runs it, whatever the umask: the folders it creates are 0700 and
+ * the file 0600 (SQLite gives its -wal and -shm files the file's mode). What already exists is left as it is.
+ */
+function createPrivately(file: string): void {
+  const missing: string[] = [];
+  for (let dir = path.dirname(file); !fs.existsSync(dir); dir = path.dirname(dir)) missing.unshift(dir);
+  for (const dir of missing) {
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      continue;
+    }
+    fs.chmodSync(dir, 0o700);
+  }
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw err;
+  }
+  try {
+    fs.fchmodSync(fd, 0o600);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** Opens (creating the directory), sets WAL/busy_timeout/foreign_keys, migrates and proves a write works. */
 export function openSqliteStore(
   file: string,
@@ -159,7 +189,7 @@ export function openSqliteStore(
   const shown = file === ':memory:' ? file : path.resolve(file);
   let sqlite: Database.Database;
   try {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(shown), { recursive: true });
+    if (file !== ':memory:') createPrivately(shown);
     const onStatement = observer?.statement?.bind(observer);
     sqlite = new Database(file, onStatement ? { verbose: (q) => onStatement(String(q)) } : {});
   } catch (err) {

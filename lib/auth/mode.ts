@@ -86,13 +86,16 @@ export function currentAuthMode(settings: ModeSettings = processSettings()): Aut
   return authModeFrom(process.argv, settings);
 }
 
-/** Null when the server may start with this configuration, else the message to exit with. */
-export function startupRefusal(mode: AuthMode): string | null {
+/**
+ * Null when the server may start with this configuration, else the message to exit with. `loopbackCommand` is
+ * the command that binds to loopback, as the caller was started (`erawatch serve --host 127.0.0.1`).
+ */
+export function startupRefusal(mode: AuthMode, loopbackCommand = 'next start -H 127.0.0.1'): string | null {
   if (mode.adminSecret === null && !isLoopbackHost(mode.bindHost)) {
     return (
       `refusing to listen on ${mode.bindHost} (not loopback) without an admin secret. ` +
       'Set ERAWATCH_ADMIN_SECRET (at least 16 characters, e.g. ERAWATCH_ADMIN_SECRET="$(openssl rand -base64 32)"), ' +
-      'or bind to loopback with `next start -H 127.0.0.1`.'
+      `or bind to loopback with \`${loopbackCommand}\`.`
     );
   }
   return null;

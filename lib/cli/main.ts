@@ -1,7 +1,9 @@
 // `erawatch <command> [args]`: each command is a module in ./commands exporting `run(argv, settings)`, loaded
 // so that `erawatch probe` does not pay for the database or the web server. The loaders name each module
-// literally, so the CLI compiled for the package holds exactly these (demo and bench run from a checkout).
+// literally, so the CLI compiled for the package holds exactly these (bench runs from a checkout only).
 // The settings are read here, once, before any command runs: a bad one stops every command with exit code 2.
+import fs from 'node:fs';
+import path from 'node:path';
 import { processSettings, refusalLines, SettingsError, type Settings } from '@/lib/settings';
 import { guardProcessOutput } from './output-guard';
 import { packageInfo } from './package-root';
@@ -10,7 +12,14 @@ interface CommandModule {
   run(argv: string[], settings: Settings): Promise<number>;
 }
 
-const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandModule> }> = {
+interface Command {
+  summary: string;
+  load: () => Promise<CommandModule>;
+  /** Runs only from a checkout of the source (it builds from it); the installed package leaves it out. */
+  checkoutOnly?: string;
+}
+
+const COMMANDS: Record<string, Command> = {
   probe: {
     summary: 'probe one MCP endpoint and print its era verdict',
     load: () => import('./commands/probe-endpoint'),
@@ -37,15 +46,28 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<CommandMod
   bench: {
     summary: 'run a benchmark: probe | poller | api | ui | rate-limit',
     load: () => import('./commands/bench'),
+    checkoutOnly: 'the benchmarks run from a checkout of the source (`npm run bench`)',
   },
 };
 
+/** Whether this CLI runs from a checkout (its TypeScript source is there), not from the installed package. */
+export function fromCheckout(): boolean {
+  return fs.existsSync(path.join(packageInfo().root, 'lib', 'cli', 'main.ts'));
+}
+
 function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(11)} ${c.summary}`);
+  const checkout = fromCheckout();
+  const shown = Object.entries(COMMANDS).filter(([, c]) => checkout || !c.checkoutOnly);
+  const lines = shown.map(([name, c]) => `  ${name.padEnd(11)} ${c.summary}`);
+  const left = Object.values(COMMANDS)
+    .filter((c) => !checkout && c.checkoutOnly)
+    .map((c) => `${c.checkoutOnly}.\n`)
+    .join('');
   return (
     `usage: erawatch <command> [options]\n       erawatch --version\n\ncommands:\n${lines.join('\n')}\n\n` +
-    'erawatch <command> --help lists the flags of one command, what it does and what its exit codes mean.\n\n' +
-    'exit codes:\n  0  --help, --version\n  2  no command, or an unknown one\n'
+    'erawatch <command> --help lists the flags of one command, what it does and what its exit codes mean.\n' +
+    (left ? `Not in this package: ${left}` : '') +
+    '\nexit codes:\n  0  --help, --version\n  2  no command, or an unknown one\n'
   );
 }
 
@@ -64,7 +86,11 @@ export async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${packageInfo().version}\n`);
     return 0;
   }
-  const command = COMMANDS[name];
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (command?.checkoutOnly && !fromCheckout()) {
+    process.stderr.write(`erawatch: '${name}' is not in the installed package: ${command.checkoutOnly}\n`);
+    return 2;
+  }
   if (!command) {
     process.stderr.write(`erawatch: unknown command '${name}'\n${usage()}`);
     return 2;

@@ -129,6 +129,13 @@ interface Slot {
 
 const PROBE_TIMEOUTS = { timeoutMs: 1_500, legacyProbeTimeoutMs: 1_000 };
 
+/**
+ * The demo balancers' settings until each has stored its first cycle: that cycle runs while the machine is
+ * still busy starting the fleet and the dashboard (and maybe finishing a build), where 1.5 s is too short and
+ * a healthy node would be reported "unavailable: timeout". 2 × 4 s + 1.5 s stays below the 10 s interval.
+ */
+export const FIRST_CYCLE_TIMINGS = { intervalMs: 10_000, timeoutMs: 4_000, legacyProbeTimeoutMs: 1_500 };
+
 /** Starts the whole fleet; if any part fails to start, stops what did start and rethrows. */
 export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<DemoFleet> {
   const host = options.host ?? '127.0.0.1';

@@ -1,5 +1,5 @@
-// Builds the Next.js app when the build is missing or older than its sources, and runs `next start` as a
-// child process on loopback, for `erawatch demo`.
+// Builds the Next.js app when the build is missing or older than its sources, and runs the server it built as
+// a child process on loopback: `next start` for the tests, the standalone server (what ships) for the demo.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -26,6 +26,11 @@ const BUILD_INPUTS = [
   'package-lock.json',
 ];
 const SKIP_DIRS = new Set(['node_modules', '.next', '.git', 'data']);
+/**
+ * Folders under the inputs that the app never imports (the CLI, the demo, the MCP test servers, host-check):
+ * a change there does not make the build stale. tests/unit/demo/build-inputs.test.ts keeps the app off them.
+ */
+export const NOT_APP_INPUTS = ['lib/cli', 'lib/demo', 'lib/peers', 'lib/host-check'];
 
 export interface BuildStatus {
   current: boolean;
@@ -35,7 +40,9 @@ export interface BuildStatus {
 /** Newest modification time (ms) among the build inputs under `root`, and the file it belongs to. */
 export function newestInput(root: string): { file: string; mtimeMs: number } | null {
   let newest: { file: string; mtimeMs: number } | null = null;
+  const skipped = new Set(NOT_APP_INPUTS.map((d) => path.join(root, d)));
   const visit = (p: string) => {
+    if (skipped.has(p)) return;
     let stat: fs.Stats;
     try {
       stat = fs.statSync(p);
@@ -135,14 +142,51 @@ function track(child: ChildProcess): RunningChild {
   return { pid: child.pid ?? -1, exited, stop: () => stopChild(child) };
 }
 
+export interface BuildOptions {
+  /**
+   * Whether the build type-checks the app (the default). The demo skips it: `npm run typecheck` is where types
+   * are checked, and it is a third of a build on a busy machine (next.config.ts reads ERAWATCH_BUILD_TYPECHECK).
+   */
+  typecheck?: boolean;
+}
+
 /** Runs `next build` with its output on this terminal. */
-export function buildNextApp(root: string): RunningChild {
+export function buildNextApp(root: string, options: BuildOptions = {}): RunningChild {
   const child = spawn(process.execPath, [nextBin(), 'build'], {
     cwd: root,
-    env: nextEnv({ NODE_ENV: 'production' }),
+    env: nextEnv({
+      NODE_ENV: 'production',
+      ...(options.typecheck === false ? { ERAWATCH_BUILD_TYPECHECK: 'off' } : {}),
+    }),
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   return track(child);
+}
+
+/** Which build's assets `prepareStandalone` copied in (the pack step leaves it out of the package). */
+export const STATIC_STAMP = '.erawatch-static-build-id';
+
+/**
+ * The standalone server the build wrote (.next/standalone/server.js), made ready to run from the checkout:
+ * Next.js leaves the browser assets and public/ to the deployer, so they are copied in once per build.
+ * Returns the server's entry file.
+ */
+export function prepareStandalone(root: string): string {
+  const dir = path.join(root, '.next', 'standalone');
+  const entry = path.join(dir, 'server.js');
+  if (!fs.existsSync(entry))
+    throw new Error(`${entry} is missing: next.config.ts must keep output: 'standalone' (rebuild)`);
+  const buildId = fs.readFileSync(path.join(root, '.next', 'BUILD_ID'), 'utf8');
+  const stamp = path.join(dir, STATIC_STAMP);
+  if (!fs.existsSync(stamp) || fs.readFileSync(stamp, 'utf8') !== buildId) {
+    const assets = path.join(dir, '.next', 'static');
+    fs.rmSync(assets, { recursive: true, force: true });
+    fs.cpSync(path.join(root, '.next', 'static'), assets, { recursive: true });
+    fs.rmSync(path.join(dir, 'public'), { recursive: true, force: true });
+    fs.cpSync(path.join(root, 'public'), path.join(dir, 'public'), { recursive: true });
+    fs.writeFileSync(stamp, buildId);
+  }
+  return entry;
 }
 
 export interface NextServer extends RunningChild {
@@ -159,16 +203,31 @@ export interface StartNextOptions {
   readyTimeoutMs?: number;
   /** Where the server's own output goes, line by line. */
   onOutput?: (line: string) => void;
+  /**
+   * What Node runs instead of `next start`, and in which folder: the standalone server the build produced
+   * (`[prepareStandalone(root)]`, listening on HOSTNAME and PORT), or the package's `erawatch serve`.
+   */
+  server?: { args: string[]; cwd: string };
 }
 
-/** Starts `next start` and resolves once it answers HTTP; on failure stops it and rejects with its output. */
+/** Starts the server and resolves once it answers HTTP; on failure stops it and rejects with its output. */
 export async function startNextServer(options: StartNextOptions): Promise<NextServer> {
   const { root, host, port } = options;
-  const child = spawn(process.execPath, [nextBin(), 'start', '-H', host, '-p', String(port)], {
-    cwd: root,
-    env: nextEnv({ NODE_ENV: 'production', PORT: String(port), ...options.env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const server = options.server;
+  const child = spawn(
+    process.execPath,
+    server ? server.args : [nextBin(), 'start', '-H', host, '-p', String(port)],
+    {
+      cwd: server ? server.cwd : root,
+      env: nextEnv({
+        NODE_ENV: 'production',
+        PORT: String(port),
+        ...(server ? { HOSTNAME: host } : {}),
+        ...options.env,
+      }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   const running = track(child);
   let tail = '';
   const onChunk = (chunk: Buffer) => {
@@ -186,7 +245,7 @@ export async function startNextServer(options: StartNextOptions): Promise<NextSe
     state.exitCode = code;
   });
   while (Date.now() < deadline) {
-    if (state.exitCode !== null) throw new Error(`next start exited with code ${state.exitCode}:\n${tail}`);
+    if (state.exitCode !== null) throw new Error(`the server exited with code ${state.exitCode}:\n${tail}`);
     try {
       const res = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(5_000) });
       await res.body?.cancel();
@@ -197,7 +256,7 @@ export async function startNextServer(options: StartNextOptions): Promise<NextSe
   }
   await running.stop();
   throw new Error(
-    `next start did not answer on ${url} within ${options.readyTimeoutMs ?? 60_000} ms:\n${tail}`,
+    `the server did not answer on ${url} within ${options.readyTimeoutMs ?? 60_000} ms:\n${tail}`,
   );
 }
 

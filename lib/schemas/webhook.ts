@@ -87,7 +87,11 @@ export const WebhookEnvelope = z
     type: z.string(),
     version: z.literal(1),
     timestamp: z.string().meta({ description: 'ISO 8601 time of the event' }),
-    data: z.record(z.string(), z.unknown()),
+    data: z.record(z.string(), z.unknown()).meta({
+      description:
+        "the event's data, in the schema of its type (the Event schema's data: BalancerDivergedData, " +
+        'NodeAuthGatedData, …), with the balancerId and nodeId it concerns added',
+    }),
   })
   .meta({ id: 'WebhookEnvelope' });
 export type WebhookEnvelope = z.infer<typeof WebhookEnvelope>;

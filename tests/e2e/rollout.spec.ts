@@ -34,7 +34,7 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
 
   await page.goto(`${app.url}/`);
   await expect(page.getByTestId('fleet-empty')).toBeVisible();
-  await expect(page.getByTestId('fleet-empty')).toContainText('npm run demo');
+  await expect(page.getByTestId('fleet-empty')).toContainText('erawatch demo');
   await page.screenshot({ path: screenshotPath('fleet-empty'), fullPage: true });
 
   await page.getByRole('link', { name: 'Register a balancer' }).click();

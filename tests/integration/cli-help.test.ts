@@ -46,7 +46,14 @@ const cases: Array<{ command: string; flags: string[]; codes: number[] }> = [
   },
   {
     command: 'worker',
-    flags: ['--roles', '--db', '--concurrency', 'ERAWATCH_REGION', 'ERAWATCH_PROBE_SOURCE_ADDRESS'],
+    flags: [
+      '--roles',
+      '--db',
+      '--concurrency',
+      '--health-port',
+      'ERAWATCH_REGION',
+      'ERAWATCH_PROBE_SOURCE_ADDRESS',
+    ],
     codes: [0, 1, 2],
   },
   { command: 'serve', flags: ['--host', '--port', 'PORT', 'ERAWATCH_ADMIN_SECRET'], codes: [1, 2, 143] },

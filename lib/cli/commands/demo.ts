@@ -1,38 +1,52 @@
 // `erawatch demo`: builds the dashboard if needed, starts a fleet of real MCP servers on loopback, registers
-// it, runs `next start` with the poller, and plays a scripted rollout. Ctrl-C stops everything it started.
+// it, runs the server the build produced with the poller, and plays a scripted rollout. Ctrl-C stops
+// everything it started. From the installed package it builds nothing: it runs the package's own server
+// (`erawatch serve`) and the MCP servers bundled with it.
+import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openStore, type Store } from '@/db';
+import { listBalancers } from '@/db/queries/balancers';
 import type { Settings } from '@/lib/settings';
-import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
+import type { CreateBalancerInput } from '@/lib/schemas/balancer';
+import { DEMO_BALANCERS, FIRST_CYCLE_TIMINGS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
 import {
   buildNextApp,
   checkBuild,
   choosePort,
+  prepareStandalone,
   startNextServer,
   type NextServer,
   type RunningChild,
 } from '@/lib/demo/next-app';
+import { packageInfo, SERVER_DIR } from '../package-root';
 import { registerDemoBalancers, resetDemoBalancers } from '@/lib/demo/register';
 import { describeRelease, runRolloutScript, SEARCH_INITIAL, waitFor } from '@/lib/demo/rollout-script';
 import { watchStore } from '@/lib/demo/watch-store';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+/** A checkout builds the app from its sources; the installed package holds only the built server. */
+function layout(): { root: string; fromPackage: boolean } {
+  const root = packageInfo().root;
+  const fromPackage =
+    !fs.existsSync(path.join(root, 'app')) && fs.existsSync(path.join(root, SERVER_DIR, 'server.js'));
+  return { root, fromPackage };
+}
 const HOST = '127.0.0.1';
 const DEFAULT_DB = './data/demo.db';
 const DEFAULT_PORT = 3000;
 const DEFAULT_BASE_PORT = 47310;
 const STEP_SECONDS = { normal: 20, fast: 8 };
 
-const USAGE = `usage: erawatch demo [options]   (npm run demo -- [options])
+const USAGE = `usage: erawatch demo [options]   (npm run demo -- [options] in a checkout)
 
-Builds the dashboard when needed, starts a demo fleet of real MCP servers on ${HOST}, registers three
-balancers, serves the dashboard with the poller, and plays a scripted rollout. Ctrl-C stops it all.
+Starts a demo fleet of real MCP servers on ${HOST}, registers three balancers, serves the dashboard with
+the poller, and plays a scripted rollout. Ctrl-C stops it all. In a checkout it first builds the dashboard
+when its sources changed (without type checking: that is \`npm run typecheck\`); the installed package runs
+the server it ships.
 
 options:
   --port N          dashboard port (default ${DEFAULT_PORT}, or the next free one when it is taken)
-  --no-build        do not build; use the existing .next build as it is
+  --no-build        do not build; use the existing .next build as it is (a checkout)
   --fast            shorter rollout steps (${STEP_SECONDS.fast} s instead of ${STEP_SECONDS.normal} s)
   --step-seconds N  seconds between rollout steps (2 to 600)
   --no-rollout      keep the search balancer mid-rollout (no scripted steps)
@@ -150,8 +164,9 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     const dbFile = path.resolve(settings.dbNamed ?? DEFAULT_DB);
     store = await openStore(dbFile, { settings });
 
-    // (a) the production build
-    const build = checkBuild(ROOT);
+    // (a) the production build (a checkout's; the package ships its server built)
+    const { root, fromPackage } = layout();
+    const build = fromPackage ? { current: true, reason: 'the package ships it built' } : checkBuild(root);
     if (!args.build) {
       if (build.reason === 'no production build yet') {
         process.stderr.write(
@@ -162,7 +177,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
       if (!build.current) say(`note: ${build.reason}; using the existing build anyway (--no-build)`);
     } else if (!build.current) {
       say(`Building the dashboard (${build.reason}); this takes a minute or two...`);
-      const builder = buildNextApp(ROOT);
+      const builder = buildNextApp(root, { typecheck: false });
       children = [builder];
       const code = await Promise.race([builder.exited, abortPromise(stop.signal).then(() => null)]);
       children = [];
@@ -197,7 +212,12 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
           : 'Reset: nothing to remove',
       );
     }
-    const registered = await registerDemoBalancers(store, fleet.balancers);
+    // The first cycle gets a deadline that fits a machine still busy starting everything (a false
+    // "timeout" outage would be the first thing on the Events page); the demo's cadence follows it.
+    const registered = await registerDemoBalancers(
+      store,
+      fleet.balancers.map((b) => ({ ...b, ...FIRST_CYCLE_TIMINGS })),
+    );
     const names = new Map(registered.map((r) => [r.balancer.id, r.balancer.name]));
     printFleet(fleet, registered);
 
@@ -205,9 +225,15 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     const port = await choosePort(HOST, args.port, args.portGiven);
     say(`Starting the dashboard on ${HOST}:${port} (poller on)...`);
     server = await startNextServer({
-      root: ROOT,
+      root,
       host: HOST,
       port,
+      server: fromPackage
+        ? {
+            args: [path.join(root, 'bin', 'erawatch.mjs'), 'serve', '--host', HOST, '--port', String(port)],
+            cwd: path.dirname(dbFile),
+          }
+        : { args: [prepareStandalone(root)], cwd: path.join(root, '.next', 'standalone') },
       env: {
         ERAWATCH_DB: dbFile,
         ERAWATCH_ALLOW_LOOPBACK: '1',
@@ -221,6 +247,14 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
 
     // (f) where to look
     printWatchGuide(server.url, args);
+    void settleCadence(store, fleet.balancers, stop.signal).then(
+      (settled) => {
+        if (settled) say('[demo] every balancer has its first cycle: probing every 5 s from now on');
+      },
+      () => {
+        // The demo stopped while it was reading: nothing to settle.
+      },
+    );
 
     // (g) console echo of what the poller records, and the scripted rollout
     const watcher = await watchStore(store, names);
@@ -270,6 +304,29 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     process.off('SIGTERM', onSignal);
     if (server || fleet) say('Stopped the dashboard and every demo server.');
   }
+}
+
+/**
+ * Once every demo balancer has stored its first cycle, gives them the demo's own cadence and deadlines.
+ * Resolves with false when the demo stops first.
+ */
+async function settleCadence(
+  store: Store,
+  balancers: readonly CreateBalancerInput[],
+  signal: AbortSignal,
+): Promise<boolean> {
+  const names = new Set(balancers.map((b) => b.name));
+  while (!signal.aborted) {
+    const answered = (await listBalancers(store, { limit: 500 })).items.filter(
+      (b) => names.has(b.name) && Boolean(b.summary?.analyzedAt),
+    );
+    if (answered.length === names.size) {
+      await registerDemoBalancers(store, balancers);
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+  return false;
 }
 
 function abortPromise(signal: AbortSignal): Promise<void> {

@@ -4,11 +4,13 @@ import fs from 'node:fs';
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { isPostgresUrl } from '@/db';
+import { isPostgresUrl, redactUrl } from '@/db';
+import { authModeFrom, isLoopbackHost, startupRefusal } from '@/lib/auth/mode';
 import { DEFAULT_CONFIG_FILE } from '@/lib/config/load';
 import { setProcessEnvironment, type Env, type Settings } from '@/lib/settings';
 import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
 import { packageInfo, SERVER_DIR } from '../package-root';
+import { applyFreshPreviewKeys, freshActionKey } from '../server-secrets';
 
 const DEFAULT_HOST = '127.0.0.1';
 const DEFAULT_PORT = 3000;
@@ -30,7 +32,11 @@ export const HELP: CommandHelp = {
     ['PORT', 'the port when --port is not given'],
   ],
   exitCodes: [
-    [1, 'the server refused to start (no admin secret off loopback, an unusable store, the port taken)'],
+    [
+      1,
+      'the server refused to start (no admin secret off loopback, an unusable store, the port taken); off\n' +
+        '      loopback without a secret it refuses before starting anything',
+    ],
     [2, 'bad usage (unknown flag, bad host or port); nothing was started'],
     [130, 'stopped by SIGINT (128 + 2, as `next start`)'],
     [143, 'stopped by SIGTERM (128 + 15)'],
@@ -102,6 +108,50 @@ export function serverEnv(
   return out;
 }
 
+/** What a newcomer needs on start: where to look, where the data is, whether a login is needed and why. */
+export function startGuide(
+  args: ServeArgs,
+  settings: Settings,
+  serverEnvironment: Record<string, string>,
+): string {
+  const host = args.host.includes(':') ? `[${args.host}]` : args.host;
+  const wildcard = args.host === '0.0.0.0' || args.host === '::';
+  const url = `http://${wildcard ? '127.0.0.1' : host}:${args.port}`;
+  const db = settings.db;
+  const data = isPostgresUrl(db)
+    ? `PostgreSQL at ${redactUrl(db)}`
+    : db === ':memory:'
+      ? 'in memory (ERAWATCH_DB=:memory:): nothing is kept after it stops'
+      : `SQLite file ${serverEnvironment.ERAWATCH_DB ?? db} (set ERAWATCH_DB to move it)`;
+  const mode = authModeFrom([], {
+    bind: args.host,
+    adminSecret: settings.adminSecret,
+    allowedHosts: settings.allowedHosts,
+  });
+  const sso = settings.oidc ? `; single sign-on through ${settings.oidc.issuer}` : '';
+  const login = mode.local
+    ? `none: it listens on loopback (${args.host}) and no ERAWATCH_ADMIN_SECRET is set, so only this machine\n` +
+      '              can connect (local mode). Set ERAWATCH_ADMIN_SECRET to require a login.'
+    : mode.adminSecret !== null && isLoopbackHost(args.host)
+      ? `the admin secret (ERAWATCH_ADMIN_SECRET is set)${sso}`
+      : `the admin secret (ERAWATCH_ADMIN_SECRET): it listens beyond loopback (${args.host})${sso}`;
+  // Local mode takes a same-origin write with no credential; otherwise the admin secret (or a write token).
+  const credential = mode.local ? `-H 'origin: ${url}'` : '-H "authorization: Bearer $ERAWATCH_ADMIN_SECRET"';
+  const register =
+    `curl -X POST ${url}/api/v1/balancers -H 'content-type: application/json' ${credential} \\\n` +
+    `                -d '{"name":"my-fleet","publicUrl":"https://mcp.example.com/mcp","nodeUrls":["https://10.0.0.5:8443/mcp"]}'`;
+  const lines = [
+    `Erawatch ${packageInfo().version}`,
+    `  dashboard:  ${url}${wildcard ? ` (listening on every interface, ${args.host})` : ''}`,
+    `  data:       ${data}`,
+    `  login:      ${login}`,
+    `  first balancer: open the dashboard and choose Register, or`,
+    `              ${register}`,
+    `              or list them in a config file (ERAWATCH_CONFIG; erawatch.config.example.yaml in the package).`,
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
 export async function run(argv: string[], settings: Settings): Promise<number> {
   let args: ServeArgs | 'help';
   try {
@@ -123,9 +173,29 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     );
     return 1;
   }
+  // Refused before the server starts (and prints its banner), naming this command's way to stay on loopback.
+  const refusal = startupRefusal(
+    authModeFrom([], {
+      bind: args.host,
+      adminSecret: settings.adminSecret,
+      allowedHosts: settings.allowedHosts,
+    }),
+    'erawatch serve --host 127.0.0.1',
+  );
+  if (refusal) {
+    process.stderr.write(`erawatch serve: ${refusal}\n`);
+    return 1;
+  }
+  const environment = serverEnv(args, settings, process.cwd());
+  // This start's own keys: the package ships none (lib/cli/server-secrets.ts). Next.js prefers the server
+  // actions' key from the environment; one the operator set (several servers sharing it) is kept.
+  if (!settings.environment.NEXT_SERVER_ACTIONS_ENCRYPTION_KEY)
+    environment.NEXT_SERVER_ACTIONS_ENCRYPTION_KEY = freshActionKey();
+  process.stdout.write(startGuide(args, settings, environment));
   // The server reads its settings from the environment of this process, as `next start` does; it listens,
   // answers SIGTERM and SIGINT by closing, and exits with 1 when it cannot start.
-  setProcessEnvironment(serverEnv(args, settings, process.cwd()));
+  setProcessEnvironment(environment);
+  applyFreshPreviewKeys(path.dirname(entry));
   await import(pathToFileURL(entry).href);
   return 0;
 }

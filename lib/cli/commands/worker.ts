@@ -6,11 +6,14 @@ import { openStore, processName } from '@/db';
 import { rememberPoller } from '@/lib/poller';
 import type { Settings } from '@/lib/settings';
 import { parseRoles, ROLES, startWorker, type Role } from '@/lib/worker';
+import { startHealthServer, type HealthServer } from '@/lib/worker/health';
 import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
 
 export function workerHelp(command: string, defaultRoles: readonly Role[]): CommandHelp {
   return {
-    usage: [`erawatch ${command} [--roles ${ROLES.join(',')}] [--db FILE|URL] [--concurrency N]`],
+    usage: [
+      `erawatch ${command} [--roles ${ROLES.join(',')}] [--db FILE|URL] [--concurrency N] [--health-port P]`,
+    ],
     about:
       'Runs background roles as their own process: poll (probe and analyse balancers), deliver (webhooks and\n' +
       'alert sinks from the outbox), maintain (retention, rollups, checkpoints, config apply). Each is safe\n' +
@@ -21,6 +24,11 @@ export function workerHelp(command: string, defaultRoles: readonly Role[]): Comm
       [
         '--concurrency N',
         'probes in flight for the poll role, 1 to 10000 (default $ERAWATCH_POLLER_CONCURRENCY or 64)',
+      ],
+      [
+        '--health-port P',
+        'answer GET /healthz (running) and /readyz (the store answers) on port P of every interface, for\n' +
+          '                   liveness and readiness probes; nothing else is served (default: no port)',
       ],
       HELP_FLAG,
     ],
@@ -37,7 +45,7 @@ export function workerHelp(command: string, defaultRoles: readonly Role[]): Comm
     ],
     exitCodes: [
       [0, 'stopped by SIGTERM or SIGINT after the roles finished'],
-      [1, 'the database could not be opened'],
+      [1, 'the database could not be opened, or the --health-port is taken'],
       [2, 'bad usage (unknown flag or role, bad value, bad ERAWATCH_REGION); nothing was started'],
     ],
   };
@@ -55,6 +63,7 @@ export async function runWorker(
 ): Promise<number> {
   let file = given.db;
   let concurrency: number | undefined;
+  let healthPort: number | null = null;
   let roles: Role[] = [...defaultRoles];
   const fail = (message: string) => {
     process.stderr.write(`erawatch ${command}: ${message}\n${usage(command, defaultRoles)}`);
@@ -80,6 +89,12 @@ export async function runWorker(
       concurrency = Number(value);
       if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 10_000) {
         return fail(`--concurrency must be an integer from 1 to 10000, got '${value}'`);
+      }
+      i++;
+    } else if (arg === '--health-port' && value) {
+      healthPort = Number(value);
+      if (!/^\d+$/.test(value) || healthPort < 1 || healthPort > 65_535) {
+        return fail(`--health-port must be a port from 1 to 65535, got '${value}'`);
       }
       i++;
     } else {
@@ -110,13 +125,31 @@ export async function runWorker(
     log: (l) => process.stdout.write(`${l}\n`),
   });
   if (handle.poller) rememberPoller(handle.poller);
+  let running = true;
+  let health: HealthServer | null = null;
+  if (healthPort !== null) {
+    try {
+      health = await startHealthServer({ host: '0.0.0.0', port: healthPort, store, running: () => running });
+      process.stdout.write(`${tag} health on port ${health.port} (/healthz, /readyz)\n`);
+    } catch (err) {
+      process.stderr.write(
+        `erawatch ${command}: cannot listen on --health-port ${healthPort}: ${err instanceof Error ? err.message : String(err)}\n`,
+      );
+      await handle.stop();
+      await store.close();
+      clearInterval(keepAlive);
+      return 1;
+    }
+  }
   const signal = await stopSignal;
+  running = false;
   clearInterval(keepAlive);
   const cycles = roles.includes('poll')
     ? 'finishing the running cycles and handing back the poll units; '
     : '';
   process.stdout.write(`${tag} ${signal}: ${cycles}stopping ${roles.join(', ')}\n`);
   await handle.stop();
+  await health?.close();
   await store.close();
   process.stdout.write(`${tag} stopped\n`);
   return 0;

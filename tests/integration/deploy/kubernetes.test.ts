@@ -10,6 +10,7 @@ import {
 } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { ConfigMap, Service } from 'kubernetes-models/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
@@ -31,13 +32,17 @@ interface Container {
   image: string;
   args: string[];
   env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
-  livenessProbe?: { httpGet?: { path: string } };
-  readinessProbe?: { httpGet?: { path: string } };
+  ports?: Array<{ name: string; containerPort: number }>;
+  livenessProbe?: { httpGet?: { path: string; port: string } };
+  readinessProbe?: { httpGet?: { path: string; port: string } };
+  securityContext?: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean };
+  volumeMounts?: Array<{ name: string; mountPath: string }>;
   resources?: { requests?: Record<string, string>; limits?: Record<string, string> };
 }
 
 interface PodSpec {
   terminationGracePeriodSeconds?: number;
+  volumes?: Array<{ name: string; emptyDir?: Record<string, unknown> }>;
   securityContext?: { runAsNonRoot?: boolean; runAsUser?: number };
   containers: Container[];
 }
@@ -47,6 +52,7 @@ const MODELS: Record<string, { validate(o: unknown): void }> = {
   'apps/v1 StatefulSet': { validate: (o) => new StatefulSet(o as StatefulSet).validate() },
   'v1 ConfigMap': { validate: (o) => new ConfigMap(o as ConfigMap).validate() },
   'v1 Service': { validate: (o) => new Service(o as Service).validate() },
+  'networking.k8s.io/v1 NetworkPolicy': { validate: (o) => new NetworkPolicy(o as NetworkPolicy).validate() },
   'policy/v1 PodDisruptionBudget': {
     validate: (o) => new PodDisruptionBudget(o as PodDisruptionBudget).validate(),
   },
@@ -139,7 +145,7 @@ describe('Kubernetes manifests', () => {
     expect(envOf(byName['erawatch-web']?.pod.containers[0] as Container, 'ERAWATCH_ROLES')?.value).toBe(
       'none',
     );
-    expect(byName['erawatch-worker']?.pod.containers[0]?.args).toEqual(['worker']);
+    expect(byName['erawatch-worker']?.pod.containers[0]?.args).toEqual(['worker', '--health-port', '8081']);
     const budgets = objects.filter((o) => o.kind === 'PodDisruptionBudget');
     expect(
       budgets
@@ -159,7 +165,7 @@ describe('Kubernetes manifests', () => {
     const all = workloads(objects);
     expect(all.map((w) => w.name)).toEqual(['erawatch-worker']);
     const c = all[0]?.pod.containers[0] as Container;
-    expect(c.args).toEqual(['worker', '--roles', 'poll']);
+    expect(c.args).toEqual(['worker', '--roles', 'poll', '--health-port', '8081']);
     expect(envOf(c, 'ERAWATCH_REGION')?.value).toMatch(/^[a-z0-9-]{1,63}$/);
     expect(objects.some((o) => o.kind === 'Service')).toBe(false);
   });
@@ -171,13 +177,77 @@ describe('Kubernetes manifests', () => {
       expect(w.pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
       expect(c.resources?.requests).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
       expect(c.resources?.limits).toMatchObject({ cpu: expect.any(String), memory: expect.any(String) });
-      if (c.args[0] === 'serve') {
-        expect(c.livenessProbe?.httpGet?.path).toBe('/healthz');
-        expect(c.readinessProbe?.httpGet?.path).toBe('/readyz');
+      // Every workload is probed on a port it serves: the web port, or the worker's --health-port.
+      expect(c.livenessProbe?.httpGet?.path, w.name).toBe('/healthz');
+      expect(c.readinessProbe?.httpGet?.path, w.name).toBe('/readyz');
+      const probed = c.ports?.find((p) => p.name === c.livenessProbe?.httpGet?.port);
+      expect(probed, w.name).toBeDefined();
+      if (c.args[0] === 'worker') {
+        expect(probed?.name).toBe('health');
+        expect(c.args.slice(-2)).toEqual(['--health-port', String(probed?.containerPort)]);
       }
+      // Nothing in the image is written: /tmp is an emptyDir, and the root file system is read-only.
+      expect(c.securityContext, w.name).toMatchObject({
+        readOnlyRootFilesystem: true,
+        allowPrivilegeEscalation: false,
+      });
+      const tmp = c.volumeMounts?.find((m) => m.mountPath === '/tmp');
+      expect(tmp, w.name).toBeDefined();
+      expect(w.pod.volumes?.find((v) => v.name === tmp?.name)?.emptyDir, w.name).toBeDefined();
       const polls = c.args[0] === 'worker' || envOf(c, 'ERAWATCH_ROLES')?.value !== 'none';
       if (polls) expect(w.pod.terminationGracePeriodSeconds ?? 30, w.name).toBeGreaterThan(WORKER_SHUTDOWN_S);
     }
+  });
+
+  it.each(['one-box', 'ha'])(
+    '%s: the web process answers the Service by its cluster names, as Argo Rollouts and Flagger call it',
+    (overlay) => {
+      const objects = render(overlay);
+      const service = objects.find((o) => o.kind === 'Service')?.metadata.name ?? '';
+      expect(service).not.toBe('');
+      for (const w of workloads(objects).filter((x) => x.pod.containers[0]?.args[0] === 'serve')) {
+        const c = w.pod.containers[0] as Container;
+        const hosts = (envOf(c, 'ERAWATCH_ALLOWED_HOSTS')?.value ?? '').split(',');
+        expect(hosts).toEqual(
+          expect.arrayContaining([
+            'erawatch.example.com',
+            '$(POD_IP)',
+            service,
+            `${service}.$(POD_NAMESPACE)`,
+            `${service}.$(POD_NAMESPACE).svc`,
+            `${service}.$(POD_NAMESPACE).svc.cluster.local`,
+          ]),
+        );
+        // Kubernetes expands $(NAME) only from variables listed before it.
+        const names = (c.env ?? []).map((e) => e.name);
+        expect(names.indexOf('POD_NAMESPACE')).toBeLessThan(names.indexOf('ERAWATCH_ALLOWED_HOSTS'));
+        expect(names.indexOf('POD_IP')).toBeLessThan(names.indexOf('ERAWATCH_ALLOWED_HOSTS'));
+      }
+    },
+  );
+
+  it.each(OVERLAYS)('%s: ingress reaches the web port only, egress stays open', (overlay) => {
+    const objects = render(overlay);
+    const policies = objects.filter((o) => o.kind === 'NetworkPolicy');
+    type Spec = {
+      podSelector: { matchLabels: Record<string, string> };
+      policyTypes: string[];
+      ingress?: Array<{ from?: unknown; ports?: Array<{ port: string | number; protocol: string }> }>;
+    };
+    const specs = policies.map((p) => p.spec as Spec);
+    // Every pod is selected by a policy with no rule of its own: ingress is denied unless another allows it.
+    const deny = specs.find(
+      (s) => !s.ingress && !('app.kubernetes.io/component' in s.podSelector.matchLabels),
+    );
+    expect(deny?.podSelector.matchLabels).toEqual({ 'app.kubernetes.io/name': 'erawatch' });
+    // The one rule that allows: web pods, their http port, from anywhere.
+    const allows = specs.filter((s) => s.ingress);
+    expect(allows).toHaveLength(1);
+    expect(allows[0]?.podSelector.matchLabels['app.kubernetes.io/component']).toBe('web');
+    expect(allows[0]?.ingress).toEqual([{ ports: [{ protocol: 'TCP', port: 'http' }] }]);
+    for (const s of specs) expect(s.policyTypes).toEqual(['Ingress']);
+    for (const w of workloads(objects).filter((x) => x.pod.containers[0]?.args[0] === 'serve'))
+      expect(w.pod.containers[0]?.ports?.map((p) => p.name)).toContain('http');
   });
 
   it('the ConfigMap carries a valid erawatch.config.yaml where ERAWATCH_CONFIG points', () => {

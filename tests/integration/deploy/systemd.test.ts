@@ -55,5 +55,17 @@ describe('systemd units', () => {
     expect(d.get('ReadWritePaths')).toEqual([dbDir]);
     expect(d.get('StateDirectory')).toEqual([path.basename(dbDir)]);
     expect(d.get('User')).toEqual(['erawatch']);
+    // What the service creates is its own; only an ordinary service's system calls, others refused.
+    expect(d.get('UMask')).toEqual(['0077']);
+    expect(d.get('SystemCallFilter')).toEqual(['@system-service']);
+    expect(d.get('SystemCallErrorNumber')).toEqual(['EPERM']);
+  });
+
+  it('the environment file is installed as the guide says, creating /etc/erawatch on a fresh machine', () => {
+    const guide = fs.readFileSync(path.resolve(dir, '../../docs/deployment.md'), 'utf8');
+    for (const text of [guide, envFile]) {
+      const line = /^\s*#?\s*(install\b[^\n]*erawatch\.env \/etc\/erawatch\/erawatch\.env)/m.exec(text)?.[1];
+      expect(line).toMatch(/^install -D -m 600 /);
+    }
   });
 });

@@ -1,7 +1,9 @@
 // The npm package as a user gets it: `npm pack` (prepack builds the standalone server and the CLI), the
 // tarball installed with `npm install --omit=dev` into an empty folder outside the checkout, and its
-// `erawatch` run from there with the image's environment: probe, serve and worker, against a real v2 SDK
-// server. The folder is laid out as the image's final stage is (/opt/erawatch), so this is the image test too.
+// `erawatch` run from there with the image's environment: probe, serve and worker against a real v2 SDK
+// server, the shipped host-check example, and the demo. The folder is laid out as the image's final stage
+// is (/opt/erawatch), so this is the image test too. The tarball holds none of the build's keys and not the
+// builder's path.
 import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -147,12 +149,82 @@ describe('the npm package', () => {
       ]),
     );
     expect(files.filter((f) => /^package\/(lib|app|tests|bench|components)\//.test(f))).toEqual([]);
+    // Nothing of an earlier package build inside the server (the tracer copied dist/ in when it was there).
+    expect(files.filter((f) => f.startsWith('package/dist/server/dist/'))).toEqual([]);
     // The native module is installed for the Node that runs it, never shipped built for the packer's.
     expect(files.filter((f) => f.endsWith('.node'))).toEqual([]);
     const installed = fs.readdirSync(path.join(app, 'node_modules'));
     expect(installed).toEqual(expect.arrayContaining(['erawatch', 'better-sqlite3', 'zod']));
     for (const dev of ['next', 'react', 'tsx', 'typescript', 'vitest', '@playwright', 'eslint', 'esbuild'])
       expect(installed).not.toContain(dev);
+  });
+
+  it("holds none of the build's keys, and not the builder's path", () => {
+    const unpacked = path.join(dir, 'unpacked');
+    fs.mkdirSync(unpacked, { recursive: true });
+    const tar = spawnSync('tar', ['xzf', tarball, '-C', unpacked]);
+    expect(tar.status).toBe(0);
+    // The keys of the build the package was made from (the checkout's .next).
+    const props = JSON.parse(
+      fs.readFileSync(path.join(root, '.next', 'server', 'preview-props.json'), 'utf8'),
+    ) as Record<string, string>;
+    const actions = JSON.parse(
+      fs.readFileSync(path.join(root, '.next', 'server', 'server-reference-manifest.json'), 'utf8'),
+    ) as { encryptionKey: string };
+    const secrets = [...Object.values(props), actions.encryptionKey];
+    expect(secrets.every((s) => s.length >= 32)).toBe(true);
+    const holding = (needle: string) =>
+      spawnSync('grep', ['-rlF', needle, unpacked], { encoding: 'utf8' }).stdout.trim();
+    for (const secret of secrets) expect(holding(secret), 'a build key is in the package').toBe('');
+    expect(holding(root), "the builder's path is in the package").toBe('');
+  });
+
+  it('ships what its docs run: deploy/, the host-check example and its servers', () => {
+    const files = spawnSync('tar', ['tzf', tarball], { encoding: 'utf8' }).stdout.split('\n');
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/deploy/systemd/erawatch.service',
+        'package/deploy/systemd/erawatch.env',
+        'package/deploy/kubernetes/base/kustomization.yaml',
+        'package/dist/examples/host.yaml',
+        'package/dist/cli/servers/v2-stdio.mjs',
+        'package/dist/cli/servers/v1-stdio.mjs',
+      ]),
+    );
+  });
+
+  it('its help lists what runs from the package and says where bench lives', () => {
+    const help = spawnSync('erawatch', ['--help'], { cwd: dir, env: imageEnv(), encoding: 'utf8' });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^ {2}demo /m);
+    expect(help.stdout).not.toMatch(/^ {2}bench /m);
+    expect(help.stdout).toContain('Not in this package: the benchmarks run from a checkout of the source');
+    const bench = spawnSync('erawatch', ['bench', 'probe'], { cwd: dir, env: imageEnv(), encoding: 'utf8' });
+    expect(bench.status).toBe(2);
+    expect(bench.stderr).toContain("'bench' is not in the installed package");
+  });
+
+  it('the shipped host-check example runs as its first line says', async () => {
+    const example = path.join(app, 'node_modules', 'erawatch', 'dist', 'examples', 'host.yaml');
+    expect(fs.readFileSync(example, 'utf8')).toContain('node_modules/erawatch/dist/examples/host.yaml');
+    const run = erawatch(['host-check', example, '--json'], imageEnv(), app);
+    expect(await run.exited, run.output()).toBe(0);
+    const report = JSON.parse(run.output()) as {
+      servers: Array<{ name: string; available: boolean; era: string }>;
+    };
+    expect(report.servers.map((s) => [s.name, s.available, s.era])).toEqual([
+      ['current', true, 'modern'],
+      ['archive', true, 'legacy'],
+      ['slow', true, 'modern'],
+    ]);
+  });
+
+  it('erawatch serve refuses a public address without a secret before the server starts', async () => {
+    const run = erawatch(['serve', '--host', '0.0.0.0', '--port', String(await freePort())], imageEnv(), dir);
+    expect(await run.exited).toBe(1);
+    expect(run.output()).toContain('or bind to loopback with `erawatch serve --host 127.0.0.1`');
+    expect(run.output()).not.toContain('next start');
+    expect(run.output()).not.toContain('Ready');
   });
 
   it('prints its version', () => {
@@ -172,6 +244,7 @@ describe('the npm package', () => {
     });
   });
 
+  // Each starts a whole server (and the demo ten MCP servers besides) on a machine other runs share.
   it('erawatch serve answers /healthz and renders the fleet; erawatch worker polls a balancer', async () => {
     const work = path.join(dir, 'var', 'lib', 'erawatch');
     fs.mkdirSync(work, { recursive: true });
@@ -190,6 +263,16 @@ describe('the npm package', () => {
       return (await fetch(`${base}/healthz`)).ok;
     });
     expect(fs.existsSync(path.join(work, 'erawatch.db'))).toBe(true);
+    // What a newcomer is told first: where to look, where the data is, whether a login is needed and why,
+    // and how to register the first balancer.
+    const guide = web.output();
+    expect(guide).toContain(`dashboard:  ${base}`);
+    expect(guide).toContain(`data:       SQLite file ${path.join(work, 'erawatch.db')}`);
+    expect(guide).toContain(
+      'login:      none: it listens on loopback (127.0.0.1) and no ERAWATCH_ADMIN_SECRET',
+    );
+    expect(guide).toContain(`curl -X POST ${base}/api/v1/balancers`);
+    expect(guide.indexOf('dashboard:')).toBeLessThan(guide.indexOf('Ready'));
     // The native module the server runs is the installed package's, not the checkout's.
     const maps = fs.readFileSync(`/proc/${web.child.pid ?? 0}/maps`, 'utf8');
     const sqlite = maps.split('\n').find((l) => l.endsWith('better_sqlite3.node')) ?? '';
@@ -256,5 +339,32 @@ describe('the npm package', () => {
     // As `next start`: 128 + the signal's number.
     expect(await stop(web), web.output()).toBe(143);
     expect(check()).toBe(1);
-  });
+  }, 300_000);
+
+  it('erawatch demo runs from the package: its fleet, its server, its three balancers', async () => {
+    const work = path.join(dir, 'demo');
+    fs.mkdirSync(work, { recursive: true });
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const demo = erawatch(
+      ['demo', '--port', String(port), '--base-port', '0', '--no-rollout'],
+      imageEnv(),
+      work,
+    );
+    const names = await pollUntil('the demo balancers to have their first cycle', 240_000, async () => {
+      if (demo.child.exitCode !== null) throw new Error(`demo exited: ${demo.output()}`);
+      const body = (await (await fetch(`${base}/api/v1/balancers`)).json()) as {
+        items: Array<{ name: string; summary: { analyzedAt: number | null } | null }>;
+      };
+      const done = body.items.filter((b) => b.summary?.analyzedAt);
+      return done.length === 3 ? done.map((b) => b.name).sort() : null;
+    });
+    expect(names).toEqual(['demo-billing', 'demo-orders', 'demo-search']);
+    expect(demo.output()).not.toContain('Building the dashboard');
+    expect(demo.output()).not.toContain('does not work with "output: standalone"');
+    expect(fs.existsSync(path.join(work, 'data', 'demo.db'))).toBe(true);
+    demo.child.kill('SIGINT');
+    expect(await demo.exited, demo.output()).toBe(0);
+    expect(demo.output()).toContain('Stopped the dashboard and every demo server.');
+  }, 300_000);
 });
