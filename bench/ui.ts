@@ -15,6 +15,7 @@ import { stopChild } from '@/lib/peers/spawn';
 import { writeProbes } from '@/db/queries/subjects';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
+import { analysisDigest } from '@/lib/rollout/digest';
 import { childEnvironment, processVariables } from '@/lib/settings';
 
 const require = createRequire(import.meta.url);
@@ -178,6 +179,7 @@ async function seedCycle(
     newNodes,
     results,
     analysis,
+    analysisDigest: analysisDigest(analysis),
     events: [],
   });
 }

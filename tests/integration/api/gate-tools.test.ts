@@ -505,9 +505,9 @@ describe('fresh=true against a node that just changed', () => {
       (await import('@/lib/settings')).resetProcessSettings();
     }
     // The probe runs on to its own deadline and stores the timeout; waiting on it is bounded by that deadline.
-    const { runBalancerCycle } = await import('@/lib/poller');
+    const { runOneCycle } = await import('@/tests/support/cycle');
     const { getStore } = await import('@/db/index');
-    const next = await runBalancerCycle(await getStore(), id);
+    const next = await runOneCycle(await getStore(), id);
     expect(next.analysis.degraded.map((d) => d.reason)).toEqual(['timeout']);
   });
 });

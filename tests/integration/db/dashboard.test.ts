@@ -1,4 +1,5 @@
 // The dashboard's read model against a real SQLite file, seeded through the store and the poller's writer.
+import { analysisDigest } from '@/lib/rollout/digest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -110,6 +111,7 @@ async function seed(
     newNodes,
     results,
     analysis,
+    analysisDigest: analysisDigest(analysis),
     events,
   });
   return b.id;

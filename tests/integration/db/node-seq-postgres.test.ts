@@ -1,5 +1,6 @@
 // Node seqs on PostgreSQL come from a sequence: two workers writing first rounds at once never wait for each
 // other, seqs are never handed out twice, and a store migrated with nodes goes on past its highest seq.
+import { analysisDigest } from '@/lib/rollout/digest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,6 +62,7 @@ async function firstRound(store: Store, name: string, count: number, at = 1_800_
     newNodes,
     results,
     analysis,
+    analysisDigest: analysisDigest(analysis),
     events: [],
   };
 }

@@ -2,6 +2,7 @@
 // balancer, a node and an hour of rollups, keeps them as region `default` once the store opens and migrates;
 // a region's cycle then adds its own rows beside them, readers merge or split them, and pruning takes both.
 // A real SQLite file in a temp dir and a real throwaway PostgreSQL 15 database.
+import { analysisDigest } from '@/lib/rollout/digest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,6 +84,7 @@ async function probeFrom(store: Store, region: string, at: number): Promise<void
     newNodes: [],
     results: [{ nodeId: 'nod_1', seq: 1, verdict: v, fingerprintKey: 'fp-1', prior: null }],
     analysis,
+    analysisDigest: analysisDigest(analysis),
     events: [],
   });
 }

@@ -1,5 +1,6 @@
 // Nodes and stdio targets are one probed subject: one state and one history table, one writer, one reader,
 // one pruning path. Real SQLite files in a temp dir, including one created at the migration before the merge.
+import { analysisDigest } from '@/lib/rollout/digest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -219,6 +220,7 @@ describe('one writer, one reader, one pruning path', () => {
           },
         ],
         analysis,
+        analysisDigest: analysisDigest(analysis),
         events: [],
       });
     };

@@ -9,7 +9,7 @@ import { listEvents } from '@/db/queries/events';
 import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
 import { registerDemoBalancers } from '@/lib/demo/register';
 import { runRolloutScript } from '@/lib/demo/rollout-script';
-import { runBalancerCycle } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import { closeDefaultProbe } from '@/lib/poller/default-probe';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import { testSettings } from '../../support/settings';
@@ -41,7 +41,7 @@ describe('demo fleet under the real poller', () => {
   async function cycle(name: string) {
     const id = ids.get(name);
     if (!id) throw new Error(`balancer ${name} was not registered`);
-    const result = await runBalancerCycle(store, id, { settings: testSettings() });
+    const result = await runOneCycle(store, id, { settings: testSettings() });
     cycles.push(result.analysis);
     const gate = result.analysis.gates.find((g) => g.revision === '2026-07-28');
     return {
