@@ -16,7 +16,7 @@ import { writeProbes } from '@/db/queries/subjects';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
 import { analysisDigest } from '@/lib/rollout/digest';
-import { childEnvironment, processVariables } from '@/lib/settings';
+import { childEnvironment, processVariables, processSettings } from '@/lib/settings';
 
 const require = createRequire(import.meta.url);
 const TARGET_MS = 1_500;
@@ -185,7 +185,7 @@ async function seedCycle(
 }
 
 async function seed(file: string): Promise<{ bigId: string }> {
-  const store = await openStore(file);
+  const store = await openStore(file, { settings: processSettings() });
   try {
     const at = Date.now();
     const kindsOf = (i: number): Array<'modern' | 'legacy' | 'down'> =>

@@ -13,7 +13,7 @@ import type { AlertSinkAuthInput } from '@/lib/schemas/alert-sink';
 import type { AttemptResult, SendFn } from '@/lib/webhooks/send';
 import { alertsFor, postableAlerts, sinkWants } from './alerts';
 import { syncSinkAlerts } from './sync';
-import { nodeLabels } from '@/lib/ui/node-label';
+import { nodeLabels } from '@/lib/schemas/node-label';
 import type { Env } from '@/lib/settings';
 
 export function alertsEndpoint(base: string): string {

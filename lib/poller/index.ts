@@ -53,11 +53,7 @@ export interface PollerReadiness {
 }
 
 /** For /readyz: is the fleet being polled, by which workers in which regions, and how long since a cycle. */
-export async function getPollerStatus(
-  maybeStore?: Store,
-  now: number = Date.now(),
-): Promise<PollerReadiness> {
-  const store = maybeStore ?? (await getStore());
+export async function getPollerStatus(store: Store, now: number = Date.now()): Promise<PollerReadiness> {
   const local = (globalThis as GlobalWithPoller)[HANDLE_KEY]?.status() ?? null;
   // A worker on this host whose process is gone (kill -9) is left out at once, not when its presence lapses.
   const workers = (await listPollWorkers(store, now)).filter(

@@ -105,7 +105,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     store,
     me,
     probe: opts.probe ?? createDefaultProbe(settings),
-    stdioProbe: opts.stdioProbe ?? createStdioProbe(),
+    stdioProbe: opts.stdioProbe ?? createStdioProbe(settings.environment),
     resolve: opts.resolve ?? resolveAllAddresses,
     now,
     variables: settings.environment,

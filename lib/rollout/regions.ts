@@ -21,18 +21,9 @@ import type {
 } from './types';
 import { RolloutInputError } from './validate';
 
-export const DEFAULT_REGION = 'default';
-export const REGION_PATTERN = /^[a-z0-9-]{1,63}$/;
-export const REGION_RULE = 'lowercase letters, digits and -, 1 to 63 characters';
+import { DEFAULT_REGION, regionProblem } from '@/lib/region';
 
-/** Null when `value` is a valid region name, else what is wrong with it. */
-export function regionProblem(value: unknown): string | null {
-  if (typeof value !== 'string') return 'must be a string';
-  if (value === '') return 'must not be empty';
-  if (value.length > 63) return `must be at most 63 characters (got ${value.length})`;
-  if (!REGION_PATTERN.test(value)) return `must use ${REGION_RULE}`;
-  return null;
-}
+export { DEFAULT_REGION, REGION_PATTERN, REGION_RULE, regionProblem } from '@/lib/region';
 
 /** One region's result for one balancer: its own analysis (with its own snapshot). */
 export interface RegionResult {

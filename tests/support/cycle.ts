@@ -126,7 +126,7 @@ async function runOneUnit(
       store,
       me,
       probe: opts.probe ?? createDefaultProbe(settings),
-      stdioProbe: opts.stdioProbe ?? createStdioProbe(),
+      stdioProbe: opts.stdioProbe ?? createStdioProbe(settings.environment),
       resolve: opts.resolve ?? resolveAllAddresses,
       now,
       variables: opts.variables ?? settings.environment,

@@ -2,6 +2,7 @@
 // operator and an admin (real session cookies), with read and write tokens, the admin secret and no
 // credential. Where the role may not, the answer is 403 problem+json (401 without a credential); where it
 // may, it is anything but those. Tokens: everyone sees their own, an admin all; nobody mints above their role.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -121,7 +122,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

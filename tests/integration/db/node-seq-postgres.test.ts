@@ -1,5 +1,6 @@
 // Node seqs on PostgreSQL come from a sequence: two workers writing first rounds at once never wait for each
 // other, seqs are never handed out twice, and a store migrated with nodes goes on past its highest seq.
+import { processSettings } from '@/lib/settings';
 import { analysisDigest } from '@/lib/rollout/digest';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -82,8 +83,8 @@ async function seqsOf(url: string): Promise<number[]> {
 describePostgres('node seqs on PostgreSQL', () => {
   it('two first rounds written at once do not wait for each other and get distinct seqs', async () => {
     const url = await createDatabase('node-seq');
-    const a = await openStore(url);
-    const b = await openStore(url);
+    const a = await openStore(url, { settings: processSettings() });
+    const b = await openStore(url, { settings: processSettings() });
     stores.push(a, b);
     const cycleA = await firstRound(a, 'a', 3);
     const cycleB = await firstRound(b, 'b', 2);
@@ -145,7 +146,7 @@ describePostgres('node seqs on PostgreSQL', () => {
     } finally {
       await client.end({ timeout: 5 });
     }
-    const store = await openStore(url);
+    const store = await openStore(url, { settings: processSettings() });
     stores.push(store);
     await writeProbes(store, await firstRound(store, 'new', 2));
     expect(await seqsOf(url)).toEqual([41, 42, 43]);

@@ -1,5 +1,6 @@
 // The demo's promise, checked with the real poller cycle and analysis on a real SQLite file: the search
 // balancer goes era-split -> drift -> uniform through the scripted rollout, and the gate opens at the end.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -22,7 +23,7 @@ describe('demo fleet under the real poller', () => {
   const cycles: BalancerAnalysis[] = [];
 
   beforeAll(async () => {
-    store = await openStore(path.join(dir, 'demo.db'));
+    store = await openStore(path.join(dir, 'demo.db'), { settings: processSettings() });
     fleet = await startDemoFleet();
     // The demo's own deadlines (1.5 s / 1 s, to move every 5 s) can be missed on a loaded machine, and the
     // node then shows unavailable; the era walk is under test, so deadlines a loaded machine always meets.

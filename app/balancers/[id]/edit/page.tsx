@@ -8,7 +8,7 @@ import { requestJson } from '@/lib/query/fetch-json';
 import { ApiProblem } from '@/lib/query/problem';
 import { makeServerFetcher } from '@/lib/query/server-fetcher';
 import type { BalancerDetail } from '@/lib/query/types';
-import { formFromBalancer } from '@/lib/ui/balancer-form';
+import { formFromBalancer } from '@/lib/query/balancer-form';
 
 export const metadata: Metadata = { title: 'Edit balancer' };
 

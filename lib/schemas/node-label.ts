@@ -1,0 +1,13 @@
+// How an operator recognises a node: its URL, or the attribution value for nodes found through samples.
+import type { NodeIdentity } from '@/lib/schemas/balancer-view';
+
+export function nodeLabel(n: NodeIdentity): string {
+  if (n.origin === 'sample' && n.servedBy) return `${n.servedBy} (via public URL)`;
+  if (n.origin === 'dns' && n.address) return `${n.address} (${n.url})`;
+  return n.url;
+}
+
+/** Labels for nodes given by id. */
+export function nodeLabels(identities: Record<string, NodeIdentity>): Record<string, string> {
+  return Object.fromEntries(Object.entries(identities).map(([id, n]) => [id, nodeLabel(n)]));
+}
