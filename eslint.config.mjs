@@ -69,8 +69,8 @@ function layers() {
       [
         STORE_DOOR,
         refuse(
-          ['lib/api', 'lib/query', 'components', 'app', 'lib/cli', 'lib/demo'],
-          'Roles do not import the web layer or the entry points.',
+          ['lib/api', 'lib/query', 'lib/ui', 'components', 'app', 'lib/cli', 'lib/demo'],
+          'Roles do not import the screens, the web layer or the entry points.',
         ),
       ],
     ),

@@ -123,21 +123,8 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
   }
 
   const stop = new AbortController();
-  let signals = 0;
   let children: RunningChild[] = [];
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals === 1) {
-      say(`\n${signal}: stopping the demo (again to force)...`);
-      stop.abort();
-      return;
-    }
-    // A second signal: do not wait for graceful exits.
-    for (const child of children) killQuietly(child.pid);
-    process.exit(130);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const offSignals = stopOnSignals(stop, () => children);
 
   let store: Store | undefined;
   let fleet: DemoFleet | undefined;
@@ -151,30 +138,10 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     store = await openStore(dbFile, { settings });
 
     // (a) the production build
-    const build = checkBuild(ROOT);
-    if (!args.build) {
-      if (build.reason === 'no production build yet') {
-        process.stderr.write(
-          'erawatch demo: --no-build, but there is no build yet (run without --no-build)\n',
-        );
-        return 1;
-      }
-      if (!build.current) say(`note: ${build.reason}; using the existing build anyway (--no-build)`);
-    } else if (!build.current) {
-      say(`Building the dashboard (${build.reason}); this takes a minute or two...`);
-      const builder = buildNextApp(ROOT);
-      children = [builder];
-      const code = await Promise.race([builder.exited, abortPromise(stop.signal).then(() => null)]);
-      children = [];
-      if (code === null) {
-        await builder.stop();
-        return 0;
-      }
-      if (code !== 0) {
-        process.stderr.write(`erawatch demo: next build failed (exit ${code})\n`);
-        return 1;
-      }
-    }
+    const built = await ensureBuild(args, stop.signal, (c) => {
+      children = c;
+    });
+    if (built !== null) return built;
     if (stop.signal.aborted) return 0;
 
     // (b) the database, opened above
@@ -186,37 +153,14 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     if (stop.signal.aborted) return 0;
 
     // (d) registrations
-    if (args.reset) {
-      const removed = await resetDemoBalancers(
-        store,
-        fleet.balancers.map((b) => b.name),
-      );
-      say(
-        removed.length > 0
-          ? `Reset: removed ${removed.join(', ')} and their history`
-          : 'Reset: nothing to remove',
-      );
-    }
-    const registered = await registerDemoBalancers(store, fleet.balancers);
+    const registered = await registerFleet(store, fleet, args.reset);
     const names = new Map(registered.map((r) => [r.balancer.id, r.balancer.name]));
     printFleet(fleet, registered);
 
     // (e) the dashboard with the poller inside
     const port = await choosePort(HOST, args.port, args.portGiven);
     say(`Starting the dashboard on ${HOST}:${port} (poller on)...`);
-    server = await startNextServer({
-      root: ROOT,
-      host: HOST,
-      port,
-      env: {
-        ERAWATCH_DB: dbFile,
-        ERAWATCH_ALLOW_LOOPBACK: '1',
-        ERAWATCH_BIND: HOST,
-        ERAWATCH_POLLER: 'on',
-        ERAWATCH_INTERNAL_URL: `http://${HOST}:${port}`,
-      },
-      onOutput: (line) => say(`[next] ${line}`),
-    });
+    server = await startDashboard(dbFile, port);
     children = [server];
     if (stop.signal.aborted) return 0;
 
@@ -224,14 +168,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     printWatchGuide(server.url, args);
 
     // (g) console echo of what the poller records, and the scripted rollout
-    const watcher = await watchStore(store, names);
-    const echo = async () => {
-      try {
-        for (const line of await watcher.poll()) say(line);
-      } catch (err) {
-        say(`[watch] could not read the database: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    };
+    const echo = echoer(await watchStore(store, names));
     ticker = setInterval(() => void echo(), 2_000);
     const unexpectedExit: { code: number | null } = { code: null };
     void server.exited.then((code) => {
@@ -267,8 +204,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     await server?.stop();
     await fleet?.stop();
     await store?.close();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    offSignals();
     if (server || fleet) say('Stopped the dashboard and every demo server.');
   }
 }
@@ -319,4 +255,107 @@ ${
 }
 Lines marked [event] and [state] below are what the poller stored in the database. Ctrl-C stops everything.
 `);
+}
+
+/**
+ * Builds the dashboard when its build is missing or stale (unless --no-build): null to go on, else the exit
+ * code (0 when stopped during the build).
+ */
+async function ensureBuild(
+  args: DemoArgs,
+  signal: AbortSignal,
+  setChildren: (children: RunningChild[]) => void,
+): Promise<number | null> {
+  const build = checkBuild(ROOT);
+  if (!args.build) {
+    if (build.reason === 'no production build yet') {
+      process.stderr.write('erawatch demo: --no-build, but there is no build yet (run without --no-build)\n');
+      return 1;
+    }
+    if (!build.current) say(`note: ${build.reason}; using the existing build anyway (--no-build)`);
+  } else if (!build.current) {
+    say(`Building the dashboard (${build.reason}); this takes a minute or two...`);
+    const builder = buildNextApp(ROOT);
+    setChildren([builder]);
+    const code = await Promise.race([builder.exited, abortPromise(signal).then(() => null)]);
+    setChildren([]);
+    if (code === null) {
+      await builder.stop();
+      return 0;
+    }
+    if (code !== 0) {
+      process.stderr.write(`erawatch demo: next build failed (exit ${code})\n`);
+      return 1;
+    }
+  }
+  return signal.aborted ? 0 : null;
+}
+
+/** Registers the fleet's balancers, first removing the demo's own (and their history) with --reset. */
+async function registerFleet(store: Store, fleet: DemoFleet, reset: boolean) {
+  if (reset) {
+    const removed = await resetDemoBalancers(
+      store,
+      fleet.balancers.map((b) => b.name),
+    );
+    say(
+      removed.length > 0
+        ? `Reset: removed ${removed.join(', ')} and their history`
+        : 'Reset: nothing to remove',
+    );
+  }
+  return registerDemoBalancers(store, fleet.balancers);
+}
+
+/** Prints what the poller recorded since the last look; a failed read is a line, not a stop. */
+function echoer(watcher: Awaited<ReturnType<typeof watchStore>>): () => Promise<void> {
+  return async () => {
+    try {
+      for (const line of await watcher.poll()) say(line);
+    } catch (err) {
+      say(`[watch] could not read the database: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+}
+
+/**
+ * The first SIGINT or SIGTERM stops the demo gracefully; a second kills the children at once and exits.
+ * Returns what removes the handlers.
+ */
+function stopOnSignals(stop: AbortController, children: () => RunningChild[]): () => void {
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals === 1) {
+      say(`\n${signal}: stopping the demo (again to force)...`);
+      stop.abort();
+      return;
+    }
+    // A second signal: do not wait for graceful exits.
+    for (const child of children()) killQuietly(child.pid);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+/** The built dashboard on loopback with the poller inside, over the demo's database. */
+function startDashboard(dbFile: string, port: number): Promise<NextServer> {
+  return startNextServer({
+    root: ROOT,
+    host: HOST,
+    port,
+    env: {
+      ERAWATCH_DB: dbFile,
+      ERAWATCH_ALLOW_LOOPBACK: '1',
+      ERAWATCH_BIND: HOST,
+      ERAWATCH_POLLER: 'on',
+      ERAWATCH_INTERNAL_URL: `http://${HOST}:${port}`,
+    },
+    onOutput: (line) => say(`[next] ${line}`),
+  });
 }
