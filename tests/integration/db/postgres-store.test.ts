@@ -214,7 +214,10 @@ describePostgres('the PostgreSQL store', () => {
         release();
         return Promise.all([first, second]);
       };
-      expect(await race((s, who) => claimPeriodicJob(s, 'bal_race', who, 10_000, 1_000))).toEqual([true, false]);
+      expect(await race((s, who) => claimPeriodicJob(s, 'bal_race', who, 10_000, 1_000))).toEqual([
+        true,
+        false,
+      ]);
     } finally {
       await other.close();
     }
