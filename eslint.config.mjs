@@ -95,7 +95,7 @@ function layers() {
         STORE_DOOR,
         refuse(
           ['lib/api', 'lib/auth', 'lib/query', 'lib/ui', 'components', 'app', 'lib/cli', 'lib/demo'],
-          'Roles do not import the web layer or the entry points.',
+          'Roles do not import the screens, the web layer or the entry points.',
         ),
       ],
       ['lib/deliver/plan.ts'],

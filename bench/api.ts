@@ -19,13 +19,14 @@ import {
   createPgDatabase,
   killPgClusterNow,
   postgresMissing,
+  setPgBinDir,
   startPgCluster,
   stopPgCluster,
   type PgCluster,
-} from '@/tests/support/pg-cluster';
+} from './support/pg-cluster';
 import { parseDuration } from './support/args';
 import { startFakeFleet } from './support/fake-fleet';
-import { childEnvironment } from '@/lib/settings';
+import { childEnvironment, processSettings } from '@/lib/settings';
 
 interface Args {
   durationMs: number;
@@ -100,7 +101,7 @@ function freePort(): Promise<number> {
 }
 
 async function seed(location: string, args: Args, fleetPort: number): Promise<void> {
-  const store = await openStore(location);
+  const store = await openStore(location, { settings: processSettings() });
   try {
     const ids: string[] = [];
     const kinds = ['m', 'd', 'l'] as const;
@@ -223,6 +224,7 @@ export async function run(argv: string[]): Promise<number> {
     void cleanup().finally(() => process.exit(130));
   };
   if (args.store === 'postgres') {
+    setPgBinDir(childEnvironment().ERAWATCH_PG_BIN);
     const missing = postgresMissing();
     if (missing) {
       process.stderr.write(`bench api: ${missing}\n`);

@@ -28,12 +28,13 @@ import {
   createPgDatabase,
   killPgClusterNow,
   postgresMissing,
+  setPgBinDir,
   startPgCluster,
   stopPgCluster,
   type PgCluster,
-} from '@/tests/support/pg-cluster';
+} from './support/pg-cluster';
 import { startFakeFleet, type FakeFleet } from './support/fake-fleet';
-import { childEnvironment } from '@/lib/settings';
+import { childEnvironment, processSettings } from '@/lib/settings';
 import { WARMUP_INTERVALS, type PollerArgs } from './support/poller-args';
 import {
   findDoubleProbes,
@@ -274,6 +275,7 @@ function table(rows: ReadonlyArray<readonly [string, string, string, string]>): 
 export async function runWorkers(args: PollerArgs): Promise<number> {
   const count = args.workers ?? 1;
   if (args.store === 'postgres') {
+    setPgBinDir(childEnvironment().ERAWATCH_PG_BIN);
     const missing = postgresMissing();
     if (missing) {
       process.stderr.write(`bench poller: ${missing}\n`);
@@ -335,7 +337,7 @@ export async function runWorkers(args: PollerArgs): Promise<number> {
     } else {
       location = path.join(dir, 'bench.db');
     }
-    store = await openStore(location);
+    store = await openStore(location, { settings: processSettings() });
     fleet = await startFakeFleet({ track: true });
 
     const kinds = ['m', 'd', 'l'] as const;

@@ -6,6 +6,7 @@
 // and is not measured; a fleet not probed in full by then warms up until it is, plus one interval, plus as
 // many more (up to four) as it takes to stop starting more probes per interval than it has nodes.
 // With `--store postgres` or `--workers N` it runs worker processes on a shared store instead (poller-workers.ts).
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -133,7 +134,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
 
 async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-poller-'));
-  const store = await openStore(path.join(dir, 'bench.db'));
+  const store = await openStore(path.join(dir, 'bench.db'), { settings: processSettings() });
   const fleet = await startFakeFleet();
   const kinds = ['m', 'd', 'l'] as const;
   try {

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseSettings, setProcessSettings } from '@/lib/settings';
+import { parseSettings, setProcessSettings, processSettings } from '@/lib/settings';
 
 export async function run(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -36,7 +36,10 @@ export async function run(argv: string[]): Promise<number> {
   const { createApiToken } = await import('@/lib/auth/api-tokens');
   const { GET } = await import('@/app/api/v1/balancers/route');
   try {
-    const { token } = await createApiToken(await getStore(), { name: 'bench', scope: 'read' });
+    const { token } = await createApiToken(await getStore({ settings: processSettings() }), {
+      name: 'bench',
+      scope: 'read',
+    });
     const statuses = new Map<number, number>();
     const send = () =>
       GET(
@@ -67,7 +70,7 @@ export async function run(argv: string[]): Promise<number> {
     process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     return 0;
   } finally {
-    await (await getStore()).close();
+    await (await getStore({ settings: processSettings() })).close();
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

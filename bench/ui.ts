@@ -15,7 +15,8 @@ import { stopChild } from '@/lib/peers/spawn';
 import { writeProbes } from '@/db/queries/subjects';
 import type { Verdict } from '@/lib/probe/types';
 import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
-import { childEnvironment, processVariables } from '@/lib/settings';
+import { analysisDigest } from '@/lib/rollout/digest';
+import { childEnvironment, processVariables, processSettings } from '@/lib/settings';
 
 const require = createRequire(import.meta.url);
 const TARGET_MS = 1_500;
@@ -178,12 +179,13 @@ async function seedCycle(
     newNodes,
     results,
     analysis,
+    analysisDigest: analysisDigest(analysis),
     events: [],
   });
 }
 
 async function seed(file: string): Promise<{ bigId: string }> {
-  const store = await openStore(file);
+  const store = await openStore(file, { settings: processSettings() });
   try {
     const at = Date.now();
     const kindsOf = (i: number): Array<'modern' | 'legacy' | 'down'> =>

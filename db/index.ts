@@ -12,7 +12,7 @@ import * as schema from './schema';
 import type * as pgSchema from './schema-pg';
 import { openPostgres } from './engines/postgres';
 import { openSqliteStore } from './engines/sqlite';
-import { processSettings, type Settings } from '@/lib/settings';
+import type { Settings } from '@/lib/settings';
 
 export { StoreOpenError, StoreUnavailableError, noteWriteError, storeWriteErrorCount } from './store-errors';
 
@@ -109,8 +109,8 @@ export interface OpenStoreOptions {
   /** What this process is, named in PostgreSQL's `application_name` as `erawatch-<name>` unless the URL names
    *  one: `web`, `worker:poll,deliver`, `db-migrate` (see `processName`). Default `web`. */
   name?: string;
-  /** The pool size, statement timeout and migrations folders (default: this process's settings). */
-  settings?: Settings;
+  /** The pool size, statement timeout and migrations folders: the settings the entry point handed down. */
+  settings: Settings;
 }
 
 /** A process's name for `application_name`: the command, then the roles it runs (`worker:poll,deliver`). */
@@ -119,8 +119,8 @@ export function processName(command: string, roles: readonly string[] = []): str
 }
 
 /** Opens the store at a file path or postgres:// URL: creates, migrates and proves a write works. */
-export async function openStore(location: string, options: OpenStoreOptions = {}): Promise<Store> {
-  const settings = options.settings ?? processSettings();
+export async function openStore(location: string, options: OpenStoreOptions): Promise<Store> {
+  const { settings } = options;
   const observer = options.observer ? { observer: options.observer } : {};
   if (isPostgresUrl(location))
     return openPostgres(location, { settings, ...(options.name ? { role: options.name } : {}), ...observer });
@@ -168,9 +168,9 @@ type GlobalWithStore = typeof globalThis & { [GLOBAL_KEY]?: { location: string; 
 
 /** The process-wide store (one per process, survives dev-server module reloads), at the settings' database.
  *  The first caller's options name the process; later callers share what it opened. */
-export function getStore(options: OpenStoreOptions = {}): Promise<Store> {
+export function getStore(options: OpenStoreOptions): Promise<Store> {
   const g = globalThis as GlobalWithStore;
-  const location = (options.settings ?? processSettings()).db;
+  const location = options.settings.db;
   const existing = g[GLOBAL_KEY];
   if (existing && existing.location === location) return existing.store;
   const store = openStore(location, options).then((s) => {

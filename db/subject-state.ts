@@ -1,7 +1,6 @@
 // What a probed subject's state write needs to know, engine-independent: the shapes of a cycle's write and
 // the rules that decide when a history span opens.
 import { hash } from 'node:crypto';
-import { canonicalJson } from '@/lib/probe/catalog';
 import type { Verdict } from '@/lib/probe/types';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import type { EventDraft } from './queries/events';
@@ -55,12 +54,12 @@ export interface CycleWrite {
   /** The balancer's analysis to store: this region's combined with the others' (see storeRegionAnalysis). */
   analysis: BalancerAnalysis;
   /**
-   * Whether the combined analysis says what the stored one says (analysisDigest of both): then only its time
+   * Whether the combined analysis says what the stored one says (lib/rollout/digest.ts's analysisDigest of both): then only its time
    * and cycle count are written, and the analysis and snapshot JSON stay as they are.
    */
   analysisUnchanged?: boolean;
-  /** analysisDigest of `analysis`, when the caller has it already. */
-  analysisDigest?: string;
+  /** The digest of `analysis` (lib/rollout/digest.ts), computed by the cycle. */
+  analysisDigest: string;
   events: EventDraft[];
 }
 
@@ -224,29 +223,4 @@ export function planSubjectWrite(
         },
     ticks,
   };
-}
-
-/**
- * A digest of a balancer's analysis and snapshot without their bookkeeping: the time (`at`, each region's too),
- * the cycle count, and each node's catalog listing status and time. Equal digests mean the cycle found what the last one did,
- * and the stored JSON is left as it is; only the time and the cycle count are written. A reader takes both
- * from their columns (see withCycleOf), so the analysis it sees is the latest one.
- */
-export function analysisDigest(a: BalancerAnalysis): string {
-  const { snapshot, at: _at, regions, ...rest } = a;
-  const stable = {
-    ...rest,
-    regions: regions?.map((r) => ({ ...r, at: 0 })),
-    snapshot: {
-      ...snapshot,
-      at: 0,
-      cycle: 0,
-      nodes: snapshot.nodes.map((n) =>
-        n.catalog ? { ...n, catalog: { ...n.catalog, status: null, listedAt: 0 } } : n,
-      ),
-    },
-  };
-  // Canonical (sorted keys): parts carried over from a parsed snapshot keep the schema's key order, fresh
-  // ones the order they were built in.
-  return hash('sha1', canonicalJson(stable), 'base64url');
 }

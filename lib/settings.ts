@@ -4,7 +4,7 @@
 import { isIP } from 'node:net';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
-import { regionProblem } from '@/lib/rollout/regions';
+import { regionProblem } from '@/lib/region';
 
 export type Env = Readonly<Record<string, string | undefined>>;
 

@@ -15,7 +15,7 @@ import {
   type BalancerFormValues,
   type FormField,
   type PlacedErrors,
-} from '@/lib/ui/balancer-form';
+} from '@/lib/query/balancer-form';
 
 interface Props {
   mode: 'create' | 'edit';

@@ -11,7 +11,6 @@ import { bucketOf } from '../histogram';
 import { MINUTE_SLOTS, minuteOf, minuteRingStart, minuteRollupKey, rollupKey } from '../rollup-key';
 import type * as pgSchema from '../schema-pg';
 import {
-  analysisDigest,
   hourToFold,
   LAST_SEEN_RESOLUTION_MS,
   planSubjectWrite,
@@ -293,7 +292,7 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
       WHERE balancer_id = ${w.balancerId}`);
   else {
     const { snapshot, ...analysis } = w.analysis;
-    const digest = w.analysisDigest ?? analysisDigest(w.analysis);
+    const digest = w.analysisDigest;
     b.add(sql`INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis,
         snapshot, analysis_digest, analyzed_at, cycles)
       VALUES (${w.balancerId}, ${w.analysis.state}, ${w.analysis.severity}, ${w.analysis.displayStatus},

@@ -6,7 +6,6 @@ import type { Verdict } from '@/lib/probe/types';
 import { addToHistogram, bucketOf, formatHistogram, mergeHistograms, parseHistogram } from '../histogram';
 import { MINUTE_SLOTS, minuteOf, minuteRingStart, minuteRollupKey, rollupKey } from '../rollup-key';
 import {
-  analysisDigest,
   hourToFold,
   LAST_SEEN_RESOLUTION_MS,
   planSubjectWrite,
@@ -181,7 +180,7 @@ export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite, regi
     degraded: w.analysis.isDegraded ? 1 : 0,
     analysis: JSON.stringify(analysis),
     snapshot: JSON.stringify(snapshot),
-    digest: w.analysisDigest ?? analysisDigest(w.analysis),
+    digest: w.analysisDigest,
     analyzedAt: w.at,
     cycles,
   });

@@ -1,25 +1,27 @@
-// Named claims for jobs that must run once per period whichever process runs them (the maintain role's
-// retention run). Poll units have leases of their own (db/queries/units.ts).
+// Named claims of periodic jobs: a job that must run once per period whichever process runs it (the maintain
+// role's retention run) takes its claim for the period first. The table keeps its old name, subject_claims (a
+// rename is a migration for no change in behaviour); its key is the job's name. Poll units have leases of their
+// own (db/queries/units.ts).
 import { eq, lte, or } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 import { storeClockSql } from '@/db/clock';
 
 /**
- * Takes the claim when it is free, expired, already this holder's or held by `takeFrom` (a holder known to be
- * gone); false while someone else holds it. One
+ * Takes the job's claim for `periodMs` when it is free, expired, already this holder's or held by `takeFrom`
+ * (a holder known to be gone); false while someone else holds it. One
  * conditional upsert, so two processes racing for it (on PostgreSQL, in concurrent transactions) never both win.
  * Expiry is judged by the store's clock: on PostgreSQL the database's, whatever `now` says.
  */
-export async function claimSubject(
+export async function claimPeriodicJob(
   store: Store,
-  subjectId: string,
+  job: string,
   holder: string,
-  ttlMs: number,
+  periodMs: number,
   now: number,
   takeFrom?: string,
 ): Promise<boolean> {
-  return upsertClaim(store, (fn) => store.write(fn), subjectId, holder, ttlMs, now, takeFrom);
+  return upsertClaim(store, (fn) => store.write(fn), job, holder, periodMs, now, takeFrom);
 }
 
 async function upsertClaim(

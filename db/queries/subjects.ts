@@ -10,7 +10,7 @@ import { postgresWriteCycle, postgresWriteStdioResult } from '../engines/postgre
 import { sqliteKnownNodeRows, sqliteRecentChangeRows } from '../engines/sqlite-reads';
 import { postgresKnownNodeRows, type KnownNodeRow } from '../engines/known-nodes';
 import { sqliteWriteProbes } from '../engines/sqlite-subjects';
-import { analysisDigest, type CycleWrite, type ProbeWrite, type StoredRegionState } from '../subject-state';
+import type { CycleWrite, ProbeWrite, StoredRegionState } from '../subject-state';
 import type { SubjectHistoryRow, SubjectStateRow, SubjectTickRow } from '../schema';
 import { insertEvents, type StoredEvent } from './events';
 import { toBalancer, type Balancer } from './balancers';
@@ -20,7 +20,6 @@ import { postgresCycleRead } from '../engines/postgres-cycle-read';
 import { regionIdIn } from './regions';
 
 export {
-  analysisDigest,
   classifyTransition,
   UNAVAILABLE_KEY,
   verdictDigest,
@@ -53,13 +52,13 @@ export async function writeProbes(store: Store, write: ProbeWrite): Promise<Stor
  * Stores the region's own analysis beside the other regions' and answers theirs and the last combined
  * snapshot (with its digest), for the cycle to combine; call it inside the cycle's write, so two regions
  * finishing at once each see the other's row, and store the combination with writeProbes in the same
- * transaction. `ownDigestBefore` is the digest of the region's stored analysis, read before probing (only
+ * transaction. `w.analysisDigest` is the region's analysis's digest (lib/rollout/digest.ts); `ownDigestBefore` is the digest of the region's stored analysis, read before probing (only
  * this unit's holder writes that row): when the analysis says the same again, only its time and cycle count
  * are written.
  */
 export async function storeRegionAnalysis(
   store: Store,
-  w: Pick<CycleWrite, 'balancerId' | 'region' | 'at' | 'analysis'>,
+  w: Pick<CycleWrite, 'balancerId' | 'region' | 'at' | 'analysis' | 'analysisDigest'>,
   ownDigestBefore: string | null,
 ): Promise<{
   others: StoredRegionState[];
@@ -68,7 +67,7 @@ export async function storeRegionAnalysis(
 }> {
   const { balancerRegionStates: rs, balancerStates: bs } = store.t;
   const { snapshot, ...ownAnalysis } = w.analysis;
-  const digest = analysisDigest(w.analysis);
+  const digest = w.analysisDigest;
   const cycles = snapshot.cycle ?? 0;
   return store.write(async (tx) => {
     // Two regions finishing at once must combine one after the other: on PostgreSQL each would otherwise read

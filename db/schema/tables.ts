@@ -586,8 +586,8 @@ export const metricSeries = sqliteTable(
 export type MetricSeriesRow = typeof metricSeries.$inferSelect;
 
 /**
- * Short claims on one subject's probes (a balancer's or stdio target's cycle): a scheduled cycle and a
- * probe-now in any process take the claim first, so one node is never probed twice at once.
+ * Named claims of periodic jobs (the maintain role's retention run): a job that runs once per period
+ * whichever process runs it takes its claim for the period first. subject_id is the job's name.
  */
 export const subjectClaims = sqliteTable('subject_claims', {
   subjectId: text('subject_id').primaryKey(),

@@ -711,8 +711,8 @@ export const TABLES = {
   subjectClaims: {
     name: 'subject_claims',
     doc:
-      "Short claims on one subject's probes (a balancer's or stdio target's cycle): a scheduled cycle and a\n" +
-      'probe-now in any process take the claim first, so one node is never probed twice at once.',
+      "Named claims of periodic jobs (the maintain role's retention run): a job that runs once per period\n" +
+      "whichever process runs it takes its claim for the period first. subject_id is the job's name.",
     columns: {
       subjectId: text('subject_id', { primaryKey: true }),
       holder: text('holder', nn),

@@ -3,7 +3,7 @@
 // may read and write without a login (writes still need a same-origin Origin). Any other bind needs the secret.
 import { isIP } from 'node:net';
 import os from 'node:os';
-import { processSettings, type Settings } from '@/lib/settings';
+import type { Settings } from '@/lib/settings';
 
 export { MIN_ADMIN_SECRET_LENGTH } from '@/lib/settings';
 
@@ -82,7 +82,7 @@ export function authModeFrom(argv: readonly string[], settings: ModeSettings): A
   };
 }
 
-export function currentAuthMode(settings: ModeSettings = processSettings()): AuthMode {
+export function currentAuthMode(settings: ModeSettings): AuthMode {
   return authModeFrom(process.argv, settings);
 }
 

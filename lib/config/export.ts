@@ -55,24 +55,7 @@ export async function exportConfig(
   opts: ExportOptions,
 ): Promise<{ yaml: string; envNeeded: string[] }> {
   const envNeeded: string[] = [];
-  const balancers = (await allBalancers(store)).map((b) => {
-    const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = b;
-    const headers = Object.fromEntries(
-      Object.entries(settings.headers).map(([k, v]) => {
-        if (opts.includeSecrets || v.startsWith('env:')) return [k, v];
-        const name = envName('ERAWATCH', b.name, k);
-        envNeeded.push(name);
-        return [k, `\${${name}}`];
-      }),
-    );
-    let auth = settings.auth;
-    if (auth && !opts.includeSecrets && !auth.clientSecret.startsWith('env:')) {
-      const name = envName('ERAWATCH', b.name, 'OAUTH_CLIENT_SECRET');
-      envNeeded.push(name);
-      auth = { ...auth, clientSecret: `\${${name}}` };
-    }
-    return { ...settings, headers, auth };
-  });
+  const balancers = (await allBalancers(store)).map((b) => exportBalancer(b, opts, envNeeded));
   const webhooks = [];
   for (const w of await listWebhooks(store)) {
     // The stored URL: the listing shows its query values redacted.
@@ -114,32 +97,7 @@ export async function exportConfig(
       enabled: s.enabled,
     });
   }
-  // Env values that came from `${VAR}` are written as that template (the variable is then needed).
-  const stdio = (await listStdioTargetRows(store)).map((t) => {
-    const env = Object.fromEntries(
-      Object.entries(t.env).map(([k, v]) => {
-        const template = t.envTemplates[k];
-        if (opts.includeSecrets || template === undefined) return [k, v];
-        for (const m of template.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g))
-          if (m[1] && !envNeeded.includes(m[1])) envNeeded.push(m[1]);
-        return [k, template];
-      }),
-    );
-    return {
-      name: t.name,
-      command: t.command,
-      args: t.args,
-      env,
-      cwd: t.cwd,
-      allowLegacy: t.allowLegacy,
-      auditLegacy: t.auditLegacy,
-      legacyVersions: t.legacyVersions,
-      intervalMs: t.intervalMs,
-      timeoutMs: t.timeoutMs,
-      legacyProbeTimeoutMs: t.legacyProbeTimeoutMs,
-      ...(t.regions.length > 0 ? { regions: t.regions } : {}),
-    };
-  });
+  const stdio = (await listStdioTargetRows(store)).map((t) => exportStdioTarget(t, opts, envNeeded));
   const auth = opts.oidc ? { oidc: exportOidc(opts.oidc, opts.includeSecrets, envNeeded) } : undefined;
   const header = [
     '# Erawatch configuration, exported from the database.',
@@ -159,5 +117,60 @@ export async function exportConfig(
         stdio,
       }),
     envNeeded,
+  };
+}
+
+/** A balancer's settings as the config file has them: a literal secret becomes a `${ENV}` reference. */
+function exportBalancer(
+  b: Awaited<ReturnType<typeof allBalancers>>[number],
+  opts: ExportOptions,
+  envNeeded: string[],
+) {
+  const { id: _id, createdAt: _c, updatedAt: _u, ...settings } = b;
+  const headers = Object.fromEntries(
+    Object.entries(settings.headers).map(([k, v]) => {
+      if (opts.includeSecrets || v.startsWith('env:')) return [k, v];
+      const name = envName('ERAWATCH', b.name, k);
+      envNeeded.push(name);
+      return [k, `\${${name}}`];
+    }),
+  );
+  let auth = settings.auth;
+  if (auth && !opts.includeSecrets && !auth.clientSecret.startsWith('env:')) {
+    const name = envName('ERAWATCH', b.name, 'OAUTH_CLIENT_SECRET');
+    envNeeded.push(name);
+    auth = { ...auth, clientSecret: `\${${name}}` };
+  }
+  return { ...settings, headers, auth };
+}
+
+/** A stdio target as the config file has it: env values that came from `${VAR}` are written as that template. */
+function exportStdioTarget(
+  t: Awaited<ReturnType<typeof listStdioTargetRows>>[number],
+  opts: ExportOptions,
+  envNeeded: string[],
+) {
+  const env = Object.fromEntries(
+    Object.entries(t.env).map(([k, v]) => {
+      const template = t.envTemplates[k];
+      if (opts.includeSecrets || template === undefined) return [k, v];
+      for (const m of template.matchAll(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g))
+        if (m[1] && !envNeeded.includes(m[1])) envNeeded.push(m[1]);
+      return [k, template];
+    }),
+  );
+  return {
+    name: t.name,
+    command: t.command,
+    args: t.args,
+    env,
+    cwd: t.cwd,
+    allowLegacy: t.allowLegacy,
+    auditLegacy: t.auditLegacy,
+    legacyVersions: t.legacyVersions,
+    intervalMs: t.intervalMs,
+    timeoutMs: t.timeoutMs,
+    legacyProbeTimeoutMs: t.legacyProbeTimeoutMs,
+    ...(t.regions.length > 0 ? { regions: t.regions } : {}),
   };
 }

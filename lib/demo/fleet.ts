@@ -162,19 +162,7 @@ export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<De
   }
 
   try {
-    const started = await Promise.allSettled(
-      NODE_SPECS.map(async (spec, i) => {
-        const peer = await startPeerWithFallback(spec.release.kind, {
-          host,
-          port: portAt(i),
-          name: spec.serverName,
-          version: spec.release.version,
-          ...(spec.release.tools ? { tools: [...spec.release.tools] } : {}),
-        });
-        await warmUpNode(peer.url);
-        return { spec, peer, release: spec.release };
-      }),
-    );
+    const started = await Promise.allSettled(NODE_SPECS.map((spec, i) => startSlot(spec, host, portAt(i))));
     // Keep the spec order (not the start order), so node lists read orders-1, orders-2, ...
     for (const result of started)
       if (result.status === 'fulfilled') slots.set(result.value.spec.id, result.value);
@@ -193,55 +181,13 @@ export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<De
     throw err;
   }
 
-  function toNode(slot: Slot): DemoNode {
-    const { spec, peer, release } = slot;
-    return {
-      id: spec.id,
-      balancer: spec.balancer,
-      serverName: spec.serverName,
-      release,
-      url: peer.url,
-      host: peer.host,
-      port: peer.port,
-      pid: peer.pid,
-    };
-  }
-
   function slotOf(id: string): Slot {
     const slot = slots.get(id);
     if (!slot) throw new RangeError(`no demo node '${id}' (nodes: ${[...slots.keys()].join(', ')})`);
     return slot;
   }
 
-  const nodeUrlsOf = (balancer: string) =>
-    [...slots.values()].filter((s) => s.spec.balancer === balancer).map((s) => s.peer.url);
-  const proxyUrlOf = (balancer: string) => proxies.get(balancer)?.url ?? '';
-  const common = { intervalMs, ...PROBE_TIMEOUTS, samplesPerCycle: 3, attributionHeader: 'x-served-by' };
-
-  const balancers: CreateBalancerInput[] = [
-    {
-      ...common,
-      name: DEMO_BALANCERS.modern,
-      publicUrl: proxyUrlOf(DEMO_BALANCERS.modern),
-      nodeUrls: nodeUrlsOf(DEMO_BALANCERS.modern),
-    },
-    {
-      ...common,
-      name: DEMO_BALANCERS.legacy,
-      publicUrl: proxyUrlOf(DEMO_BALANCERS.legacy),
-      nodeUrls: nodeUrlsOf(DEMO_BALANCERS.legacy),
-      allowLegacy: true,
-    },
-    {
-      ...common,
-      name: DEMO_BALANCERS.rollout,
-      publicUrl: proxyUrlOf(DEMO_BALANCERS.rollout),
-      nodeUrls: nodeUrlsOf(DEMO_BALANCERS.rollout),
-      samplesPerCycle: 4,
-      allowLegacy: true,
-      auditLegacy: true,
-    },
-  ];
+  const balancers = demoBalancers(slots, proxies, intervalMs);
 
   return {
     balancers,
@@ -274,6 +220,51 @@ export async function startDemoFleet(options: DemoFleetOptions = {}): Promise<De
     pids: () => [...slots.values()].map((s) => s.peer.pid),
     stop: stopAll,
   };
+}
+
+function toNode(slot: Slot): DemoNode {
+  const { spec, peer, release } = slot;
+  return {
+    id: spec.id,
+    balancer: spec.balancer,
+    serverName: spec.serverName,
+    release,
+    url: peer.url,
+    host: peer.host,
+    port: peer.port,
+    pid: peer.pid,
+  };
+}
+
+/** One node of the fleet, started at its first release and warmed up. */
+async function startSlot(spec: NodeSpec, host: string, port: number): Promise<Slot> {
+  const peer = await startPeerWithFallback(spec.release.kind, {
+    host,
+    port,
+    name: spec.serverName,
+    version: spec.release.version,
+    ...(spec.release.tools ? { tools: [...spec.release.tools] } : {}),
+  });
+  await warmUpNode(peer.url);
+  return { spec, peer, release: spec.release };
+}
+
+/** The demo's three balancers over the started nodes and proxies. */
+function demoBalancers(
+  slots: ReadonlyMap<string, Slot>,
+  proxies: ReadonlyMap<string, RoundRobinProxy>,
+  intervalMs: number,
+): CreateBalancerInput[] {
+  const nodeUrlsOf = (balancer: string) =>
+    [...slots.values()].filter((s) => s.spec.balancer === balancer).map((s) => s.peer.url);
+  const proxyUrlOf = (balancer: string) => proxies.get(balancer)?.url ?? '';
+  const common = { intervalMs, ...PROBE_TIMEOUTS, samplesPerCycle: 3, attributionHeader: 'x-served-by' };
+  const of = (name: string) => ({ ...common, name, publicUrl: proxyUrlOf(name), nodeUrls: nodeUrlsOf(name) });
+  return [
+    of(DEMO_BALANCERS.modern),
+    { ...of(DEMO_BALANCERS.legacy), allowLegacy: true },
+    { ...of(DEMO_BALANCERS.rollout), samplesPerCycle: 4, allowLegacy: true, auditLegacy: true },
+  ];
 }
 
 type PeerSpec = { host: string; port: number; name: string; version: string; tools?: string[] };

@@ -1,5 +1,5 @@
 // The human rendering of a host check: one table row per server (server, era, reason, tools), then the merge.
-import { safeLines, terminalSafe } from '@/lib/cli/terminal-text';
+import { safeLines, terminalSafe } from '@/lib/probe/terminal-text';
 import type { HostCheckReport } from './session';
 
 function pad(cells: string[][]): string[] {

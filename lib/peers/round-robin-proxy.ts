@@ -118,28 +118,13 @@ export async function startRoundRobinProxy(options: RoundRobinProxyOptions): Pro
       req.resume();
       return;
     }
-    const incoming = new URL(req.url ?? '/', 'http://proxy.invalid');
-    const path =
-      incoming.pathname === ENDPOINT_PATH
-        ? `${upstream.url.pathname}${incoming.search || upstream.url.search}`
-        : `${incoming.pathname}${incoming.search}`;
-
-    const headers: http.OutgoingHttpHeaders = {};
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-    }
-    headers.host = upstream.url.host;
-    headers['x-forwarded-host'] = req.headers.host ?? '';
-    headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
-    headers['x-forwarded-proto'] = 'http';
-
     const upstreamReq = http.request({
       agent,
       host: upstream.url.hostname.replace(/^\[|\]$/g, ''),
       port: upstream.url.port || 80,
       method: req.method,
-      path,
-      headers,
+      path: upstreamPath(req, upstream),
+      headers: forwardedHeaders(req, upstream),
       timeout: upstreamTimeoutMs,
     });
     let answered = false;
@@ -151,34 +136,14 @@ export async function startRoundRobinProxy(options: RoundRobinProxyOptions): Pro
       if (req.method === 'DELETE' && sessionId && (upstreamRes.statusCode ?? 500) < 300) {
         sessions.delete(sessionId);
       }
-      const outHeaders: http.OutgoingHttpHeaders = {};
-      for (const [name, value] of Object.entries(upstreamRes.headers)) {
-        if (value !== undefined && !HOP_BY_HOP.has(name)) outHeaders[name] = value;
-      }
-      outHeaders[servedByHeader] = upstream.label;
-      res.writeHead(upstreamRes.statusCode ?? 502, upstreamRes.statusMessage, outHeaders);
-      // Each chunk goes out as it arrives, so SSE events reach the client while the stream is open.
-      res.flushHeaders();
-      upstreamRes.pipe(res);
-      upstreamRes.on('error', () => res.destroy());
-      upstreamRes.on('aborted', () => res.destroy());
+      relay(upstreamRes, res, servedByHeader, upstream.label);
     });
     upstreamReq.on('timeout', () => {
       upstreamReq.destroy(new Error(`no response within ${upstreamTimeoutMs} ms`));
     });
-    upstreamReq.on('error', (err: NodeJS.ErrnoException) => {
-      if (answered || res.headersSent) {
-        res.destroy();
-        return;
-      }
-      const timedOut = /no response within/.test(err.message);
-      res.setHeader(servedByHeader, upstream.label);
-      sendError(res, timedOut ? 504 : 502, {
-        error: timedOut ? 'upstream timed out' : 'upstream unavailable',
-        upstream: upstream.label,
-        detail: err.code ?? err.message,
-      });
-    });
+    upstreamReq.on('error', (err: NodeJS.ErrnoException) =>
+      answerUpstreamFailure(res, err, answered, servedByHeader, upstream.label),
+    );
     // The client went away before the exchange ended: stop the upstream exchange too.
     res.on('close', () => {
       if (!res.writableFinished) upstreamReq.destroy();
@@ -187,19 +152,8 @@ export async function startRoundRobinProxy(options: RoundRobinProxyOptions): Pro
   }
 
   const server = http.createServer(forward);
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : (options.port ?? 0);
+  trackSockets(server, sockets);
+  const port = await listen(server, options.port ?? 0, host);
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}${ENDPOINT_PATH}`;
 
   return {
@@ -219,6 +173,91 @@ export async function startRoundRobinProxy(options: RoundRobinProxyOptions): Pro
         agent.destroy();
       }),
   };
+}
+
+/** The end-to-end headers of a message (hop-by-hop ones left out). */
+function endToEnd(headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders {
+  const out: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+  }
+  return out;
+}
+
+/** The request's headers as the upstream gets them: its host, and who asked through the proxy. */
+function forwardedHeaders(req: http.IncomingMessage, upstream: Upstream): http.OutgoingHttpHeaders {
+  const headers = endToEnd(req.headers);
+  headers.host = upstream.url.host;
+  headers['x-forwarded-host'] = req.headers.host ?? '';
+  headers['x-forwarded-for'] = req.socket.remoteAddress ?? '';
+  headers['x-forwarded-proto'] = 'http';
+  return headers;
+}
+
+/** The proxy's endpoint maps to the upstream's own path (and query, unless the request has one). */
+function upstreamPath(req: http.IncomingMessage, upstream: Upstream): string {
+  const incoming = new URL(req.url ?? '/', 'http://proxy.invalid');
+  return incoming.pathname === ENDPOINT_PATH
+    ? `${upstream.url.pathname}${incoming.search || upstream.url.search}`
+    : `${incoming.pathname}${incoming.search}`;
+}
+
+/** Keeps the server's open sockets in `sockets`, so stop() can end kept-alive ones at once. */
+function trackSockets(server: http.Server, sockets: Set<Socket>): void {
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+}
+
+/** Listens on `port` (0: any free one) and resolves with the port it got. */
+async function listen(server: http.Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  return typeof address === 'object' && address ? address.port : port;
+}
+
+/** Relays the upstream's answer chunk by chunk (SSE events reach the client while the stream is open). */
+function relay(
+  from: http.IncomingMessage,
+  to: http.ServerResponse,
+  servedByHeader: string,
+  label: string,
+): void {
+  const outHeaders = endToEnd(from.headers);
+  outHeaders[servedByHeader] = label;
+  to.writeHead(from.statusCode ?? 502, from.statusMessage, outHeaders);
+  to.flushHeaders();
+  from.pipe(to);
+  from.on('error', () => to.destroy());
+  from.on('aborted', () => to.destroy());
+}
+
+/** The upstream failed: 504 when it did not answer in time, else 502; a started answer is cut. */
+function answerUpstreamFailure(
+  res: http.ServerResponse,
+  err: NodeJS.ErrnoException,
+  answered: boolean,
+  servedByHeader: string,
+  label: string,
+): void {
+  if (answered || res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const timedOut = /no response within/.test(err.message);
+  res.setHeader(servedByHeader, label);
+  sendError(res, timedOut ? 504 : 502, {
+    error: timedOut ? 'upstream timed out' : 'upstream unavailable',
+    upstream: label,
+    detail: err.code ?? err.message,
+  });
 }
 
 function sendError(res: http.ServerResponse, status: number, body: Record<string, string>): void {

@@ -1,6 +1,7 @@
-// One balancer cycle: plan the probes, run them under the global cap, analyse (this region's analysis, then
-// combined with the other regions' inside the write), write one transaction. Clock, probe, resolver, variables
-// and store are parameters; the analysis is lib/rollout's, never db/'s.
+// One balancer cycle, in four named steps: plan the probes (planProbes), run them under the global cap
+// (probeAll), turn the verdicts into node results and this region's analysis (observe), and write once,
+// combining with the other regions' analyses inside the transaction (writeCycle). Clock, probe, resolver,
+// variables and store are parameters; the analysis and its digest are lib/rollout's, never db/'s.
 import type { StoredEvent } from '@/db/queries/events';
 import { newId } from '@/db/ids';
 import type { Store } from '@/db';
@@ -12,20 +13,21 @@ import type { BalancerAnalysis, NodeObservation, SampleObservation } from '@/lib
 import type { Limiter } from './limiter';
 import { combineStep } from './regions';
 import { unavailableVerdict } from '@/lib/probe/types';
-import { hostOf, nodeKey, planCycle, type PlannedNode } from './targets';
+import { hostOf, nodeKey, planCycle, type CyclePlan, type PlannedNode } from './targets';
 import type { Clock, ProbeFn, ResolveFn } from './types';
 import type { Env } from '@/lib/settings';
 import { listPollWorkers } from '@/db/queries/units';
 import {
   readCycleInputs,
-  analysisDigest,
   storeRegionAnalysis,
   writeProbes,
+  type CycleInputs,
   type KnownNode,
   type NewNode,
   type NodeResult,
   type PriorState,
 } from '@/db/queries/subjects';
+import { analysisDigest } from '@/lib/rollout/digest';
 
 export interface CycleDeps {
   probe: ProbeFn;
@@ -137,15 +139,52 @@ function attributionKey(servedBy: string, planned: readonly PlannedNode[]): stri
   return nodeKey('sample', servedBy);
 }
 
+/** The plan step's answer: what to probe, and why some probes are skipped. */
+interface PlannedCycle extends CyclePlan {
+  /** Set when the DNS lookup failed: the DNS nodes known before are probed as unavailable with this reason. */
+  dnsProblem: string | null;
+}
+
+/** The probe step's answer: one verdict per planned node (in plan order) and one per sample. */
+interface ProbedCycle {
+  nodeVerdicts: Verdict[];
+  sampleVerdicts: Verdict[];
+}
+
+/** The observe step's answer: what the write stores and what the analysis saw. */
+interface ObservedCycle {
+  newNodes: NewNode[];
+  results: NodeResult[];
+  analysis: BalancerAnalysis;
+}
+
 export async function runCycle(store: Store, balancerId: string, deps: CycleDeps): Promise<CycleResult> {
   const started = deps.now();
-  const dueAt = deps.dueAt ?? started;
-  const { region } = deps;
   // The cycle's one read: everything it needs before probing (the balancer, its nodes and their prior state,
-  // the previous snapshot, recent changes, the open window, the live workers' regions).
-  const inputs = await readCycleInputs(store, balancerId, region, started - DEFAULT_FLAP_WINDOW_MS);
-  const { balancer, known, previous } = inputs;
+  // the previous snapshot, recent changes, the open window).
+  const inputs = await readCycleInputs(store, balancerId, deps.region, started - DEFAULT_FLAP_WINDOW_MS);
+  const plan = await planProbes(inputs, deps);
+  const probed = await probeAll(inputs, plan, deps, deps.dueAt ?? started);
+  const at = deps.now();
+  const observed = observe(inputs, plan, probed, at, deps);
+  if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
+  const { analysis, events } = await writeCycle(store, inputs, observed, at, deps);
+  return {
+    balancerId,
+    at,
+    durationMs: deps.now() - started,
+    probes: probed.nodeVerdicts.length + probed.sampleVerdicts.length,
+    analysis,
+    events,
+  };
+}
 
+/**
+ * Plan: the listed nodes, one per DNS address of the public host, and the samples. A failed lookup keeps the
+ * DNS nodes we knew, reported unavailable rather than silently dropped.
+ */
+async function planProbes(inputs: CycleInputs, deps: CycleDeps): Promise<PlannedCycle> {
+  const { balancer, known } = inputs;
   let addresses: string[] | null = null;
   let dnsProblem: string | null = null;
   if (balancer.resolveDns) {
@@ -157,7 +196,6 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     }
   }
   const plan = planCycle(balancer, addresses, deps.variables);
-  // A failed lookup keeps the DNS nodes we knew, reported unavailable rather than silently dropped.
   if (dnsProblem) {
     for (const n of known.values()) {
       if (n.origin === 'dns' && n.address) {
@@ -171,7 +209,33 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       }
     }
   }
+  return { ...plan, dnsProblem };
+}
 
+/** The catalog cadence, and each known node's entry in the previous snapshot (its last full catalog). */
+function catalogContext(inputs: CycleInputs) {
+  const { balancer, known, previous } = inputs;
+  const cadence = {
+    enabled: balancer.catalog,
+    every: balancer.catalogEvery,
+    offset: catalogOffsetOf(balancer.id, balancer.catalogEvery),
+  };
+  const lastOf = new Map((previous?.nodes ?? []).map((n) => [n.nodeId, n]));
+  const lastSnapshotOf = (key: string) => {
+    const id = known.get(key)?.id;
+    return id ? lastOf.get(id) : undefined;
+  };
+  return { cadence, cycleNumber: (previous?.cycle ?? 0) + 1, lastSnapshotOf };
+}
+
+/** Probe: every planned node and sample under the global cap; a node's catalog is listed on its cadence. */
+async function probeAll(
+  inputs: CycleInputs,
+  plan: PlannedCycle,
+  deps: CycleDeps,
+  dueAt: number,
+): Promise<ProbedCycle> {
+  const balancerId = inputs.balancer.id;
   const probeOne = (target: ProbeTarget, skipReason: string | null): Promise<Verdict> =>
     deps.limiter.run(async () => {
       if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
@@ -186,26 +250,14 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
         return { ...v, anomaly: err instanceof Error ? err.message : String(err) };
       }
     });
-
-  // The catalog cadence and the last full catalog of each node live in the previous snapshot.
-  const cadence = {
-    enabled: balancer.catalog,
-    every: balancer.catalogEvery,
-    offset: catalogOffsetOf(balancer.id, balancer.catalogEvery),
-  };
-  const cycleNumber = (previous?.cycle ?? 0) + 1;
-  const lastOf = new Map((previous?.nodes ?? []).map((n) => [n.nodeId, n]));
-  const lastSnapshotOf = (key: string) => {
-    const id = known.get(key)?.id;
-    return id ? lastOf.get(id) : undefined;
-  };
+  const { cadence, cycleNumber, lastSnapshotOf } = catalogContext(inputs);
   const [rawNodeVerdicts, sampleVerdicts] = await Promise.all([
     Promise.all(
       plan.nodes.map((p) => {
         const catalog = catalogRequestFor(cadence, cycleNumber, lastSnapshotOf(p.key));
         return probeOne(
           catalog ? { ...p.target, catalog } : p.target,
-          plan.headerProblem ?? (dnsProblem && p.origin === 'dns' ? dnsProblem : null),
+          plan.headerProblem ?? (plan.dnsProblem && p.origin === 'dns' ? plan.dnsProblem : null),
         );
       }),
     ),
@@ -216,25 +268,48 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     const p = plan.nodes[i];
     return p ? carryCatalog(v, lastSnapshotOf(p.key), cadence.enabled) : v;
   });
+  return { nodeVerdicts, sampleVerdicts };
+}
 
-  const at = deps.now();
+/** Node ids for the cycle's keys: a known node's own, else a new node minted once per key. */
+function nodeIds(known: ReadonlyMap<string, KnownNode>) {
   const newNodes: NewNode[] = [];
-  const idFor = (
-    key: string,
-    origin: NewNode['origin'],
-    url: string,
-    address: string | null,
-    servedBy: string | null,
-  ) => {
+  const idFor = (key: string, node: Omit<NewNode, 'id' | 'key'>): string => {
     const existing = known.get(key);
     if (existing) return existing.id;
     const pending = newNodes.find((n) => n.key === key);
     if (pending) return pending.id;
     const id = newId('nod');
-    newNodes.push({ id, key, origin, url, address, servedBy });
+    newNodes.push({ id, key, ...node });
     return id;
   };
+  return { newNodes, idFor };
+}
 
+function resultOf(nodeId: string, knownNode: KnownNode | undefined, verdict: Verdict): NodeResult {
+  return {
+    nodeId,
+    seq: knownNode?.seq ?? null,
+    verdict,
+    fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
+    prior: knownNode ? priorOf(knownNode) : null,
+  };
+}
+
+/**
+ * Observe: each verdict becomes a node result (a sample attributed to a node it names, a new node minted for
+ * a name never seen), the nodes' recent fingerprint changes are brought up to now, and this region's analysis
+ * is made from them.
+ */
+function observe(
+  inputs: CycleInputs,
+  plan: PlannedCycle,
+  probed: ProbedCycle,
+  at: number,
+  deps: Pick<CycleDeps, 'gateRevisions'>,
+): ObservedCycle {
+  const { balancer, known } = inputs;
+  const { newNodes, idFor } = nodeIds(known);
   const results: NodeResult[] = [];
   const observations: NodeObservation[] = [];
   // Read with the inputs, from the flap window's start then; the window ends now (only this unit's holder
@@ -244,49 +319,38 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
     [...inputs.recentChanges].map(([id, times]) => [id, times.filter((t) => t >= windowStart)] as const),
   );
   plan.nodes.forEach((p, i) => {
-    const verdict = nodeVerdicts[i];
+    const verdict = probed.nodeVerdicts[i];
     if (!verdict) return;
-    const nodeId = idFor(p.key, p.origin, p.url, p.address, null);
-    const keyed = keyedFingerprintOf(verdict);
-    const knownNode = known.get(p.key);
-    const prior = knownNode ? priorOf(knownNode) : null;
-    results.push({ nodeId, seq: knownNode?.seq ?? null, verdict, fingerprintKey: keyed?.key ?? null, prior });
+    const nodeId = idFor(p.key, { origin: p.origin, url: p.url, address: p.address, servedBy: null });
+    const result = resultOf(nodeId, known.get(p.key), verdict);
+    results.push(result);
     const changes = recent.get(nodeId) ?? [];
-    const changedNow = keyed && prior?.lastAvailableKey && prior.lastAvailableKey !== keyed.key;
+    const lastKey = result.prior?.lastAvailableKey;
+    const changedNow = result.fingerprintKey !== null && lastKey && lastKey !== result.fingerprintKey;
     observations.push({
       nodeId,
       verdict,
       recentChanges: changedNow ? [...changes, verdict.probedAt] : changes,
     });
   });
-
   const samples: SampleObservation[] = [];
   const sampleStates = new Map<string, NodeResult>();
-  for (const verdict of sampleVerdicts) {
+  for (const verdict of probed.sampleVerdicts) {
     if (!verdict.servedBy) {
       samples.push({ verdict, nodeId: null });
       continue;
     }
     const key = attributionKey(verdict.servedBy, plan.nodes);
-    const nodeId = idFor(key, 'sample', balancer.publicUrl, null, verdict.servedBy);
+    const servedBy = verdict.servedBy;
+    const nodeId = idFor(key, { origin: 'sample', url: balancer.publicUrl, address: null, servedBy });
     samples.push({ verdict, nodeId });
-    if (key.startsWith('sample:')) {
-      const knownNode = known.get(key);
-      // A sample-only node's state is its latest attributed sample of the cycle.
-      sampleStates.set(nodeId, {
-        nodeId,
-        seq: knownNode?.seq ?? null,
-        verdict,
-        fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
-        prior: knownNode ? priorOf(knownNode) : null,
-      });
-    }
+    // A sample-only node's state is its latest attributed sample of the cycle.
+    if (key.startsWith('sample:')) sampleStates.set(nodeId, resultOf(nodeId, known.get(key), verdict));
   }
   results.push(...sampleStates.values());
-
   const open = inputs.openWindow;
   const analysis = analyzeCycle({
-    balancerId,
+    balancerId: balancer.id,
     at,
     nodes: observations,
     samples,
@@ -294,53 +358,59 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
       ? { id: open.id, target: open.target, openedAt: open.openedAt, deadline: open.deadline }
       : null,
     gateRevisions: deps.gateRevisions ?? [...DEFAULT_MODERN_VERSIONS],
-    previous,
+    previous: inputs.previous,
   });
-  if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
-  // The regions that must have a result: the balancer's own list, else every region with a live poll worker.
-  // Read inside the write (after probing, as the combination needs it): a worker of another region that
-  // started while this cycle probed counts.
-  const expectedRegions = async () =>
-    balancer.regions ?? [...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)])];
-  let combined = analysis;
-  // One write: this region's analysis beside the others', their combination and its events, all in the one
-  // transaction that the fence guards (two regions finishing at once each see the other's row).
+  return { newNodes, results, analysis };
+}
+
+/**
+ * Write: this region's analysis beside the others', their combination and its events, all in the one
+ * transaction that the fence guards (two regions finishing at once each see the other's row). The regions
+ * that must have a result are the balancer's own list, else every region with a live poll worker, read inside
+ * the write: a worker of another region that started while this cycle probed counts.
+ */
+async function writeCycle(
+  store: Store,
+  inputs: CycleInputs,
+  observed: ObservedCycle,
+  at: number,
+  deps: Pick<CycleDeps, 'region' | 'fence'>,
+): Promise<{ analysis: BalancerAnalysis; events: StoredEvent[] }> {
+  const { balancer } = inputs;
+  const { region } = deps;
+  const balancerId = balancer.id;
+  let combined = observed.analysis;
   const events = await fencedWrite(store, deps.fence, `balancer ${balancerId}`, at, async () => {
+    const own = { balancerId, region, at, analysis: observed.analysis };
     const { others, previousCombined, previousCombinedDigest } = await storeRegionAnalysis(
       store,
-      { balancerId, region, at, analysis },
+      { ...own, analysisDigest: analysisDigest(observed.analysis) },
       inputs.previousDigest,
     );
+    const expectedRegions = balancer.regions ?? [
+      ...new Set([region, ...(await listPollWorkers(store, at)).map((w) => w.region)]),
+    ];
     const step = combineStep({
       balancerId,
       at,
       intervalMs: balancer.intervalMs,
-      mine: { region, analysis },
+      mine: { region, analysis: observed.analysis },
       stored: others,
-      expectedRegions: await expectedRegions(),
+      expectedRegions,
       previous: previousCombined,
     });
     combined = step.combined;
     const digest = analysisDigest(step.combined);
     return writeProbes(store, {
       kind: 'node',
-      region,
-      balancerId,
-      at,
-      newNodes,
-      results,
+      ...own,
+      newNodes: observed.newNodes,
+      results: observed.results,
       analysis: step.combined,
       analysisDigest: digest,
       analysisUnchanged: digest === previousCombinedDigest,
       events: step.events,
     });
   });
-  return {
-    balancerId,
-    at,
-    durationMs: deps.now() - started,
-    probes: nodeVerdicts.length + sampleVerdicts.length,
-    analysis: combined,
-    events,
-  };
+  return { analysis: combined, events };
 }

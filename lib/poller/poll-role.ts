@@ -59,14 +59,10 @@ export interface PollerHandle {
 
 const unitKey = (kind: UnitKind, id: string) => `${kind === 'balancer' ? 'b' : 's'}:${id}`;
 
-export function startPollerWith(opts: PollerOptions): PollerHandle {
-  const { store, settings } = opts;
-  const now = opts.now ?? Date.now;
-  const concurrency = settings.pollerConcurrency;
+/** The role's timings and identity, from the settings and the options' overrides. */
+function roleConfig(opts: PollerOptions) {
+  const { settings } = opts;
   const leaseTtlMs = settings.pollLeaseTtlMs;
-  const leaseRenewMs = opts.leaseRenewMs ?? Math.max(100, Math.floor(leaseTtlMs / 3));
-  const refreshMs = opts.refreshMs ?? 5_000;
-  const stopGraceMs = opts.stopGraceMs ?? 10_000;
   const holderId = opts.holderId ?? `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const me: UnitClaimant = {
     holder: holderId,
@@ -74,7 +70,23 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     hostname: os.hostname(),
     region: settings.region,
   };
-  const log = opts.log ?? ((line: string) => process.stdout.write(`[poller] ${line}\n`));
+  return {
+    now: opts.now ?? Date.now,
+    concurrency: settings.pollerConcurrency,
+    leaseTtlMs,
+    leaseRenewMs: opts.leaseRenewMs ?? Math.max(100, Math.floor(leaseTtlMs / 3)),
+    refreshMs: opts.refreshMs ?? 5_000,
+    stopGraceMs: opts.stopGraceMs ?? 10_000,
+    holderId,
+    me,
+    log: opts.log ?? ((line: string) => process.stdout.write(`[poller] ${line}\n`)),
+  };
+}
+
+export function startPollerWith(opts: PollerOptions): PollerHandle {
+  const { store, settings } = opts;
+  const { now, concurrency, leaseTtlMs, leaseRenewMs, refreshMs, stopGraceMs, holderId, me, log } =
+    roleConfig(opts);
   const events = createPollerEvents();
   const counters = new PollerCounters();
   const limiter = createLimiter(concurrency);
@@ -101,50 +113,19 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     onError: noteError,
   });
 
-  const cycleDeps: UnitCycleDeps = {
-    store,
-    me,
+  const probers = {
     probe: opts.probe ?? createDefaultProbe(settings),
-    stdioProbe: opts.stdioProbe ?? createStdioProbe(),
+    stdioProbe: opts.stdioProbe ?? createStdioProbe(settings.environment),
     resolve: opts.resolve ?? resolveAllAddresses,
-    now,
     variables: settings.environment,
-    limiter,
-    leases,
-    leaseTtlMs,
-    refreshMs,
+  };
+  const cycleDeps: UnitCycleDeps = {
+    ...{ store, me, now, limiter, leases, leaseTtlMs, refreshMs, events, counters, log, ...probers },
     signal: abort.signal,
-    events,
-    counters,
     capacityChanged: () => loop.capacityChanged(),
-    log,
   };
 
-  function startUnit(unit: ClaimedUnit, claimedAt: number): void {
-    const key = unitKey(unit.kind, unit.unitId);
-    const h: HeldUnit = {
-      unit,
-      lost: false,
-      leasedAt: performance.now(),
-      running: Promise.resolve(),
-      probing: false,
-    };
-    held.set(key, h);
-    const entry = schedule.entry(unit.kind, unit.unitId);
-    if (!entry) {
-      // Registered (or asked for) after our last read of the schedule: hand it back and read the schedule.
-      h.running = handBackUnit(cycleDeps, unit, claimedAt, { attempted: false, stored: null }).finally(() => {
-        held.delete(key);
-        loop.wake();
-      });
-      schedule.expire();
-      return;
-    }
-    h.running = runUnitCycle(h, entry, claimedAt, cycleDeps).finally(() => {
-      held.delete(key);
-      loop.wake();
-    });
-  }
+  const startUnit = unitStarter({ held, schedule, cycleDeps, wake: () => loop.wake() });
 
   const loop = new ClaimLoop({
     store,
@@ -177,63 +158,125 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
   loop.start();
 
   let stopping: Promise<void> | null = null;
+  const stop = async () => {
+    state = 'stopping';
+    process.removeListener('exit', releaseOnExit);
+    await loop.stop();
+    await leases.stop();
+    await finishInFlight(
+      [...held.values()].map((h) => h.running),
+      stopGraceMs,
+      abort,
+    );
+    await handBackAll(store, holderId, log);
+    await checkpointer?.stop();
+    if (!opts.probe) await closeDefaultProbe();
+    state = 'stopped';
+  };
   return {
     events,
     wake: () => loop.wake(),
-    stop() {
-      stopping ??= (async () => {
-        state = 'stopping';
-        process.removeListener('exit', releaseOnExit);
-        await loop.stop();
-        await leases.stop();
-        const inFlight = [...held.values()].map((h) => h.running);
-        if (inFlight.length > 0) {
-          let timer: NodeJS.Timeout | undefined;
-          const grace = new Promise<void>((r) => {
-            timer = setTimeout(r, stopGraceMs);
-          });
-          await Promise.race([Promise.all(inFlight), grace]);
-          clearTimeout(timer);
-          abort.abort();
-          // An abandoned probe ends on the abort (a stdio one ends its process); wait (bounded) for it.
-          await Promise.race([
-            Promise.allSettled(inFlight),
-            new Promise<void>((r) => setTimeout(r, 5_000).unref()),
-          ]);
-        }
-        abort.abort();
-        try {
-          await releaseAllUnits(store, holderId);
-          await removePollWorker(store, holderId);
-        } catch (err) {
-          log(`could not hand back the units: ${err instanceof Error ? err.message : String(err)}`);
-        }
-        await checkpointer?.stop();
-        if (!opts.probe) await closeDefaultProbe();
-        state = 'stopped';
-      })();
-      return stopping;
-    },
-    status() {
-      const running = held.size;
-      return {
-        state,
-        holderId,
-        region: me.region,
-        unitsHeld: running,
-        cyclesFenced: counters.fenced,
-        balancers: schedule.balancerCount,
-        stdioTargets: schedule.stdioCount,
-        cyclesCompleted: counters.completed,
-        cyclesFailed: counters.failed,
-        cyclesAbandoned: counters.abandoned,
-        cyclesRunning: running,
-        probes: counters.probes,
-        lastCycleAt: counters.lastCycleAt,
-        lastCycleAgeMs: counters.lastCycleAt === null ? null : now() - counters.lastCycleAt,
-        lastError: counters.lastError,
-        lag: counters.lag(),
-      };
-    },
+    stop: () => (stopping ??= stop()),
+    status: () => statusOf({ state, holderId, me, held, counters, schedule, now }),
+  };
+}
+
+/** Hands back every unit the worker holds and removes its presence; a failure is logged, not thrown. */
+async function handBackAll(store: Store, holderId: string, log: (line: string) => void): Promise<void> {
+  try {
+    await releaseAllUnits(store, holderId);
+    await removePollWorker(store, holderId);
+  } catch (err) {
+    log(`could not hand back the units: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/**
+ * Lets the cycles in flight finish within the grace, then abandons the rest (the abort stops their probes; a
+ * stdio one ends its process) and waits, bounded, for them to settle.
+ */
+async function finishInFlight(
+  inFlight: Promise<void>[],
+  graceMs: number,
+  abort: AbortController,
+): Promise<void> {
+  if (inFlight.length > 0) {
+    let timer: NodeJS.Timeout | undefined;
+    const grace = new Promise<void>((r) => {
+      timer = setTimeout(r, graceMs);
+    });
+    await Promise.race([Promise.all(inFlight), grace]);
+    clearTimeout(timer);
+    abort.abort();
+    await Promise.race([
+      Promise.allSettled(inFlight),
+      new Promise<void>((r) => setTimeout(r, 5_000).unref()),
+    ]);
+  }
+  abort.abort();
+}
+
+/** The role's status from its parts. */
+function statusOf(p: {
+  state: PollerStatus['state'];
+  holderId: string;
+  me: UnitClaimant;
+  held: ReadonlyMap<string, HeldUnit>;
+  counters: PollerCounters;
+  schedule: Schedule;
+  now: Clock;
+}): PollerStatus {
+  const { counters } = p;
+  const running = p.held.size;
+  return {
+    state: p.state,
+    holderId: p.holderId,
+    region: p.me.region,
+    unitsHeld: running,
+    cyclesFenced: counters.fenced,
+    balancers: p.schedule.balancerCount,
+    stdioTargets: p.schedule.stdioCount,
+    cyclesCompleted: counters.completed,
+    cyclesFailed: counters.failed,
+    cyclesAbandoned: counters.abandoned,
+    cyclesRunning: running,
+    probes: counters.probes,
+    lastCycleAt: counters.lastCycleAt,
+    lastCycleAgeMs: counters.lastCycleAt === null ? null : p.now() - counters.lastCycleAt,
+    lastError: counters.lastError,
+    lag: counters.lag(),
+  };
+}
+
+/** Starts a claimed unit's cycle, held until it ends; a unit the schedule does not know yet is handed back. */
+function unitStarter(p: {
+  held: Map<string, HeldUnit>;
+  schedule: Schedule;
+  cycleDeps: UnitCycleDeps;
+  wake: () => void;
+}): (unit: ClaimedUnit, claimedAt: number) => void {
+  const { held, schedule, cycleDeps } = p;
+  return (unit, claimedAt) => {
+    const key = unitKey(unit.kind, unit.unitId);
+    const h: HeldUnit = {
+      unit,
+      lost: false,
+      leasedAt: performance.now(),
+      running: Promise.resolve(),
+      probing: false,
+    };
+    held.set(key, h);
+    const done = () => {
+      held.delete(key);
+      p.wake();
+    };
+    const entry = schedule.entry(unit.kind, unit.unitId);
+    if (!entry) {
+      // Registered (or asked for) after our last read of the schedule: hand it back and read the schedule.
+      h.running = handBackUnit(cycleDeps, unit, claimedAt, { attempted: false, stored: null }).finally(done);
+      schedule.expire();
+      return;
+    }
+    h.running = runUnitCycle(h, entry, claimedAt, cycleDeps).finally(done);
   };
 }

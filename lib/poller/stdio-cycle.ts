@@ -15,6 +15,7 @@ import {
 import { keyedFingerprintOf } from '@/lib/rollout/fingerprint';
 import { CycleAbandonedError, fencedWrite, type Fence } from './balancer-cycle';
 import type { Limiter } from './limiter';
+import type { Env } from '@/lib/settings';
 import type { Clock } from './types';
 
 /** Probes one stdio target; never throws for the server's fault. An abort ends the process at once. */
@@ -63,11 +64,17 @@ export function stdioUrlOf(t: StdioTarget): string {
 /**
  * Launches the target's exact configured command, probes it, and always closes the transport, which ends
  * the process (SIGTERM, then SIGKILL) and waits for its exit. `allowLegacy` comes from the same row as
- * the command, so the allowlist is bound to this launch and nothing else.
+ * the command, so the allowlist is bound to this launch and nothing else. The process inherits `baseEnv` (the
+ * settings' environment) under the target's own `env`.
  */
-export function createStdioProbe(transportOptions: StdioTransportOptions = {}): StdioProbeFn {
+export function createStdioProbe(
+  baseEnv: Env,
+  transportOptions: Omit<StdioTransportOptions, 'baseEnv'> = {},
+): StdioProbeFn {
+  // The same variables as the settings were read from (Next's typing of process.env only adds NODE_ENV).
+  const launchOptions = { ...transportOptions, baseEnv: { ...baseEnv } as NodeJS.ProcessEnv };
   return async (target, options, signal) => {
-    const transport = StdioTransport.launch(stdioSpecOf(target), transportOptions);
+    const transport = StdioTransport.launch(stdioSpecOf(target), launchOptions);
     const onAbort = () => void transport.close();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {

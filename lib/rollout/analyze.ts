@@ -150,32 +150,12 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
   const at = input.at;
 
   const nodes: KeyedNode[] = input.nodes.map((obs) => ({ obs, keyed: keyedFingerprintOf(obs.verdict) }));
-  // A sample joins a group by what one response carried (samples.ts), never by facts assembled from
-  // requests that may have reached different nodes.
   const nodeGroups = partitionByFingerprint(nodes, []);
-  const keyOfNode = new Map(nodes.flatMap((n) => (n.keyed ? [[n.obs.nodeId, n.keyed.key] as const] : [])));
-  let unplacedSamples = 0;
-  const samples: KeyedSample[] = input.samples.map((obs) => {
-    if (obs.verdict.verdict === 'unavailable') return { obs, keyed: null };
-    const placed = placeSample(
-      obs.verdict,
-      obs.nodeId ? (keyOfNode.get(obs.nodeId) ?? null) : null,
-      nodeGroups,
-    );
-    if (placed.kind === 'unplaced') {
-      unplacedSamples += 1;
-      return { obs, keyed: null };
-    }
-    return { obs, keyed: { key: placed.key, fingerprint: placed.fingerprint } };
-  });
+  const { samples, unplacedSamples } = placeSamples(input.samples, nodes, nodeGroups);
   const placedSamples = samples.filter((s) => s.keyed !== null);
   const unavailableSampleObs = samples.filter((s) => s.obs.verdict.verdict === 'unavailable');
 
-  const catalogs = new Map<string, ToolCatalog>();
-  for (const n of nodes) {
-    const catalog = n.obs.verdict.catalog;
-    if (n.keyed && catalog?.digest && !catalogs.has(n.keyed.key)) catalogs.set(n.keyed.key, catalog);
-  }
+  const catalogs = catalogsByKey(nodes);
   const partition = annotateCatalogs(
     partitionByFingerprint(nodes, placedSamples),
     (key) => catalogs.get(key) ?? null,
@@ -184,22 +164,7 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
   const reasons = state === 'non-uniform' ? divergenceReasons(partition) : [];
   const only = partition.length === 1 ? partition[0] : undefined;
 
-  const degraded = nodes
-    .filter((n) => n.keyed === null)
-    .map((n) => ({
-      nodeId: n.obs.nodeId,
-      url: n.obs.verdict.url,
-      reason: n.obs.verdict.reason,
-      anomaly: n.obs.verdict.anomaly,
-      authGated: isAuthGatedReason(n.obs.verdict.reason),
-    }))
-    .sort((a, b) => byText(a.nodeId, b.nodeId));
-  const unavailableSamples = unavailableSampleObs.map((s) => ({
-    nodeId: s.obs.nodeId,
-    url: s.obs.verdict.url,
-    reason: s.obs.verdict.reason,
-    authGated: isAuthGatedReason(s.obs.verdict.reason),
-  }));
+  const { degraded, unavailableSamples } = unavailableOf(nodes, unavailableSampleObs);
   const isDegraded = degraded.length > 0 || unavailableSamples.length > 0;
   // Auth-gated is shown apart from down: every unavailable answer was a refusal at the door.
   const allGated =
@@ -216,7 +181,6 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
     revision,
     ...evaluateGate(input.nodes, revision),
   }));
-
   const window: WindowProgress | null = input.window
     ? computeWindowProgress(input.window, {
         at,
@@ -272,14 +236,76 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
     rolling,
     holdAlerts: rolling,
     displayStatus,
-    counts: {
-      nodes: nodes.length,
-      availableNodes: nodes.filter((n) => n.keyed !== null).length,
-      samples: samples.length,
-      availableSamples: samples.length - unavailableSampleObs.length,
-    },
+    counts: countsOf(nodes, samples),
     snapshot,
   };
+}
+
+function countsOf(nodes: readonly KeyedNode[], samples: readonly KeyedSample[]): BalancerAnalysis['counts'] {
+  return {
+    nodes: nodes.length,
+    availableNodes: nodes.filter((n) => n.keyed !== null).length,
+    samples: samples.length,
+    availableSamples: samples.filter((s) => s.obs.verdict.verdict !== 'unavailable').length,
+  };
+}
+
+/**
+ * Places each answering sample in a node group by what its one response carried (samples.ts), never by facts
+ * assembled from requests that may have reached different nodes; one that fits no group is unplaced.
+ */
+function placeSamples(
+  observed: CycleInput['samples'],
+  nodes: readonly KeyedNode[],
+  nodeGroups: ReturnType<typeof partitionByFingerprint>,
+): { samples: KeyedSample[]; unplacedSamples: number } {
+  const keyOfNode = new Map(nodes.flatMap((n) => (n.keyed ? [[n.obs.nodeId, n.keyed.key] as const] : [])));
+  let unplacedSamples = 0;
+  const samples: KeyedSample[] = observed.map((obs) => {
+    if (obs.verdict.verdict === 'unavailable') return { obs, keyed: null };
+    const placed = placeSample(
+      obs.verdict,
+      obs.nodeId ? (keyOfNode.get(obs.nodeId) ?? null) : null,
+      nodeGroups,
+    );
+    if (placed.kind === 'unplaced') {
+      unplacedSamples += 1;
+      return { obs, keyed: null };
+    }
+    return { obs, keyed: { key: placed.key, fingerprint: placed.fingerprint } };
+  });
+  return { samples, unplacedSamples };
+}
+
+/** The first full catalog each fingerprint group's nodes listed. */
+function catalogsByKey(nodes: readonly KeyedNode[]): Map<string, ToolCatalog> {
+  const catalogs = new Map<string, ToolCatalog>();
+  for (const n of nodes) {
+    const catalog = n.obs.verdict.catalog;
+    if (n.keyed && catalog?.digest && !catalogs.has(n.keyed.key)) catalogs.set(n.keyed.key, catalog);
+  }
+  return catalogs;
+}
+
+/** The unavailable nodes (by id) and samples, each with its reason and whether it was refused at the door. */
+function unavailableOf(nodes: readonly KeyedNode[], unavailableSampleObs: readonly KeyedSample[]) {
+  const degraded = nodes
+    .filter((n) => n.keyed === null)
+    .map((n) => ({
+      nodeId: n.obs.nodeId,
+      url: n.obs.verdict.url,
+      reason: n.obs.verdict.reason,
+      anomaly: n.obs.verdict.anomaly,
+      authGated: isAuthGatedReason(n.obs.verdict.reason),
+    }))
+    .sort((a, b) => byText(a.nodeId, b.nodeId));
+  const unavailableSamples = unavailableSampleObs.map((s) => ({
+    nodeId: s.obs.nodeId,
+    url: s.obs.verdict.url,
+    reason: s.obs.verdict.reason,
+    authGated: isAuthGatedReason(s.obs.verdict.reason),
+  }));
+  return { degraded, unavailableSamples };
 }
 
 interface SnapshotParts {

@@ -44,6 +44,41 @@ export function diffSnapshots(
     });
   }
 
+  events.push(...nodeEvents(prev, next, at));
+
+  const wasFlapping = new Set(prev?.flapping ?? []);
+  for (const nodeId of next.flapping) {
+    if (!wasFlapping.has(nodeId)) emit('node.flapping', nodeId, {});
+  }
+
+  if (prev !== null) {
+    const gatesBefore = new Map(prev.gates.map((g) => [g.revision, g.ready]));
+    for (const gate of next.gates) {
+      const wasReady = gatesBefore.get(gate.revision);
+      if (wasReady === false && gate.ready) emit('gate.opened', null, { revision: gate.revision });
+      if (wasReady === true && !gate.ready) {
+        emit('gate.closed', null, { revision: gate.revision, reasons: gate.reasons });
+      }
+    }
+  }
+
+  const stuckBefore = new Set(prev?.stuckWindows ?? []);
+  for (const windowId of next.stuckWindows) {
+    if (stuckBefore.has(windowId)) continue;
+    const current = next.window?.id === windowId ? next.window : null;
+    emit('rollout.stuck', null, {
+      windowId,
+      progress: current?.label ?? null,
+      deadline: current?.deadline ?? null,
+    });
+  }
+
+  return events;
+}
+
+/** A node's transitions: unavailable or refused at the door, recovered, era changed, catalog changed. */
+function nodeEvents(prev: BalancerSnapshot | null, next: BalancerSnapshot, at: number): EventDraft[] {
+  const events: EventDraft[] = [];
   // Across regions the same node appears once per region, each with its own verdict.
   const slot = (n: NodeSnapshot) => (n.region === undefined ? n.nodeId : `${n.region} ${n.nodeId}`);
   const before = new Map<string, NodeSnapshot>((prev?.nodes ?? []).map((n) => [slot(n), n]));
@@ -103,33 +138,6 @@ export function diffSnapshots(
         to: after.digest,
       });
     }
-  }
-
-  const wasFlapping = new Set(prev?.flapping ?? []);
-  for (const nodeId of next.flapping) {
-    if (!wasFlapping.has(nodeId)) emit('node.flapping', nodeId, {});
-  }
-
-  if (prev !== null) {
-    const gatesBefore = new Map(prev.gates.map((g) => [g.revision, g.ready]));
-    for (const gate of next.gates) {
-      const wasReady = gatesBefore.get(gate.revision);
-      if (wasReady === false && gate.ready) emit('gate.opened', null, { revision: gate.revision });
-      if (wasReady === true && !gate.ready) {
-        emit('gate.closed', null, { revision: gate.revision, reasons: gate.reasons });
-      }
-    }
-  }
-
-  const stuckBefore = new Set(prev?.stuckWindows ?? []);
-  for (const windowId of next.stuckWindows) {
-    if (stuckBefore.has(windowId)) continue;
-    const current = next.window?.id === windowId ? next.window : null;
-    emit('rollout.stuck', null, {
-      windowId,
-      progress: current?.label ?? null,
-      deadline: current?.deadline ?? null,
-    });
   }
 
   return events;

@@ -21,18 +21,9 @@ import type {
 } from './types';
 import { RolloutInputError } from './validate';
 
-export const DEFAULT_REGION = 'default';
-export const REGION_PATTERN = /^[a-z0-9-]{1,63}$/;
-export const REGION_RULE = 'lowercase letters, digits and -, 1 to 63 characters';
+import { DEFAULT_REGION, regionProblem } from '@/lib/region';
 
-/** Null when `value` is a valid region name, else what is wrong with it. */
-export function regionProblem(value: unknown): string | null {
-  if (typeof value !== 'string') return 'must be a string';
-  if (value === '') return 'must not be empty';
-  if (value.length > 63) return `must be at most 63 characters (got ${value.length})`;
-  if (!REGION_PATTERN.test(value)) return `must use ${REGION_RULE}`;
-  return null;
-}
+export { DEFAULT_REGION, REGION_PATTERN, REGION_RULE, regionProblem } from '@/lib/region';
 
 /** One region's result for one balancer: its own analysis (with its own snapshot). */
 export interface RegionResult {
@@ -292,53 +283,12 @@ export function combineRegions(input: CombineInput): BalancerAnalysis {
   const multi = results.length > 1 || results.some((r) => r.region !== DEFAULT_REGION);
 
   const only = results.length === 1 ? results[0] : undefined;
-  if (only && missingRegions.length === 0) {
-    const a = only.analysis;
-    return {
-      ...a,
-      partition: a.partition.map((g) => ({ ...g, regions: [only.region] })),
-      regions: summaries,
-      regionPartition,
-      regionSplit: false,
-      missingRegions,
-      snapshot: {
-        ...a.snapshot,
-        nodes: multi ? a.snapshot.nodes.map((n) => ({ ...n, region: only.region })) : a.snapshot.nodes,
-        regionSplit: false,
-        regionPartition,
-      },
-    };
-  }
+  if (only && missingRegions.length === 0) return singleRegion(only, summaries, regionPartition, multi);
 
   const partition = mergePartitions(results);
   const split = splitNow === true ? describeRegionSplit(regionPartition, partition) : null;
-  const within = results
-    .map((r) => r.analysis.severity)
-    .filter((s): s is Severity => s !== null)
-    .sort((a, b) => SEVERITY_RANK[a] - SEVERITY_RANK[b])[0];
-  const severity: Severity | null = within ?? (splitNow === true ? 'region-split' : null);
-  const anyNonUniform = results.some((r) => r.analysis.state === 'non-uniform');
-  const state =
-    anyNonUniform || splitNow === true
-      ? 'non-uniform'
-      : summaries.some((s) => s.state === 'uniform')
-        ? 'uniform'
-        : 'unknown';
-
-  const degraded = results
-    .flatMap((r) => r.analysis.degraded.map((d) => ({ ...d, region: r.region })))
-    .sort((a, b) => byText(a.nodeId, b.nodeId) || byText(a.region, b.region));
-  const unavailableSamples = results.flatMap((r) => r.analysis.unavailableSamples);
-  const flapping = [
-    ...results
-      .flatMap((r) => r.analysis.flapping)
-      .reduce(
-        (m, f) => m.set(f.nodeId, Math.max(m.get(f.nodeId) ?? 0, f.changes)),
-        new Map<string, number>(),
-      ),
-  ]
-    .map(([nodeId, changes]) => ({ nodeId, changes }))
-    .sort((a, b) => byText(a.nodeId, b.nodeId));
+  const { severity, state } = combinedState(results, summaries, splitNow);
+  const { degraded, unavailableSamples, flapping } = combineUnavailable(results);
   const reasons = [
     ...new Set(results.flatMap((r) => (r.analysis.reasons ?? []).map((why) => `${r.region}: ${why}`))),
     ...(split ? [`regions disagree: ${split}`] : []),
@@ -347,14 +297,7 @@ export function combineRegions(input: CombineInput): BalancerAnalysis {
   const window = combineWindow(results, multi);
   const rolling = window?.status === 'open' && state === 'non-uniform';
   const isDegraded = results.some((r) => r.analysis.isDegraded);
-  const sum = (f: (c: BalancerAnalysis['counts']) => number) =>
-    results.reduce((n, r) => n + f(r.analysis.counts), 0);
-  const counts = {
-    nodes: sum((c) => c.nodes),
-    availableNodes: sum((c) => c.availableNodes),
-    samples: sum((c) => c.samples),
-    availableSamples: sum((c) => c.availableSamples),
-  };
+  const counts = combineCounts(results);
   const regionStatus = (s: string) => summaries.some((x) => x.displayStatus === s);
   const displayStatus = pickDisplayStatus({
     stuck: window?.status === 'stuck',
@@ -369,19 +312,13 @@ export function combineRegions(input: CombineInput): BalancerAnalysis {
     uniform: state === 'uniform',
   });
 
-  const settledWithin = results.map((r) => r.analysis.snapshot.settledState);
   const snapshot: BalancerSnapshot = {
     version: results[0]?.analysis.snapshot.version ?? 1,
     balancerId: input.balancerId,
     at: input.at,
     state,
     severity,
-    // Divergence inside a region is `balancer.diverged`; regions that disagree are `balancer.region_split`.
-    settledState: settledWithin.includes('non-uniform')
-      ? 'non-uniform'
-      : settledWithin.includes('uniform')
-        ? 'uniform'
-        : (prev?.settledState ?? null),
+    settledState: settledStateOf(results, prev),
     displayStatus,
     rolling,
     window: window
@@ -423,4 +360,94 @@ export function combineRegions(input: CombineInput): BalancerAnalysis {
     missingRegions,
     snapshot,
   };
+}
+
+/** One region and no region missing: its own analysis, its groups and nodes labelled with the region. */
+function singleRegion(
+  only: RegionResult,
+  summaries: RegionSummary[],
+  regionPartition: RegionGroup[],
+  multi: boolean,
+): BalancerAnalysis {
+  const a = only.analysis;
+  return {
+    ...a,
+    partition: a.partition.map((g) => ({ ...g, regions: [only.region] })),
+    regions: summaries,
+    regionPartition,
+    regionSplit: false,
+    missingRegions: [],
+    snapshot: {
+      ...a.snapshot,
+      nodes: multi ? a.snapshot.nodes.map((n) => ({ ...n, region: only.region })) : a.snapshot.nodes,
+      regionSplit: false,
+      regionPartition,
+    },
+  };
+}
+
+/** The regions' unavailable nodes (each with its region), unavailable samples and flapping nodes, together. */
+function combineUnavailable(results: readonly RegionResult[]) {
+  const degraded = results
+    .flatMap((r) => r.analysis.degraded.map((d) => ({ ...d, region: r.region })))
+    .sort((a, b) => byText(a.nodeId, b.nodeId) || byText(a.region, b.region));
+  const unavailableSamples = results.flatMap((r) => r.analysis.unavailableSamples);
+  const flapping = [
+    ...results
+      .flatMap((r) => r.analysis.flapping)
+      .reduce(
+        (m, f) => m.set(f.nodeId, Math.max(m.get(f.nodeId) ?? 0, f.changes)),
+        new Map<string, number>(),
+      ),
+  ]
+    .map(([nodeId, changes]) => ({ nodeId, changes }))
+    .sort((a, b) => byText(a.nodeId, b.nodeId));
+  return { degraded, unavailableSamples, flapping };
+}
+
+/** The regions' counts added up. */
+function combineCounts(results: readonly RegionResult[]): BalancerAnalysis['counts'] {
+  const sum = (f: (c: BalancerAnalysis['counts']) => number) =>
+    results.reduce((n, r) => n + f(r.analysis.counts), 0);
+  return {
+    nodes: sum((c) => c.nodes),
+    availableNodes: sum((c) => c.availableNodes),
+    samples: sum((c) => c.samples),
+    availableSamples: sum((c) => c.availableSamples),
+  };
+}
+
+/** The worst severity within a region, else a region split; non-uniform when either holds. */
+function combinedState(
+  results: readonly RegionResult[],
+  summaries: readonly RegionSummary[],
+  splitNow: boolean | null,
+): { severity: Severity | null; state: BalancerAnalysis['state'] } {
+  const within = results
+    .map((r) => r.analysis.severity)
+    .filter((s): s is Severity => s !== null)
+    .sort((a, b) => SEVERITY_RANK[a] - SEVERITY_RANK[b])[0];
+  const severity: Severity | null = within ?? (splitNow === true ? 'region-split' : null);
+  const anyNonUniform = results.some((r) => r.analysis.state === 'non-uniform');
+  const state =
+    anyNonUniform || splitNow === true
+      ? 'non-uniform'
+      : summaries.some((s) => s.state === 'uniform')
+        ? 'uniform'
+        : 'unknown';
+  return { severity, state };
+}
+
+/**
+ * The settled state over the regions: divergence inside a region is `balancer.diverged`; regions that
+ * disagree are `balancer.region_split`, not a settled state. None settled keeps the previous one.
+ */
+function settledStateOf(
+  results: readonly RegionResult[],
+  prev: BalancerSnapshot | null,
+): BalancerSnapshot['settledState'] {
+  const settledWithin = results.map((r) => r.analysis.snapshot.settledState);
+  if (settledWithin.includes('non-uniform')) return 'non-uniform';
+  if (settledWithin.includes('uniform')) return 'uniform';
+  return prev?.settledState ?? null;
 }

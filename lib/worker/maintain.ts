@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import type { Store } from '@/db';
 import { storeNow } from '@/db/clock';
-import { claimSubject } from '@/db/queries/claims';
+import { claimPeriodicJob } from '@/db/queries/claims';
 import { pruneDashboardSessions, pruneRevokedSessions } from '@/db/queries/sessions';
 import { pruneAudit } from '@/db/queries/audit';
 import { pruneDeliveries } from '@/db/queries/webhooks';
@@ -61,7 +61,7 @@ export async function startMaintenance(opts: MaintainOptions): Promise<MaintainJ
     try {
       const t = await storeNow(store, now());
       // A fresh holder per run: even this process's own claim from the last run blocks until the period ends.
-      const claimed = await claimSubject(store, 'maintain:retention', `${holder}:${t}`, everyMs, t);
+      const claimed = await claimPeriodicJob(store, 'maintain:retention', `${holder}:${t}`, everyMs, t);
       status.checks += 1;
       if (!claimed) return;
       const pruned = await pruneOldData(store, t - settings.retentionMs);

@@ -8,7 +8,7 @@ import { describe, inject, it } from 'vitest';
 import { postgresMissing, startPgCluster, stopPgCluster, type PgCluster } from './pg-cluster';
 import { pollUntil } from './wait';
 
-export { PG_BIN_DIR, PG_PACKAGE_HINT, postgresMissing } from './pg-cluster';
+export { pgBinDir, PG_PACKAGE_HINT, postgresMissing } from './pg-cluster';
 const PG_USER = 'postgres';
 
 declare module 'vitest' {

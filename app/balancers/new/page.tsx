@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { RoleGate } from '@/components/session/role';
 import { BalancerForm } from '@/components/balancers/balancer-form';
-import { EMPTY_FORM } from '@/lib/ui/balancer-form';
+import { EMPTY_FORM } from '@/lib/query/balancer-form';
 
 export const metadata: Metadata = { title: 'Register balancer' };
 

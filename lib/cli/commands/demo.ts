@@ -137,21 +137,8 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
   }
 
   const stop = new AbortController();
-  let signals = 0;
   let children: RunningChild[] = [];
-  const onSignal = (signal: NodeJS.Signals) => {
-    signals++;
-    if (signals === 1) {
-      say(`\n${signal}: stopping the demo (again to force)...`);
-      stop.abort();
-      return;
-    }
-    // A second signal: do not wait for graceful exits.
-    for (const child of children) killQuietly(child.pid);
-    process.exit(130);
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
+  const offSignals = stopOnSignals(stop, () => children);
 
   let store: Store | undefined;
   let fleet: DemoFleet | undefined;
@@ -166,30 +153,10 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
 
     // (a) the production build (a checkout's; the package ships its server built)
     const { root, fromPackage } = layout();
-    const build = fromPackage ? { current: true, reason: 'the package ships it built' } : checkBuild(root);
-    if (!args.build) {
-      if (build.reason === 'no production build yet') {
-        process.stderr.write(
-          'erawatch demo: --no-build, but there is no build yet (run without --no-build)\n',
-        );
-        return 1;
-      }
-      if (!build.current) say(`note: ${build.reason}; using the existing build anyway (--no-build)`);
-    } else if (!build.current) {
-      say(`Building the dashboard (${build.reason}); this takes a minute or two...`);
-      const builder = buildNextApp(root, { typecheck: false });
-      children = [builder];
-      const code = await Promise.race([builder.exited, abortPromise(stop.signal).then(() => null)]);
-      children = [];
-      if (code === null) {
-        await builder.stop();
-        return 0;
-      }
-      if (code !== 0) {
-        process.stderr.write(`erawatch demo: next build failed (exit ${code})\n`);
-        return 1;
-      }
-    }
+    const built = await ensureBuild(root, fromPackage, args, stop.signal, (c) => {
+      children = c;
+    });
+    if (built !== null) return built;
     if (stop.signal.aborted) return 0;
 
     // (b) the database, opened above
@@ -201,47 +168,14 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     if (stop.signal.aborted) return 0;
 
     // (d) registrations
-    if (args.reset) {
-      const removed = await resetDemoBalancers(
-        store,
-        fleet.balancers.map((b) => b.name),
-      );
-      say(
-        removed.length > 0
-          ? `Reset: removed ${removed.join(', ')} and their history`
-          : 'Reset: nothing to remove',
-      );
-    }
-    // The first cycle gets a deadline that fits a machine still busy starting everything (a false
-    // "timeout" outage would be the first thing on the Events page); the demo's cadence follows it.
-    const registered = await registerDemoBalancers(
-      store,
-      fleet.balancers.map((b) => ({ ...b, ...FIRST_CYCLE_TIMINGS })),
-    );
+    const registered = await registerFleet(store, fleet, args.reset);
     const names = new Map(registered.map((r) => [r.balancer.id, r.balancer.name]));
     printFleet(fleet, registered);
 
     // (e) the dashboard with the poller inside
     const port = await choosePort(HOST, args.port, args.portGiven);
     say(`Starting the dashboard on ${HOST}:${port} (poller on)...`);
-    server = await startNextServer({
-      root,
-      host: HOST,
-      port,
-      server: fromPackage
-        ? {
-            args: [path.join(root, 'bin', 'erawatch.mjs'), 'serve', '--host', HOST, '--port', String(port)],
-            cwd: path.dirname(dbFile),
-          }
-        : { args: [prepareStandalone(root)], cwd: path.join(root, '.next', 'standalone') },
-      env: {
-        ERAWATCH_DB: dbFile,
-        ERAWATCH_ALLOW_LOOPBACK: '1',
-        ERAWATCH_BIND: HOST,
-        ERAWATCH_POLLER: 'on',
-      },
-      onOutput: (line) => say(`[next] ${line}`),
-    });
+    server = await startDashboard({ root, fromPackage }, dbFile, port);
     children = [server];
     if (stop.signal.aborted) return 0;
 
@@ -257,14 +191,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     );
 
     // (g) console echo of what the poller records, and the scripted rollout
-    const watcher = await watchStore(store, names);
-    const echo = async () => {
-      try {
-        for (const line of await watcher.poll()) say(line);
-      } catch (err) {
-        say(`[watch] could not read the database: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    };
+    const echo = echoer(await watchStore(store, names));
     ticker = setInterval(() => void echo(), 2_000);
     const unexpectedExit: { code: number | null } = { code: null };
     void server.exited.then((code) => {
@@ -300,8 +227,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     await server?.stop();
     await fleet?.stop();
     await store?.close();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    offSignals();
     if (server || fleet) say('Stopped the dashboard and every demo server.');
   }
 }
@@ -375,4 +301,126 @@ ${
 }
 Lines marked [event] and [state] below are what the poller stored in the database. Ctrl-C stops everything.
 `);
+}
+
+/**
+ * Builds the dashboard when its build is missing or stale (unless --no-build): null to go on, else the exit
+ * code (0 when stopped during the build).
+ */
+async function ensureBuild(
+  root: string,
+  fromPackage: boolean,
+  args: DemoArgs,
+  signal: AbortSignal,
+  setChildren: (children: RunningChild[]) => void,
+): Promise<number | null> {
+  const build = fromPackage ? { current: true, reason: 'the package ships it built' } : checkBuild(root);
+  if (!args.build) {
+    if (build.reason === 'no production build yet') {
+      process.stderr.write('erawatch demo: --no-build, but there is no build yet (run without --no-build)\n');
+      return 1;
+    }
+    if (!build.current) say(`note: ${build.reason}; using the existing build anyway (--no-build)`);
+  } else if (!build.current) {
+    say(`Building the dashboard (${build.reason}); this takes a minute or two...`);
+    const builder = buildNextApp(root, { typecheck: false });
+    setChildren([builder]);
+    const code = await Promise.race([builder.exited, abortPromise(signal).then(() => null)]);
+    setChildren([]);
+    if (code === null) {
+      await builder.stop();
+      return 0;
+    }
+    if (code !== 0) {
+      process.stderr.write(`erawatch demo: next build failed (exit ${code})\n`);
+      return 1;
+    }
+  }
+  return signal.aborted ? 0 : null;
+}
+
+/** Registers the fleet's balancers, first removing the demo's own (and their history) with --reset. */
+async function registerFleet(store: Store, fleet: DemoFleet, reset: boolean) {
+  if (reset) {
+    const removed = await resetDemoBalancers(
+      store,
+      fleet.balancers.map((b) => b.name),
+    );
+    say(
+      removed.length > 0
+        ? `Reset: removed ${removed.join(', ')} and their history`
+        : 'Reset: nothing to remove',
+    );
+  }
+  // The first cycle gets a deadline that fits a machine still busy starting everything (a false
+  // "timeout" outage would be the first thing on the Events page); the demo's cadence follows it.
+  return registerDemoBalancers(
+    store,
+    fleet.balancers.map((b) => ({ ...b, ...FIRST_CYCLE_TIMINGS })),
+  );
+}
+
+/** Prints what the poller recorded since the last look; a failed read is a line, not a stop. */
+function echoer(watcher: Awaited<ReturnType<typeof watchStore>>): () => Promise<void> {
+  return async () => {
+    try {
+      for (const line of await watcher.poll()) say(line);
+    } catch (err) {
+      say(`[watch] could not read the database: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  };
+}
+
+/**
+ * The first SIGINT or SIGTERM stops the demo gracefully; a second kills the children at once and exits.
+ * Returns what removes the handlers.
+ */
+function stopOnSignals(stop: AbortController, children: () => RunningChild[]): () => void {
+  let signals = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    signals++;
+    if (signals === 1) {
+      say(`\n${signal}: stopping the demo (again to force)...`);
+      stop.abort();
+      return;
+    }
+    // A second signal: do not wait for graceful exits.
+    for (const child of children()) killQuietly(child.pid);
+    process.exit(130);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+/**
+ * The built dashboard on loopback with the poller inside, over the demo's database: the package's own server,
+ * or a checkout's standalone build.
+ */
+function startDashboard(
+  { root, fromPackage }: { root: string; fromPackage: boolean },
+  dbFile: string,
+  port: number,
+): Promise<NextServer> {
+  return startNextServer({
+    root,
+    host: HOST,
+    port,
+    server: fromPackage
+      ? {
+          args: [path.join(root, 'bin', 'erawatch.mjs'), 'serve', '--host', HOST, '--port', String(port)],
+          cwd: path.dirname(dbFile),
+        }
+      : { args: [prepareStandalone(root)], cwd: path.join(root, '.next', 'standalone') },
+    env: {
+      ERAWATCH_DB: dbFile,
+      ERAWATCH_ALLOW_LOOPBACK: '1',
+      ERAWATCH_BIND: HOST,
+      ERAWATCH_POLLER: 'on',
+    },
+    onOutput: (line) => say(`[next] ${line}`),
+  });
 }

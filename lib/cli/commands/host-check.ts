@@ -7,7 +7,7 @@ import { runHostCheck } from '@/lib/host-check/session';
 import { closeSharedProbeAgents } from '@/lib/probe/agent';
 import type { Settings } from '@/lib/settings';
 import { formatHelp, HELP_FLAG, usageLines, type CommandHelp } from '../help';
-import { terminalSafe } from '../terminal-text';
+import { terminalSafe } from '@/lib/probe/terminal-text';
 
 export const HELP: CommandHelp = {
   usage: ['erawatch host-check <host.yaml> [--json] [--verbose]'],

@@ -16,7 +16,7 @@ import {
 import type { StdioPeerSpec } from '@/lib/probe/era-cache';
 import { describeCommand, StdioTransport } from '@/lib/probe/stdio-transport';
 import { formatHelp, HELP_FLAG, USAGE_EXIT, UsageError, type CommandHelp } from '../help';
-import { safeLines } from '../terminal-text';
+import { safeLines } from '@/lib/probe/terminal-text';
 
 export const HELP: CommandHelp = {
   usage: [

@@ -6,7 +6,7 @@ import { readSinkAlerts } from '@/db/queries/alert-sinks';
 import { createAlertSink } from '@/lib/alertmanager/sinks';
 import { createBalancer } from '@/lib/balancers';
 import { listDeliveries } from '@/db/queries/webhooks';
-import { runBalancerCycle } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { createEgressAgent } from '@/lib/net/egress';
 import { createSender } from '@/lib/deliver/http';
@@ -82,13 +82,13 @@ it('a node switching SDKs fires ErawatchNonUniform in Alertmanager, and convergi
   );
 
   // Uniform first: nothing fires, and Alertmanager holds no alert of ours.
-  const uniform = await runBalancerCycle(store, balancer.id);
+  const uniform = await runOneCycle(store, balancer.id);
   expect(uniform.analysis.state).toBe('uniform');
   expect(await alertmanager.alerts([`balancer="shop-mcp"`])).toEqual([]);
 
   // One node moves to the handshake-era SDK: an era split.
   const legacy = await swapPeer(b, 'v1-stateful');
-  const split = await runBalancerCycle(store, balancer.id);
+  const split = await runOneCycle(store, balancer.id);
   expect([split.analysis.state, split.analysis.severity]).toEqual(['non-uniform', 'era-split']);
   const fired = await pollUntil('ErawatchNonUniform in Alertmanager', 30_000, async () => {
     const alerts = await alertmanager.alerts([`alertname="ErawatchNonUniform"`, `balancer="shop-mcp"`]);
@@ -116,7 +116,7 @@ it('a node switching SDKs fires ErawatchNonUniform in Alertmanager, and convergi
 
   // Back on the modern SDK: converged, so the alert is resolved and Alertmanager no longer lists it.
   await swapPeer(legacy, 'v2-modern');
-  const converged = await runBalancerCycle(store, balancer.id);
+  const converged = await runOneCycle(store, balancer.id);
   expect(converged.analysis.state).toBe('uniform');
   await pollUntil('the alert resolved in Alertmanager', 30_000, async () => {
     const alerts = await alertmanager.alerts([`balancer="shop-mcp"`]);

@@ -10,7 +10,7 @@ import { createBalancer } from '@/lib/balancers';
 import { openRolloutWindow } from '@/db/queries/rollouts';
 import { listDeliveries } from '@/db/queries/webhooks';
 import { createEgressAgent } from '@/lib/net/egress';
-import { runBalancerCycle } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import type { PostableAlert } from '@/lib/schemas/alert-sink';
 import { createSender } from '@/lib/deliver/http';
@@ -82,7 +82,7 @@ beforeAll(async () => {
     allowLegacy: true,
   });
   splitId = split.id;
-  await runBalancerCycle(env.store, split.id);
+  await runOneCycle(env.store, split.id);
 }, 60_000);
 
 afterAll(async () => {
@@ -142,7 +142,7 @@ describe('an Alertmanager sink', () => {
     peers.splice(peers.indexOf(old), 1);
     const upgraded = await startPeer('v2-modern', { port: old.port, name: 'n', version: '2.0.0' });
     peers.push(upgraded);
-    await runBalancerCycle(env.store, splitId);
+    await runOneCycle(env.store, splitId);
     t += 1_000;
     const resolvedAt = t;
     await deliverDue(env.store, deps);
@@ -193,13 +193,13 @@ describe('an Alertmanager sink', () => {
       eventTypes: ['rollout.stuck'],
       balancerIds: [rolling.id],
     });
-    await runBalancerCycle(env.store, rolling.id, { now: () => opened + 1_000 });
+    await runOneCycle(env.store, rolling.id, { now: () => opened + 1_000 });
     t += 1_000;
     await deliverDue(env.store, deps);
     expect(hitsAt('/rolling-')).toEqual([]);
     expect(await readSinkAlerts(env.store, all.id)).toEqual([]);
 
-    await runBalancerCycle(env.store, rolling.id, { now: () => opened + 61_000 });
+    await runOneCycle(env.store, rolling.id, { now: () => opened + 61_000 });
     t += 1_000;
     await deliverDue(env.store, deps);
     const names = (prefix: string) =>

@@ -1,5 +1,6 @@
 // The alert-sink routes through their handlers on a real SQLite file: create, read (credentials never shown),
 // change, delete, the delivery log, and every bad input answered with problem+json and nothing stored.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -45,7 +46,7 @@ async function listNames(): Promise<string[]> {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

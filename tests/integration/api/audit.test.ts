@@ -1,6 +1,7 @@
 // The audit trail through the real routes and store: who changed a balancer (a signed-in user, a token, the
 // admin secret, the config file), from which address, each field before and after with secrets redacted,
 // written with the change or not at all; GET /api/v1/audit for admins only, filtered and paged; retention.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,7 +101,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -250,7 +251,7 @@ describe('the audit trail', () => {
     const { getStore } = await import('@/db/index');
     const { applyConfig } = await import('@/lib/config/apply');
     const { ConfigFile } = await import('@/lib/schemas/config');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     const sinkConfig = (password: string) =>
       ConfigFile.parse({
         alertSinks: [
@@ -301,7 +302,7 @@ describe('the audit trail', () => {
 
     const { getStore } = await import('@/db/index');
     const { getWebhookRow } = await import('@/db/queries/webhooks');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     const patch = (body: unknown) =>
       call(handler(webhook, 'PATCH'), `/api/v1/webhooks/${id}`, {
         method: 'PATCH',
@@ -411,7 +412,7 @@ describe('the audit trail', () => {
     const { applyConfig } = await import('@/lib/config/apply');
     const { ConfigFile } = await import('@/lib/schemas/config');
     const { pruneAudit } = await import('@/db/queries/audit');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     const config = ConfigFile.parse({
       balancers: [{ name: 'from-config', publicUrl: 'https://mcp.example.test/c' }],
     });

@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeLocation } from '../../support/store';
-import { parseSettings } from '@/lib/settings';
+import { parseSettings, processSettings } from '@/lib/settings';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-api-oauth-'));
 process.env.ERAWATCH_DB = await storeLocation(dir, 'api.db');
@@ -58,7 +58,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -108,7 +108,7 @@ describe('balancer auth settings through the API', () => {
     expect(patched.status).toBe(200);
     const { getBalancer } = await import('@/db/queries/balancers');
     const { getStore } = await import('@/db/index');
-    expect((await getBalancer(await getStore(), id)).auth).toMatchObject({
+    expect((await getBalancer(await getStore({ settings: processSettings() }), id)).auth).toMatchObject({
       clientSecret: 'literal-client-secret-77',
       scope: 'mcp:read mcp:list',
     });
@@ -119,7 +119,9 @@ describe('balancer auth settings through the API', () => {
 
     const { exportConfig } = await import('@/lib/config/export');
     const { parseConfig } = await import('@/lib/config/load');
-    const { yaml, envNeeded } = await exportConfig(await getStore(), { includeSecrets: false });
+    const { yaml, envNeeded } = await exportConfig(await getStore({ settings: processSettings() }), {
+      includeSecrets: false,
+    });
     expect(yaml).not.toContain('literal-client-secret-77');
     expect(envNeeded).toContain('ERAWATCH_OAUTH_ONE_OAUTH_CLIENT_SECRET');
     expect(yaml).toContain('clientSecret: ${ERAWATCH_OAUTH_ONE_OAUTH_CLIENT_SECRET}');

@@ -1,6 +1,7 @@
 // A balancer in drift only because its nodes' tool catalogs differ: the revision is uniform, so the gate stays
 // open, and its answer says that the catalogs differ and which tools. Real SDK servers on loopback, a real
 // poll cycle, the route handlers as the server calls them.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -67,7 +68,7 @@ afterAll(async () => {
   await poller?.stop();
   for (const p of peers) await p.stop();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

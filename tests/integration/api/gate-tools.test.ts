@@ -1,5 +1,6 @@
 // The gate and the Flagger hooks as Argo Rollouts and Flagger call them (their exact request shapes), against
 // real MCP SDK servers on loopback and a real SQLite file: what each answer is, and what each tool then does.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -143,7 +144,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -505,9 +506,9 @@ describe('fresh=true against a node that just changed', () => {
       (await import('@/lib/settings')).resetProcessSettings();
     }
     // The probe runs on to its own deadline and stores the timeout; waiting on it is bounded by that deadline.
-    const { runBalancerCycle } = await import('@/lib/poller');
+    const { runOneCycle } = await import('@/tests/support/cycle');
     const { getStore } = await import('@/db/index');
-    const next = await runBalancerCycle(await getStore(), id);
+    const next = await runOneCycle(await getStore({ settings: processSettings() }), id);
     expect(next.analysis.degraded.map((d) => d.reason)).toEqual(['timeout']);
   });
 });

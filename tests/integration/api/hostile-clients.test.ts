@@ -2,6 +2,7 @@
 // a malformed session cookie, control characters in free-text fields, guesses through the Flagger hook, a
 // busy local caller, and X-Forwarded-For from a proxy that is trusted or is not. The client's socket address
 // is what the server's front door stamps on a request (lib/api/front-door.ts); these tests stamp it the same way.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -72,7 +73,7 @@ let readToken = '';
 beforeAll(async () => {
   await limits({ ERAWATCH_RATE_LIMIT: '0', ERAWATCH_AUTH_FAILURE_LIMIT: '1000' });
   const { getStore } = await import('@/db/index');
-  store = await getStore();
+  store = await getStore({ settings: processSettings() });
   const { createApiToken } = await import('@/lib/auth/api-tokens');
   readToken = (await createApiToken(store, { name: 'flagger', scope: 'read' })).token;
   balancers = {

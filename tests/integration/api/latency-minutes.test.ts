@@ -1,6 +1,7 @@
 // "Latency over time" for a node probed for a few minutes draws minute buckets, not one hourly dot: real SDK
 // server, real cycles (probe now), the dashboard route as the server calls it, both engines. The minute
 // buckets are a ring per node: a slot still holding a minute six hours old starts over.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -93,7 +94,7 @@ afterAll(async () => {
   await poller?.stop();
   await peer?.stop();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -105,7 +106,7 @@ describe('Latency over time', () => {
     expect(pts.every((p) => p.spanMs === 60_000)).toBe(true);
     // Every probe so far (the cycles of probe-now and any the poller ran) is in a minute bucket.
     const { getStore } = await import('@/db/index');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     const { subjectTicks } = store.t;
     const { eq } = await import('drizzle-orm');
     const [state] = await store.read((db) =>
@@ -117,7 +118,7 @@ describe('Latency over time', () => {
 
   it('starts a slot over when it still holds a minute from before the ring, and never reads that minute', async () => {
     const { getStore } = await import('@/db/index');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     const { nodes, nodeMinuteRollups: m } = store.t;
     const { eq } = await import('drizzle-orm');
     const [row] = await store.read((db) =>

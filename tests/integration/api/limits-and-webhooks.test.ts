@@ -1,4 +1,5 @@
 // Rate limits (429) and the webhook routes (test-send, delivery log, redeliver, rotation) through the handlers.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -52,7 +53,7 @@ async function limitTo(perMinute: string, failuresPerMinute: string) {
 afterAll(async () => {
   await receiver.close();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

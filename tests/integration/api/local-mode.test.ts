@@ -1,5 +1,6 @@
 // Local mode: a loopback bind with no admin secret. The dashboard reads and writes without a login; writes
 // still need a same-origin Origin, and only loopback Host names are answered (no DNS rebinding).
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +18,7 @@ type Handler = (req: Request) => Promise<Response>;
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

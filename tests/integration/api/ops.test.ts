@@ -1,3 +1,4 @@
+import { processSettings } from '@/lib/settings';
 import { sqliteOf } from '@/db';
 // Probe-now, /metrics, /healthz and /readyz against a real MCP SDK server on loopback and a real SQLite file.
 import fs from 'node:fs';
@@ -46,7 +47,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -140,7 +141,14 @@ describe('operations', () => {
       const { getStore } = await import('@/db/index');
       const { heartbeatPollWorker, removePollWorker } = await import('@/db/queries/units');
       const worker = { holder: 'worker-elsewhere', pid: 4242, hostname: 'worker-host', region: 'eu-west' };
-      await heartbeatPollWorker(await getStore(), worker, 60_000, Date.now(), 3, null);
+      await heartbeatPollWorker(
+        await getStore({ settings: processSettings() }),
+        worker,
+        60_000,
+        Date.now(),
+        3,
+        null,
+      );
       try {
         // Anonymous: the verdict, no host names or pids.
         const anonymous = await ready(request('/readyz'));
@@ -164,7 +172,7 @@ describe('operations', () => {
           },
         });
       } finally {
-        await removePollWorker(await getStore(), worker.holder);
+        await removePollWorker(await getStore({ settings: processSettings() }), worker.holder);
       }
     } finally {
       delete process.env.ERAWATCH_POLLER;
@@ -254,7 +262,7 @@ describe('operations', () => {
     async () => {
       const { getStore } = await import('@/db/index');
       const { heartbeatPollWorker, removePollWorker } = await import('@/db/queries/units');
-      const store = await getStore();
+      const store = await getStore({ settings: processSettings() });
       const worker = { holder: 'worker-full', pid: 4243, hostname: 'worker-host', region: 'default' };
       await heartbeatPollWorker(store, worker, 60_000, Date.now(), 0, null);
       const ready = await handler(import('@/app/(ops)/readyz/route'), 'GET');

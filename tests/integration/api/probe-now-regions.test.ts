@@ -2,6 +2,7 @@
 // runs no poll role) asks through the store, and the real `erawatch worker` of each region runs the cycle and
 // stores it. A front door that routes by source address counts who probed: each region's worker probes from
 // its own address, and this process never probes at all. A region with no live worker is named in the answer.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -89,7 +90,7 @@ beforeAll(async () => {
   }
   const { listPollWorkers } = await import('@/db/queries/units');
   const { getStore } = await import('@/db/index');
-  const store = await getStore();
+  const store = await getStore({ settings: processSettings() });
   await waitFor('both regions’ poll workers', 120_000, async () => {
     const regions = new Set((await listPollWorkers(store, Date.now())).map((w) => w.region));
     return regions.has('us-east') && regions.has('eu-west');
@@ -102,7 +103,7 @@ afterAll(async () => {
   await door?.close();
   await peer?.stop();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

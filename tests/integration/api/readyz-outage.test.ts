@@ -2,6 +2,7 @@
 // turn silent (its connections dropped, new ones accepted and never answered, as a stopped or hung server
 // behind a load balancer looks). /readyz must then answer 503 within its 2 s deadline instead of hanging, and
 // be ready again once the database answers.
+import { processSettings } from '@/lib/settings';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, describePostgres } from '../../support/postgres';
 import { onPostgres } from '../../support/store';
@@ -23,7 +24,7 @@ import { startTcpRelay, type TcpRelay } from '../../support/tcp-relay';
   afterAll(async () => {
     door?.restore();
     const { getStore } = await import('@/db/index');
-    await (await getStore()).close();
+    await (await getStore({ settings: processSettings() })).close();
     await door?.close();
   });
 

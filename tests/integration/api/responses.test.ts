@@ -2,6 +2,7 @@
 // loopback (a modern node, a legacy node and an auth-gated one), a real poll cycle, a webhook, an alert sink, a
 // rollout window, and the route handlers called as the server calls them. A field the schema does not name,
 // or one it names that is missing or mistyped, fails. A stored value that does not parse answers 500.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -119,7 +120,7 @@ beforeAll(async () => {
   const { peerScript } = await import('../host-check/fixtures');
   const config = `version: 1\nstdio:\n  - name: contract-stdio\n    command: ${JSON.stringify(process.execPath)}\n    args: [${JSON.stringify(peerScript('v2-stdio'))}, --name, contract-stdio]\n`;
   await applyConfig(
-    await getStore(),
+    await getStore({ settings: processSettings() }),
     parseConfig(config, path.join(dir, 'erawatch.config.yaml'), parseSettings({})),
   );
   const stdio = (await call('GET', '/api/v1/stdio-targets')).json?.items as Array<{
@@ -139,7 +140,7 @@ afterAll(async () => {
   for (const p of peers) await p.stop();
   await gated?.close();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -190,7 +191,7 @@ describe('a stored value that does not parse', () => {
   it('answers 500 stored_data_invalid on the API and the dashboard, not a silent null', async () => {
     const { getStore } = await import('@/db/index');
     const { eq } = await import('drizzle-orm');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     const { balancerStates } = store.t;
     const [before] = await store.read((db) =>
       db

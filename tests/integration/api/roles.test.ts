@@ -3,6 +3,7 @@
 // credential. Who may is this file's own written policy (POLICY), never the route table's `access`: where the
 // policy's role may not, the answer is 403 problem+json (401 without a credential); where it may, it is
 // anything but those. Tokens: everyone sees their own, an admin all; nobody mints above their role.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -196,7 +197,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -334,7 +335,7 @@ describe('token expiry, and one person’s tokens', () => {
     // Its time comes (the stored expiry moved to the past, as the clock would): refused from then on.
     const { getStore } = await import('@/db/index');
     const { eq } = await import('drizzle-orm');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     const { apiTokens } = store.t;
     await store.write((tx) =>
       tx
@@ -417,9 +418,9 @@ describe('token expiry, and one person’s tokens', () => {
 
     const { getStore } = await import('@/db/index');
     const { listAudit } = await import('@/db/queries/audit');
-    const entries = (await listAudit(await getStore(), { actor: 'ada', limit: 500 })).items.filter(
-      (e) => e.operation === 'token.revoke',
-    );
+    const entries = (
+      await listAudit(await getStore({ settings: processSettings() }), { actor: 'ada', limit: 500 })
+    ).items.filter((e) => e.operation === 'token.revoke');
     expect(entries.map((e) => e.subject.name)).toEqual(expect.arrayContaining(['otto-a', 'otto-b']));
     expect(entries[0]?.changes.revokedBecause?.after).toBe('an admin revoked every token of user:otto');
   });

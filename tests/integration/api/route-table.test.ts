@@ -1,6 +1,7 @@
 // The route table (lib/api/routes.ts) and the route files are one list: every HTTP method a route file under
 // app/ exports is built by route() from the table entry of its path and method, every table entry is served
 // by its file, and the OpenAPI document has exactly the table's /api/v1 entries.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -109,7 +110,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,4 +1,5 @@
 // The REST routes called as real Request → Response functions against a real SQLite file in a temp dir.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -122,7 +123,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -169,7 +170,9 @@ describe('balancers', () => {
     expect(patched.json?.intervalMs).toBe(30_000);
     const { getBalancer } = await import('@/db/queries/balancers');
     const { getStore } = await import('@/db/index');
-    expect((await getBalancer(await getStore(), id)).headers.authorization).toBe('Bearer probe-secret');
+    expect(
+      (await getBalancer(await getStore({ settings: processSettings() }), id)).headers.authorization,
+    ).toBe('Bearer probe-secret');
 
     const list = await call(route('balancers', 'GET'), '/api/v1/balancers?limit=10', { token: readToken });
     expect(list.status).toBe(200);
@@ -790,7 +793,7 @@ describe('rollouts, gate, events, openapi', () => {
       body: validBalancer('events-one'),
     });
     const id = String(b.json?.id);
-    await insertEvents(await getStore(), [
+    await insertEvents(await getStore({ settings: processSettings() }), [
       { type: 'balancer.diverged', balancerId: id, at: 1_000, data: { severity: 'era-split' } },
       { type: 'balancer.converged', balancerId: id, at: 2_000 },
     ]);

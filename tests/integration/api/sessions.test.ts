@@ -3,6 +3,7 @@
 // secret's login) is listed while live, an admin ends one and its cookie is refused from then on, the end is
 // in the audit trail, the maintain role prunes the expired records; and a user who signs in with a lower
 // role than before finds the tokens they own brought down to it.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -175,7 +176,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await provider?.close();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -227,7 +228,7 @@ describe('an admin and other people’s sessions', () => {
 
     const { getStore } = await import('@/db/index');
     const { listAudit } = await import('@/db/queries/audit');
-    const { items } = await listAudit(await getStore(), { subject: vera.sid });
+    const { items } = await listAudit(await getStore({ settings: processSettings() }), { subject: vera.sid });
     expect(items[0]).toMatchObject({
       operation: 'session.end',
       actor: { kind: 'user', id: 'ada', name: OIDC_USERS.admin.email, address: '192.0.2.13' },
@@ -242,7 +243,7 @@ describe('an admin and other people’s sessions', () => {
   it('answers 404 problem+json for an unknown or already-ended session, and records nothing', async () => {
     const { getStore } = await import('@/db/index');
     const { listAudit } = await import('@/db/queries/audit');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     for (const sid of [vera.sid, 'no-such-session']) {
       const r = await end({ cookie: ada.cookie }, sid);
       expect(r.status).toBe(404);
@@ -271,7 +272,7 @@ describe('an admin and other people’s sessions', () => {
     const { getStore } = await import('@/db/index');
     const { recordDashboardSession } = await import('@/db/queries/sessions');
     const { startMaintenance } = await import('@/lib/worker/maintain');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     const old = Date.now() - 13 * 3_600_000;
     await recordDashboardSession(store, {
       id: 'expired-session',
@@ -368,15 +369,17 @@ describe('a token never outranks its owner', () => {
     expect((await createBalancer(adas.token, 'ada-still-writes')).status).toBe(201);
 
     // Audited as his sign-in, in the trail with the login that caused it.
-    const { items } = await listAudit(await getStore(), { subject: write.id });
+    const { items } = await listAudit(await getStore({ settings: processSettings() }), { subject: write.id });
     expect(items[0]).toMatchObject({
       operation: 'token.cap_scope',
       actor: { kind: 'user', id: 'otto', name: OIDC_USERS.operator.email, address: '192.0.2.12' },
       subject: { type: 'token', id: write.id, name: 'otto-deploys' },
       changes: { scope: { before: 'write', after: 'read' } },
     });
-    expect((await listAudit(await getStore(), { subject: read.id })).items.map((e) => e.operation)).toEqual([
-      'token.create',
-    ]);
+    expect(
+      (await listAudit(await getStore({ settings: processSettings() }), { subject: read.id })).items.map(
+        (e) => e.operation,
+      ),
+    ).toEqual(['token.create']);
   });
 });

@@ -1,6 +1,7 @@
 // Single sign-on against a real OpenID Connect provider (oidc-provider on loopback): the sign-in routes
 // called as Request → Response functions, the provider's login and consent pages driven by form posts, the
 // session used on the API, and every way a sign-in must be refused.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -53,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await provider?.close();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -168,7 +169,9 @@ describe('sign-in through the provider', () => {
     );
     const { getStore } = await import('@/db/index');
     const { listAudit } = await import('@/db/queries/audit');
-    const { items } = await listAudit(await getStore(), { actor: OIDC_USERS.operator.sub });
+    const { items } = await listAudit(await getStore({ settings: processSettings() }), {
+      actor: OIDC_USERS.operator.sub,
+    });
     expect(items.map((e) => e.operation).slice(0, 2)).toEqual(['session.logout', 'session.login']);
     expect(items[1]).toMatchObject({
       actor: { kind: 'user', name: OIDC_USERS.operator.email },
@@ -272,7 +275,8 @@ describe('sign-in through the provider', () => {
   async function trailOf(sub: string) {
     const { getStore } = await import('@/db/index');
     const { listAudit } = await import('@/db/queries/audit');
-    return (await listAudit(await getStore(), { actor: sub, limit: 500 })).items;
+    return (await listAudit(await getStore({ settings: processSettings() }), { actor: sub, limit: 500 }))
+      .items;
   }
 
   it('a user removed from every group loses every session and token at the refused sign-in', async () => {

@@ -12,7 +12,7 @@ import { createLimiter } from '@/lib/poller/limiter';
 import { createStdioProbe, runStdioCycle } from '@/lib/poller/stdio-cycle';
 import { peerScript } from '../host-check/fixtures';
 import { storeLocation } from '../../support/store';
-import { parseSettings } from '@/lib/settings';
+import { parseSettings, processSettings } from '@/lib/settings';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-api-stdio-'));
 process.env.ERAWATCH_DB = await storeLocation(dir, 'api.db');
@@ -52,7 +52,7 @@ async function call(handler: Handler | undefined, url: string, method = 'GET', t
 }
 
 beforeAll(async () => {
-  store = await openStore(process.env.ERAWATCH_DB ?? '');
+  store = await openStore(process.env.ERAWATCH_DB ?? '', { settings: processSettings() });
   const config = `version: 1
 stdio:
   - name: current
@@ -72,7 +72,7 @@ stdio:
   const [row] = await listStdioTargetRows(store);
   targetId = row?.id ?? '';
   await runStdioCycle(store, targetId, {
-    probe: createStdioProbe(),
+    probe: createStdioProbe(process.env),
     now: Date.now,
     limiter: createLimiter(1),
     region: 'default',

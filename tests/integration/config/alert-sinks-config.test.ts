@@ -11,7 +11,7 @@ import { exportConfig } from '@/lib/config/export';
 import { ConfigError, parseConfig } from '@/lib/config/load';
 import { configJsonSchema } from '@/lib/schemas/config';
 import { storeLocation } from '../../support/store';
-import { parseSettings } from '@/lib/settings';
+import { parseSettings, processSettings } from '@/lib/settings';
 
 const FILE = `version: 1
 alertSinks:
@@ -34,7 +34,7 @@ let store: Store;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-sink-config-'));
-  store = await openStore(await storeLocation(dir, 'config.db'));
+  store = await openStore(await storeLocation(dir, 'config.db'), { settings: processSettings() });
 });
 
 afterAll(async () => {
@@ -66,7 +66,7 @@ describe('alert sinks in the config file', () => {
     expect(yaml).toContain('password: env:TEAM_AM_PASSWORD');
     expect(envNeeded).toEqual(['ERAWATCH_OPS_AM_TOKEN']);
 
-    const fresh = await openStore(await storeLocation(dir, 'fresh.db'));
+    const fresh = await openStore(await storeLocation(dir, 'fresh.db'), { settings: processSettings() });
     try {
       await applyConfig(
         fresh,

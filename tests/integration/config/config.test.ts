@@ -12,7 +12,7 @@ import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile, parseConfig } from '@/lib/config/load';
 import { applyConfigAtStartup } from '@/lib/config/startup';
 import { storeLocation } from '../../support/store';
-import { parseSettings } from '@/lib/settings';
+import { parseSettings, processSettings } from '@/lib/settings';
 
 const run = promisify(execFile);
 let dir = '';
@@ -57,7 +57,7 @@ async function snapshot(s: Store) {
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-config-'));
   location = await storeLocation(dir, 'config.db');
-  store = await openStore(location);
+  store = await openStore(location, { settings: processSettings() });
 });
 
 afterAll(async () => {
@@ -184,7 +184,7 @@ describe('config as code', () => {
     expect((await applyConfig(store, exported)).unchanged).toHaveLength(3);
 
     const full = (await exportConfig(store, { includeSecrets: true })).yaml;
-    const fresh = await openStore(await storeLocation(dir, 'fresh.db'));
+    const fresh = await openStore(await storeLocation(dir, 'fresh.db'), { settings: processSettings() });
     try {
       await applyConfig(fresh, parseConfig(full, 'full.yaml', parseSettings({})));
       const strip = async (s: Store) =>

@@ -9,7 +9,7 @@ import { exportConfig } from '@/lib/config/export';
 import { ConfigError, loadConfigFile, parseConfig } from '@/lib/config/load';
 import { configJsonSchema } from '@/lib/schemas/config';
 import { storeLocation } from '../../support/store';
-import { parseSettings } from '@/lib/settings';
+import { parseSettings, processSettings } from '@/lib/settings';
 
 let dir = '';
 let store: Store;
@@ -42,7 +42,7 @@ const rows = async (s: Store) =>
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-stdio-config-'));
-  store = await openStore(await storeLocation(dir, 'config.db'));
+  store = await openStore(await storeLocation(dir, 'config.db'), { settings: processSettings() });
 });
 
 afterAll(async () => {
@@ -148,7 +148,7 @@ describe('stdio targets in erawatch.config.yaml', () => {
 
     const full = (await exportConfig(store, { includeSecrets: true })).yaml;
     expect(full).toContain('tok-very-secret');
-    const fresh = await openStore(await storeLocation(dir, 'fresh.db'));
+    const fresh = await openStore(await storeLocation(dir, 'fresh.db'), { settings: processSettings() });
     try {
       await applyConfig(fresh, parseConfig(full, path.join(dir, 'full.yaml'), parseSettings({})));
       const strip = async (s: Store) =>

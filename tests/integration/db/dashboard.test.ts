@@ -1,4 +1,6 @@
 // The dashboard's read model against a real SQLite file, seeded through the store and the poller's writer.
+import { processSettings } from '@/lib/settings';
+import { analysisDigest } from '@/lib/rollout/digest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -17,7 +19,7 @@ let store: Store;
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-ui-read-'));
-  store = await openStore(path.join(dir, 'ui.db'));
+  store = await openStore(path.join(dir, 'ui.db'), { settings: processSettings() });
 });
 
 afterEach(async () => {
@@ -110,6 +112,7 @@ async function seed(
     newNodes,
     results,
     analysis,
+    analysisDigest: analysisDigest(analysis),
     events,
   });
   return b.id;

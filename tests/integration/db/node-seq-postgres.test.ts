@@ -1,5 +1,7 @@
 // Node seqs on PostgreSQL come from a sequence: two workers writing first rounds at once never wait for each
 // other, seqs are never handed out twice, and a store migrated with nodes goes on past its highest seq.
+import { processSettings } from '@/lib/settings';
+import { analysisDigest } from '@/lib/rollout/digest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -61,6 +63,7 @@ async function firstRound(store: Store, name: string, count: number, at = 1_800_
     newNodes,
     results,
     analysis,
+    analysisDigest: analysisDigest(analysis),
     events: [],
   };
 }
@@ -80,8 +83,8 @@ async function seqsOf(url: string): Promise<number[]> {
 describePostgres('node seqs on PostgreSQL', () => {
   it('two first rounds written at once do not wait for each other and get distinct seqs', async () => {
     const url = await createDatabase('node-seq');
-    const a = await openStore(url);
-    const b = await openStore(url);
+    const a = await openStore(url, { settings: processSettings() });
+    const b = await openStore(url, { settings: processSettings() });
     stores.push(a, b);
     const cycleA = await firstRound(a, 'a', 3);
     const cycleB = await firstRound(b, 'b', 2);
@@ -143,7 +146,7 @@ describePostgres('node seqs on PostgreSQL', () => {
     } finally {
       await client.end({ timeout: 5 });
     }
-    const store = await openStore(url);
+    const store = await openStore(url, { settings: processSettings() });
     stores.push(store);
     await writeProbes(store, await firstRound(store, 'new', 2));
     expect(await seqsOf(url)).toEqual([41, 42, 43]);

@@ -7,7 +7,7 @@ import { eq, is, sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { postgresOf, StoreOpenError, type Store } from '@/db';
-import { claimSubject } from '@/db/queries/claims';
+import { claimPeriodicJob } from '@/db/queries/claims';
 import { openPostgres, postgresMigrationsFolder, postgresSettings } from '@/db/engines/postgres';
 import * as pgSchema from '@/db/schema-pg';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
@@ -214,7 +214,10 @@ describePostgres('the PostgreSQL store', () => {
         release();
         return Promise.all([first, second]);
       };
-      expect(await race((s, who) => claimSubject(s, 'bal_race', who, 10_000, 1_000))).toEqual([true, false]);
+      expect(await race((s, who) => claimPeriodicJob(s, 'bal_race', who, 10_000, 1_000))).toEqual([
+        true,
+        false,
+      ]);
     } finally {
       await other.close();
     }

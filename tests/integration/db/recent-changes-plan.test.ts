@@ -1,5 +1,6 @@
 // The flap window's read of recent fingerprint changes runs every cycle: on both engines its plan must seek
 // the small partial index of changes (`subject_history_changes`), not every history span of the balancer.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,7 +21,7 @@ afterAll(async () => {
 
 describe('the recent-changes read on SQLite', () => {
   it('searches the partial index of changes', async () => {
-    const store = await openStore(path.join(dir, 'plan.db'));
+    const store = await openStore(path.join(dir, 'plan.db'), { settings: processSettings() });
     try {
       const plan = sqliteOf(store)
         .prepare(`EXPLAIN QUERY PLAN ${RECENT_CHANGES_SQL}`)

@@ -2,6 +2,8 @@
 // balancer, a node and an hour of rollups, keeps them as region `default` once the store opens and migrates;
 // a region's cycle then adds its own rows beside them, readers merge or split them, and pruning takes both.
 // A real SQLite file in a temp dir and a real throwaway PostgreSQL 15 database.
+import { processSettings } from '@/lib/settings';
+import { analysisDigest } from '@/lib/rollout/digest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -83,6 +85,7 @@ async function probeFrom(store: Store, region: string, at: number): Promise<void
     newNodes: [],
     results: [{ nodeId: 'nod_1', seq: 1, verdict: v, fingerprintKey: 'fp-1', prior: null }],
     analysis,
+    analysisDigest: analysisDigest(analysis),
     events: [],
   });
 }
@@ -137,7 +140,7 @@ describe('rollups per node and region (SQLite)', () => {
     old.exec(oldRows((b) => (b ? '1' : '0')));
     old.close();
 
-    const store = await openStore(file);
+    const store = await openStore(file, { settings: processSettings() });
     try {
       await checkMigrated(store);
     } finally {
@@ -162,7 +165,7 @@ describePostgres('rollups per node and region (PostgreSQL)', () => {
     } finally {
       await client.end({ timeout: 5 });
     }
-    const store = await openStore(url);
+    const store = await openStore(url, { settings: processSettings() });
     try {
       await checkMigrated(store);
     } finally {

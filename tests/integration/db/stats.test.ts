@@ -1,3 +1,4 @@
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +12,7 @@ let store: Store;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-stats-'));
-  store = await openStore(path.join(dir, 'stats.db'));
+  store = await openStore(path.join(dir, 'stats.db'), { settings: processSettings() });
 });
 afterAll(async () => {
   await store.close();

@@ -1,5 +1,6 @@
 // The SQLite connection on a real file: a nested write joins the open transaction, a write from elsewhere
 // waits for it, the scope that tells them apart ends with the transaction, and reused statements keep shape.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,7 +17,7 @@ let store: Store;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-write-scope-'));
-  store = await openStore(path.join(dir, 'store.db'));
+  store = await openStore(path.join(dir, 'store.db'), { settings: processSettings() });
 });
 afterAll(async () => {
   await store.close();

@@ -1,3 +1,4 @@
+import { processSettings } from '@/lib/settings';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,7 +19,7 @@ let store: Store;
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-store-'));
-  store = await openStore(path.join(dir, 'nested', 'store.db'));
+  store = await openStore(path.join(dir, 'nested', 'store.db'), { settings: processSettings() });
 });
 afterAll(async () => {
   await store.close();
@@ -30,12 +31,12 @@ const base = { name: 'alpha', publicUrl: 'http://127.0.0.1:9000/mcp' };
 describe('openStore', () => {
   it('says how many migrations an open applied: all of them on a new file, none on the next open', async () => {
     const file = path.join(dir, 'count.db');
-    const first = await openStore(file);
+    const first = await openStore(file, { settings: processSettings() });
     const all = await countAppliedMigrations(first);
     expect(all).toBeGreaterThan(0);
     expect(first.migrationsApplied).toBe(all);
     await first.close();
-    const second = await openStore(file);
+    const second = await openStore(file, { settings: processSettings() });
     expect(second.migrationsApplied).toBe(0);
     await second.close();
     // erawatch db-migrate prints both counts.
@@ -83,7 +84,7 @@ describe('openStore', () => {
   });
 
   it('opening the same file again is idempotent', async () => {
-    const again = await openStore(store.location);
+    const again = await openStore(store.location, { settings: processSettings() });
     try {
       expect(sqliteOf(again).prepare('select count(*) as n from balancers').get()).toEqual({ n: 0 });
     } finally {

@@ -1,5 +1,7 @@
 // Nodes and stdio targets are one probed subject: one state and one history table, one writer, one reader,
 // one pruning path. Real SQLite files in a temp dir, including one created at the migration before the merge.
+import { processSettings } from '@/lib/settings';
+import { analysisDigest } from '@/lib/rollout/digest';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -100,7 +102,7 @@ describe('the migration to one subject design', () => {
     `);
     old.close();
 
-    const store = await openStore(file);
+    const store = await openStore(file, { settings: processSettings() });
     try {
       const node = await getNode(store, 'nod_1');
       expect(node.state).toMatchObject({
@@ -146,7 +148,7 @@ describe('the migration to one subject design', () => {
 describe('one writer, one reader, one pruning path', () => {
   let store: Store;
   beforeEach(async () => {
-    store = await openStore(path.join(dir, 'new.db'));
+    store = await openStore(path.join(dir, 'new.db'), { settings: processSettings() });
   });
   afterEach(async () => {
     await store.close();
@@ -219,6 +221,7 @@ describe('one writer, one reader, one pruning path', () => {
           },
         ],
         analysis,
+        analysisDigest: analysisDigest(analysis),
         events: [],
       });
     };

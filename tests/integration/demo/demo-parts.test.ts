@@ -1,3 +1,4 @@
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -27,7 +28,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 describe('registerDemoBalancers (real SQLite file)', () => {
   let store: Store;
   beforeAll(async () => {
-    store = await openStore(path.join(tmp, 'register.db'));
+    store = await openStore(path.join(tmp, 'register.db'), { settings: processSettings() });
   });
   afterAll(() => store.close());
 

@@ -1,5 +1,6 @@
 // The demo's promise, checked with the real poller cycle and analysis on a real SQLite file: the search
 // balancer goes era-split -> drift -> uniform through the scripted rollout, and the gate opens at the end.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,7 @@ import { listEvents } from '@/db/queries/events';
 import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
 import { registerDemoBalancers } from '@/lib/demo/register';
 import { runRolloutScript } from '@/lib/demo/rollout-script';
-import { runBalancerCycle } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import { closeDefaultProbe } from '@/lib/poller/default-probe';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 import { testSettings } from '../../support/settings';
@@ -22,7 +23,7 @@ describe('demo fleet under the real poller', () => {
   const cycles: BalancerAnalysis[] = [];
 
   beforeAll(async () => {
-    store = await openStore(path.join(dir, 'demo.db'));
+    store = await openStore(path.join(dir, 'demo.db'), { settings: processSettings() });
     fleet = await startDemoFleet();
     // The demo's own deadlines (1.5 s / 1 s, to move every 5 s) can be missed on a loaded machine, and the
     // node then shows unavailable; the era walk is under test, so deadlines a loaded machine always meets.
@@ -41,7 +42,7 @@ describe('demo fleet under the real poller', () => {
   async function cycle(name: string) {
     const id = ids.get(name);
     if (!id) throw new Error(`balancer ${name} was not registered`);
-    const result = await runBalancerCycle(store, id, { settings: testSettings() });
+    const result = await runOneCycle(store, id, { settings: testSettings() });
     cycles.push(result.analysis);
     const gate = result.analysis.gates.find((g) => g.revision === '2026-07-28');
     return {

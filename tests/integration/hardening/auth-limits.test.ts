@@ -1,3 +1,4 @@
+import { processSettings } from '@/lib/settings';
 import { sqliteOf } from '@/db';
 // The failed-credential lockout, the request limit and the Host allowlist, through the real route handlers
 // against a real SQLite file. Every refusal is problem+json and stores nothing.
@@ -77,7 +78,7 @@ beforeAll(async () => {
   // The buckets refill with time: a frozen clock keeps every count exact however slow the machine is.
   vi.useFakeTimers({ toFake: ['Date'], now: Date.parse('2026-12-01T07:00:00Z') });
   const { getStore } = await import('@/db/index');
-  store = await getStore();
+  store = await getStore({ settings: processSettings() });
   const { createApiToken } = await import('@/lib/auth/api-tokens');
   writeToken = (await createApiToken(store, { name: 'writer', scope: 'write' })).token;
   otherToken = (await createApiToken(store, { name: 'other', scope: 'write' })).token;
@@ -90,7 +91,7 @@ beforeAll(async () => {
 afterAll(async () => {
   vi.useRealTimers();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,5 +1,6 @@
 // GET /api/v1/balancers/{id} carries the current analysis: a real cycle over a modern and a legacy MCP SDK
 // server on loopback (plus a closed port) makes an era split with a degraded node, read back in one call.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -60,7 +61,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -8,7 +8,7 @@ import { openStore, type Store } from '@/db/index';
 import { listBalancers } from '@/db/queries/balancers';
 import { createBalancer } from '@/lib/balancers';
 import { applyConfigAtStartup } from '@/lib/config/startup';
-import { parseSettings, resetProcessSettings } from '@/lib/settings';
+import { parseSettings, resetProcessSettings, processSettings } from '@/lib/settings';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-registration-'));
 process.env.ERAWATCH_DB = path.join(dir, 'api.db');
@@ -54,7 +54,7 @@ beforeAll(async () => {
   POST = (await import('@/app/api/v1/balancers/route')).POST as Handler;
   PATCH = (await import('@/app/api/v1/balancers/[id]/route')).PATCH as Handler;
   const { getStore } = await import('@/db/index');
-  store = await getStore();
+  store = await getStore({ settings: processSettings() });
   existingId = (
     await createBalancer(store, {
       name: 'reg-existing',
@@ -65,7 +65,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -289,7 +289,7 @@ describe('registration refuses', () => {
 describe('the config file refuses the same', () => {
   let cfgStore: Store;
   beforeAll(async () => {
-    cfgStore = await openStore(path.join(dir, 'config.db'));
+    cfgStore = await openStore(path.join(dir, 'config.db'), { settings: processSettings() });
   });
   afterAll(() => cfgStore.close());
 

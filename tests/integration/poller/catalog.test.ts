@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBalancer } from '@/lib/balancers';
 import { listEvents } from '@/db/queries/events';
 import { listNodes } from '@/db/queries/nodes';
-import { runBalancerCycle } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import { closeDefaultProbe, createDefaultProbe } from '@/lib/poller/default-probe';
 import { catalogOffsetOf } from '@/lib/rollout/catalog';
 import { createProbeAgent, DEFAULT_PROBE_OPTIONS, probeNode } from '@/lib/probe';
@@ -48,7 +48,7 @@ function must<T>(value: T | undefined): T {
   return value;
 }
 
-const cycle = (id: string) => runBalancerCycle(store, id, { settings, probe });
+const cycle = (id: string) => runOneCycle(store, id, { settings, probe });
 const toolLists = async (p: RunningPeer) =>
   (await p.received()).filter((r) => r.method === 'tools/list').length;
 

@@ -5,7 +5,7 @@ import { listEvents } from '@/db/queries/events';
 import { getNode, getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
 import { count as countRows } from 'drizzle-orm';
 import { getStore } from '@/db';
-import { runBalancerCycle } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import { startRoundRobinProxy, type RoundRobinProxy } from '@/lib/peers/round-robin-proxy';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { tempStore } from './support';
@@ -50,7 +50,7 @@ describe('a balancer behind a round-robin proxy, real SDK peers', () => {
       allowLegacy: true,
       ...wide,
     });
-    const first = await runBalancerCycle(store, b.id);
+    const first = await runOneCycle(store, b.id);
     expect(first.probes).toBe(6);
     expect(first.analysis.state).toBe('non-uniform');
     expect(first.analysis.severity).toBe('era-split');
@@ -71,7 +71,7 @@ describe('a balancer behind a round-robin proxy, real SDK peers', () => {
     expect(first.events.map((e) => e.type)).toEqual(['balancer.diverged']);
     expect(first.events[0]?.data).toMatchObject({ severity: 'era-split' });
 
-    const second = await runBalancerCycle(store, b.id);
+    const second = await runOneCycle(store, b.id);
     expect(second.events).toEqual([]);
     expect((await listEvents(store, { balancerId: b.id })).items.map((e) => e.type)).toEqual([
       'balancer.diverged',
@@ -97,7 +97,7 @@ describe('a balancer behind a round-robin proxy, real SDK peers', () => {
       samplesPerCycle: 4,
       ...wide,
     });
-    const r = await runBalancerCycle(store, b.id);
+    const r = await runOneCycle(store, b.id);
     expect(r.analysis.counts.samples).toBe(4);
     expect(await listNodes(store, b.id)).toEqual([]);
     // The v1 upstream is not allow-listed here, so it is unavailable: degraded beside, never a split.
@@ -130,7 +130,7 @@ describe('one name, several loopback addresses', () => {
       resolved.push(host);
       return ['127.0.0.2', '127.0.0.3'];
     };
-    const r = await runBalancerCycle(store, b.id, { resolve });
+    const r = await runOneCycle(store, b.id, { resolve });
     expect(resolved).toEqual(['fleet.erawatch.test']);
     const nodes = await listNodes(store, b.id);
     expect(nodes.map((n) => [n.origin, n.address, n.url])).toEqual([
@@ -147,7 +147,7 @@ describe('one name, several loopback addresses', () => {
     expect(await b2.received()).not.toEqual([]);
 
     // A lookup that fails keeps the known addresses as unavailable nodes instead of dropping them.
-    const failed = await runBalancerCycle(store, b.id, {
+    const failed = await runOneCycle(store, b.id, {
       resolve: async () => {
         throw new Error('ENOTFOUND');
       },
@@ -173,10 +173,10 @@ describe('header values from the environment', () => {
       headers: { Authorization: 'env:ERAWATCH_TEST_UNSET_TOKEN' },
       ...wide,
     });
-    const r = await runBalancerCycle(store, b.id, { variables: {} });
+    const r = await runOneCycle(store, b.id, { variables: {} });
     expect(r.analysis.degraded[0]?.reason).toBe('header_env_missing:ERAWATCH_TEST_UNSET_TOKEN');
     expect(await peer.received()).toEqual([]);
-    const ok = await runBalancerCycle(store, b.id, { variables: { ERAWATCH_TEST_UNSET_TOKEN: 'Bearer x' } });
+    const ok = await runOneCycle(store, b.id, { variables: { ERAWATCH_TEST_UNSET_TOKEN: 'Bearer x' } });
     expect(ok.analysis.degraded).toEqual([]);
     expect(ok.events.map((e) => e.type)).toEqual(['node.recovered', 'gate.opened']);
   });
@@ -205,8 +205,8 @@ it('deleting a balancer removes its rollups and keeps those of every other balan
     samplesPerCycle: 0,
     ...wide,
   });
-  await runBalancerCycle(store, keep.id);
-  await runBalancerCycle(store, drop.id);
+  await runOneCycle(store, keep.id);
+  await runOneCycle(store, drop.id);
   // A node's current hour is in its minute slots until a probe in a later hour folds it into the hour's row.
   const count = () =>
     store.read(async (db) => (await db.select({ n: countRows() }).from(store.t.nodeMinuteRollups))[0]?.n);

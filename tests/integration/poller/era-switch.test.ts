@@ -2,7 +2,7 @@ import { afterAll, expect, it } from 'vitest';
 import { createBalancer } from '@/lib/balancers';
 import { listEvents } from '@/db/queries/events';
 import { getNodeHistory, listNodes } from '@/db/queries/nodes';
-import { runBalancerCycle } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import { startPeer, type RunningPeer } from '@/lib/peers/spawn';
 import { tempStore } from './support';
 
@@ -32,22 +32,22 @@ it('a node switched from legacy to modern on the same host:port produces exactly
     legacyProbeTimeoutMs: 15_000,
   });
 
-  const c1 = await runBalancerCycle(store, b.id);
+  const c1 = await runOneCycle(store, b.id);
   expect(c1.analysis.snapshot.nodes.map((n) => n.era)).toEqual(['legacy']);
   expect(c1.events).toEqual([]);
-  const c2 = await runBalancerCycle(store, b.id);
+  const c2 = await runOneCycle(store, b.id);
   expect(c2.events).toEqual([]);
 
   await old.stop();
   running.splice(running.indexOf(old), 1);
-  const down = await runBalancerCycle(store, b.id);
+  const down = await runOneCycle(store, b.id);
   expect(down.analysis.degraded.map((d) => d.reason)).toEqual(['refused']);
 
   const upgraded = await startPeer('v2-modern', { port: old.port, name: 'switch-node', version: '2.0.0' });
   running.push(upgraded);
-  const c3 = await runBalancerCycle(store, b.id);
+  const c3 = await runOneCycle(store, b.id);
   expect(c3.analysis.snapshot.nodes.map((n) => n.era)).toEqual(['modern']);
-  const c4 = await runBalancerCycle(store, b.id);
+  const c4 = await runOneCycle(store, b.id);
   expect(c4.events).toEqual([]);
 
   const [node] = await listNodes(store, b.id);

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createBalancer } from '@/lib/balancers';
 import { listNodes } from '@/db/queries/nodes';
-import { runBalancerCycle } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import { closeSharedProbeAgents } from '@/lib/probe';
 import { startRoutes, type RouteServer } from '@/tests/support/oauth-routes';
 import {
@@ -56,7 +56,7 @@ describe('an authorization server echoing the credential', () => {
         issuer: as.issuer,
       },
     });
-    await runBalancerCycle(env.store, b.id);
+    await runOneCycle(env.store, b.id);
     const nodes = await listNodes(env.store, b.id);
     expect(nodes[0]?.state?.verdict.reason).toBe('oauth_token_failed: invalid_client');
     expectNoSecret(JSON.stringify(nodes));

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createBalancer } from '@/lib/balancers';
 import { getRollups, listNodes } from '@/db/queries/nodes';
 import { pruneOldData } from '@/db/queries/subjects';
-import { runBalancerCycle, type ProbeFn } from '@/lib/poller';
+import type { ProbeFn } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import type { Verdict } from '@/lib/probe/types';
 import { TEST_ENGINE } from '../../support/store';
 import { tempStore } from './support';
@@ -42,7 +43,7 @@ function verdict(url: string, at: number, durationMs: number, up: boolean): Verd
 /** One cycle at `at`, its node answering in `ms` (down when `up` is false). */
 async function cycleAt(balancerId: string, at: number, ms: number, up = true): Promise<void> {
   const probe: ProbeFn = async (target) => verdict(target.url, at, ms, up);
-  await runBalancerCycle(env.store, balancerId, { probe, now: () => at });
+  await runOneCycle(env.store, balancerId, { probe, now: () => at });
 }
 
 const hourRows = () => env.store.read((db) => db.select().from(env.store.t.nodeRollups));

@@ -5,7 +5,8 @@ import { count as countRows } from 'drizzle-orm';
 import { createBalancer, updateBalancer } from '@/lib/balancers';
 import { insertEvents, listEvents } from '@/db/queries/events';
 import { getNodeHistory, getRollups, listNodes } from '@/db/queries/nodes';
-import { runBalancerCycle, pruneOldData, type ProbeFn } from '@/lib/poller';
+import { pruneOldData, type ProbeFn } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import { startPollerWith, type PollerHandle } from '@/lib/poller/poll-role';
 import { createLimiter } from '@/lib/poller/limiter';
 import type { Verdict } from '@/lib/probe/types';
@@ -93,7 +94,7 @@ it('probes every balancer on its interval under one global cap, never one node t
     return handle.status().cyclesCompleted >= 15;
   });
   // A manual cycle while the scheduler runs waits its turn instead of probing the same nodes at once.
-  const manual = await runBalancerCycle(env.store, ids[0] ?? '', {
+  const manual = await runOneCycle(env.store, ids[0] ?? '', {
     probe: tracker.probe,
     limiter: createLimiter(4),
   });
@@ -154,8 +155,8 @@ it('pruning removes old rollups, closed history and old events, and keeps curren
   ];
   let i = 0;
   const probe: ProbeFn = async () => verdicts[Math.min(i++, 1)] ?? modernVerdict('x', 0);
-  await runBalancerCycle(store, b.id, { probe, now: () => t0 });
-  await runBalancerCycle(store, b.id, { probe, now: () => t0 + 5 * hour });
+  await runOneCycle(store, b.id, { probe, now: () => t0 });
+  await runOneCycle(store, b.id, { probe, now: () => t0 + 5 * hour });
   await insertEvents(store, [{ type: 'gate.opened', balancerId: b.id, at: t0 }]);
   const [node] = await listNodes(store, b.id);
   expect(await getNodeHistory(store, node?.id ?? '')).toHaveLength(2);
@@ -188,7 +189,7 @@ it('taking a URL off the node list removes that node, its state, history and rol
     ...timing,
   });
   const probe: ProbeFn = async (t) => modernVerdict(t.url, Date.now());
-  await runBalancerCycle(store, b.id, { probe });
+  await runOneCycle(store, b.id, { probe });
   const gone = (await listNodes(store, b.id)).find((n) => n.url === urls[1]);
   expect(gone).toBeDefined();
   // A node's current hour is in its minute slots until a probe in a later hour folds it into the hour's row.
@@ -199,6 +200,6 @@ it('taking a URL off the node list removes that node, its state, history and rol
   expect((await listNodes(store, b.id)).map((n) => n.url)).toEqual([urls[0]]);
   await expect(async () => await getNodeHistory(store, gone?.id ?? '')).rejects.toThrow(/not found/);
   expect(await rollupCount()).toBe((before ?? 0) - 1);
-  const next = await runBalancerCycle(store, b.id, { probe });
+  const next = await runOneCycle(store, b.id, { probe });
   expect(next.analysis.counts.nodes).toBe(1);
 });

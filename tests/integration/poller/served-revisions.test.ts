@@ -4,10 +4,10 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { listNodes } from '@/db/queries/nodes';
 import { createBalancer } from '@/lib/balancers';
-import { runBalancerCycle } from '@/lib/poller';
 import { closeSharedProbeAgents, DEFAULT_PROBE_OPTIONS, probeNode } from '@/lib/probe';
 import { MAX_SERVED_REVISIONS } from '@/lib/probe/classify';
 import { discoverResult, rpcOf, sendJson, startFaultPeer, type FaultPeer } from '@/tests/support/fault-peer';
+import { runOneCycle } from '@/tests/support/cycle';
 import { tempStore } from './support';
 
 process.env.ERAWATCH_ALLOW_LOOPBACK = '1';
@@ -78,7 +78,7 @@ describe('the served revisions a node lists', () => {
       intervalMs: 30_000,
       timeoutMs: 8_000,
     });
-    await runBalancerCycle(env.store, b.id);
+    await runOneCycle(env.store, b.id);
     const nodes = await listNodes(env.store, b.id);
     const verdict = nodes[0]?.state?.verdict;
     expect(verdict?.verdict).toBe('modern');

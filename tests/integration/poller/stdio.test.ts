@@ -71,7 +71,7 @@ afterAll(async () => {
   await db.cleanup();
 });
 
-async function probeAll(probe: StdioProbeFn = createStdioProbe()) {
+async function probeAll(probe: StdioProbeFn = createStdioProbe(process.env)) {
   const limiter = createLimiter(4);
   clock += 60_000;
   return Promise.all(
@@ -155,7 +155,7 @@ ${['runner-a', 'runner-b']
         await applyConfig(store.store, parseConfig(runnerConfig, file('runner.yaml'), parseSettings({})));
         let active = 0;
         let maxActive = 0;
-        const real = createStdioProbe();
+        const real = createStdioProbe(process.env);
         const counting: StdioProbeFn = async (t, o, s) => {
           active += 1;
           maxActive = Math.max(maxActive, active);

@@ -1,4 +1,5 @@
 // Shared set-up for the poller integration tests: a temp SQLite file per test file, loopback allowed.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,7 +10,7 @@ export async function tempStore(
   prefix: string,
 ): Promise<{ store: Store; dir: string; cleanup(): Promise<void> }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `erawatch-${prefix}-`));
-  const store = await openStore(await storeLocation(dir, 'erawatch.db'));
+  const store = await openStore(await storeLocation(dir, 'erawatch.db'), { settings: processSettings() });
   return {
     store,
     dir,

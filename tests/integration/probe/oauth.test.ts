@@ -6,7 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBalancer } from '@/lib/balancers';
 import { listNodes } from '@/db/queries/nodes';
-import { runBalancerCycle } from '@/lib/poller';
+import { runOneCycle } from '@/tests/support/cycle';
 import {
   startAuthorizationServer,
   startOAuthPeer,
@@ -208,7 +208,7 @@ describe('the poller and the CLI', () => {
       intervalMs: 20_000,
       timeoutMs: 4_000,
     });
-    const result = await runBalancerCycle(env.store, b.id);
+    const result = await runOneCycle(env.store, b.id);
     expect(result.analysis.displayStatus).toBe('auth-gated');
     expect(result.analysis.degraded).toEqual([
       expect.objectContaining({ reason: 'auth_required', authGated: true }),
@@ -238,7 +238,7 @@ describe('the poller and the CLI', () => {
         issuer: as.issuer,
       },
     });
-    const ok = await runBalancerCycle(env.store, b.id);
+    const ok = await runOneCycle(env.store, b.id);
     expect(ok.analysis.degraded).toEqual([]);
     expect(ok.analysis.displayStatus).toBe('uniform');
     expect((await listNodes(env.store, b.id))[0]?.state).toMatchObject({
@@ -246,7 +246,7 @@ describe('the poller and the CLI', () => {
       availability: 'available',
     });
     delete process.env.ERAWATCH_TEST_OAUTH_SECRET;
-    const missing = await runBalancerCycle(env.store, b.id);
+    const missing = await runOneCycle(env.store, b.id);
     expect(missing.analysis.degraded[0]?.reason).toBe('oauth_secret_env_missing:ERAWATCH_TEST_OAUTH_SECRET');
   });
 

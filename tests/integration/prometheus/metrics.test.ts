@@ -1,6 +1,7 @@
 // /metrics after a real cycle against a real MCP SDK server, with an open rollout window: `promtool check
 // metrics` passes on it, labels stay bounded, and every series the shipped rules use is exported (or owned
 // by the store and worker, which count write errors, failed cycles and the webhook backlog).
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -112,7 +113,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 

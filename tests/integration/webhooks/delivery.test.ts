@@ -1,4 +1,5 @@
 // Outbox delivery against real loopback receivers, with an injected clock so a day of retries runs at once.
+import { processSettings } from '@/lib/settings';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -36,7 +37,7 @@ const loopbackAgent = createEgressAgent({ allowLoopback: true, allowPrivate: fal
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-webhooks-'));
-  store = await openStore(await storeLocation(dir, 'hooks.db'));
+  store = await openStore(await storeLocation(dir, 'hooks.db'), { settings: processSettings() });
   receiver = await startReceiver();
   balancerId = (await createBalancer(store, { name: 'hooks-fleet', publicUrl: 'http://127.0.0.1:9/mcp' })).id;
 });

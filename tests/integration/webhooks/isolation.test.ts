@@ -1,5 +1,6 @@
 // Delivery isolation and the single-attempt test send, against the real long-running outbox worker and real
 // loopback receivers. Assertions wait for events (a request at the receiver, a worker pass), never for time.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,7 +27,7 @@ const agent = createEgressAgent({ allowLoopback: true, allowPrivate: false });
 
 beforeAll(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-isolation-'));
-  store = await openStore(await storeLocation(dir, 'isolation.db'));
+  store = await openStore(await storeLocation(dir, 'isolation.db'), { settings: processSettings() });
   receiver = await startReceiver();
   balancerId = (await createBalancer(store, { name: 'isolated-fleet', publicUrl: 'http://127.0.0.1:9/mcp' }))
     .id;

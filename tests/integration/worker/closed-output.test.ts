@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/db';
+import { processSettings } from '@/lib/settings';
 import { listPollWorkers } from '@/db/queries/units';
 import { waitFor } from '../poller/support';
 
@@ -81,7 +82,7 @@ describe('a worker whose output goes away', () => {
     await firstLine(child.stdout);
     child.stdout.destroy();
     child.stderr.destroy();
-    const store = await openStore(db);
+    const store = await openStore(db, { settings: processSettings() });
     stores.push(store);
     // Its presence is renewed in the store: the process lives on and works with nowhere to write.
     const renewals = async (after: number) =>

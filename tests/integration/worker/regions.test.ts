@@ -3,6 +3,7 @@
 // address (127.0.0.2, 127.0.0.3); a front door routes by source address, as geo-routing does, to a round-robin
 // proxy over its own pool of real MCP SDK servers. The result is region-split with the right partition,
 // exactly one balancer.region_split event, and a closed gate.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -96,7 +97,7 @@ function twoRegions(location: () => Promise<string>): void {
     const { openStore } = await import('@/db/index');
     const { createBalancer } = await import('@/lib/balancers');
     dbLocation = await location();
-    store = await openStore(dbLocation);
+    store = await openStore(dbLocation, { settings: processSettings() });
     const created = await createBalancer(store, {
       name: 'geo-shop',
       publicUrl: front.url,

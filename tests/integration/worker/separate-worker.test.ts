@@ -1,6 +1,7 @@
 // The web side (route handlers in this process, running no roles) beside `erawatch worker` as its own
 // process, sharing one SQLite file: probe series reach /metrics here, probe-now here never probes a node
 // while the worker's cycle does (counted at the node), and events are delivered with no web process at all.
+import { processSettings } from '@/lib/settings';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -61,7 +62,7 @@ beforeAll(async () => {
   const { getStore } = await import('@/db/index');
   const { createBalancer } = await import('@/lib/balancers');
   const { createWebhook } = await import('@/lib/webhooks/endpoints');
-  const store = await getStore();
+  const store = await getStore({ settings: processSettings() });
   balancerId = (
     await createBalancer(store, {
       name: 'worker-fleet',
@@ -91,7 +92,7 @@ afterAll(async () => {
   const { closeDefaultProbe } = await import('@/lib/poller/default-probe');
   await closeDefaultProbe();
   const { getStore } = await import('@/db/index');
-  await (await getStore()).close();
+  await (await getStore({ settings: processSettings() })).close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -100,9 +101,11 @@ describe('a web process beside erawatch worker', () => {
     const { getStore } = await import('@/db/index');
     const { listSeries } = await import('@/db/queries/metric-series');
     await waitFor('the worker to flush probe series', 30_000, async () =>
-      (await listSeries(await getStore(), ['erawatch_probe_duration_seconds_count'])).find(
-        (s) => s.value >= 1,
-      ),
+      (
+        await listSeries(await getStore({ settings: processSettings() }), [
+          'erawatch_probe_duration_seconds_count',
+        ])
+      ).find((s) => s.value >= 1),
     );
     const metrics = await handler(import('@/app/(ops)/metrics/route'), 'GET');
     const text = await (await metrics(request('/metrics'))).text();
@@ -144,7 +147,7 @@ describe('a web process beside erawatch worker', () => {
     expect(w.output()).toMatch(/\[worker\] stopped/);
     const { getStore } = await import('@/db/index');
     const { listPollWorkers, listUnits } = await import('@/db/queries/units');
-    const store = await getStore();
+    const store = await getStore({ settings: processSettings() });
     expect(await listPollWorkers(store, Date.now())).toEqual([]);
     expect((await listUnits(store)).filter((u) => u.expiresAt > 0)).toEqual([]);
   });

@@ -2,6 +2,7 @@
 // table lock the test holds, inside a cycle's write) still renews the units it holds, so a second live worker
 // never takes them over while the first is alive; once the starved worker is killed with -9, the second takes
 // its units over within the lease TTL, and no node is ever probed twice at once.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -147,7 +148,7 @@ describePostgres('a poll worker starved of pool connections', () => {
     location = await createDatabase('starved-lease');
     admin = postgres(cluster.url(new URL(location).pathname.slice(1)), { max: 2, onnotice: () => {} });
     fleet = await startFleet();
-    store = await openStore(location);
+    store = await openStore(location, { settings: processSettings() });
     const make = async (name: string, nodes: number[]) =>
       (
         await createBalancer(theStore(), {

@@ -1,6 +1,7 @@
 // Webhook delivery and maintenance on a real PostgreSQL 15 follow the database's clock, not the worker's: a
 // worker whose clock runs an hour behind still sends a fresh event at once, one an hour ahead does not send a
 // retry before it is due, two such workers send each attempt once, and maintenance runs once per period.
+import { processSettings } from '@/lib/settings';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -47,7 +48,7 @@ describePostgres('delivery and maintenance on the database clock', () => {
 
   beforeAll(async () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    store = await openStore(await createDatabase('store-clock'));
+    store = await openStore(await createDatabase('store-clock'), { settings: processSettings() });
     balancerId = (await createBalancer(store, { name: 'clock-fleet', publicUrl: 'http://127.0.0.1:9/mcp' }))
       .id;
   });
@@ -155,7 +156,9 @@ describePostgres('delivery and maintenance on the database clock', () => {
     expect(second.status().runs).toBe(0);
 
     // A short period taken by a worker ahead: a worker behind takes the next one when it ends, not hours later.
-    const other = await openStore(await createDatabase('store-clock-maintain'));
+    const other = await openStore(await createDatabase('store-clock-maintain'), {
+      settings: processSettings(),
+    });
     try {
       const early = await job(() => Date.now() + 2 * HOUR, 1_000, other);
       await pollUntil('the early worker’s run', 30_000, () => early.status().runs >= 1);

@@ -2,6 +2,7 @@
 // every probe per node: none is probed twice at once and none misses one of its balancer's cycles; a kill -9'd worker's
 // balancers are probed again by the others within the lease TTL; a worker SIGSTOPped past its lease and then
 // SIGCONTed writes nothing (its fencing token moved) and says so.
+import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -130,7 +131,7 @@ function theStore(): Store {
 
 beforeAll(async () => {
   fleet = await startFleet();
-  store = await openStore(location);
+  store = await openStore(location, { settings: processSettings() });
   for (let b = 0; b < BALANCERS; b++) {
     const nodes = Array.from({ length: NODES_PER_BALANCER }, (_, i) => b * NODES_PER_BALANCER + i);
     const created = await createBalancer(store, {

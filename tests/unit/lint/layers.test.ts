@@ -40,6 +40,7 @@ describe('imports between layers', () => {
     ['db/queries/x.ts', "import { recordProbe } from '@/lib/metrics/stored';", 'never imports a role'],
     ['db/queries/x.ts', "import { withApi } from '@/lib/api/with-api';", 'never imports a role'],
     ['lib/webhooks/x.ts', "import { json } from '@/lib/api/with-api';", 'web layer'],
+    ['lib/alertmanager/x.ts', "import { nodeLabels } from '@/lib/ui/node-label';", 'no web layer'],
     ['lib/poller/x.ts', "import { sql } from 'drizzle-orm';", 'one door'],
   ])('%s: %s is refused', async (file, line, says) => {
     const messages = await refused(file, line);

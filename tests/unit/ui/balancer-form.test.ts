@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { problemFromBody } from '@/lib/query/problem';
-import { EMPTY_FORM, bodyFromForm, placeErrors } from '@/lib/ui/balancer-form';
+import { EMPTY_FORM, bodyFromForm, placeErrors } from '@/lib/query/balancer-form';
 
 describe('bodyFromForm', () => {
   it('sends lists, numbers and headers, leaving empty optional numbers to the API defaults', () => {

@@ -7,7 +7,7 @@ import { LoadError } from '@/components/ui/query-state';
 import { NotFoundError } from '@/lib/errors';
 import { pageRead } from '@/lib/api/page-read';
 import type { BalancerDetail } from '@/lib/query/types';
-import { formFromBalancer } from '@/lib/ui/balancer-form';
+import { formFromBalancer } from '@/lib/query/balancer-form';
 
 export const metadata: Metadata = { title: 'Edit balancer' };
 

@@ -1,7 +1,7 @@
 // The register/edit form's values, how they become an API body, and where each API error is shown.
 // The API is the validator: the form sends what was typed and places each problem+json pointer at its field.
-import type { ApiProblem } from '@/lib/query/problem';
-import type { Balancer } from '@/lib/query/types';
+import type { ApiProblem } from './problem';
+import type { Balancer } from './types';
 
 export interface BalancerFormValues {
   name: string;

@@ -2,7 +2,7 @@
 // analysis as the same whatever order its keys were built in (parts carried from a parsed snapshot keep the
 // schema's order), and ignore only the bookkeeping.
 import { describe, expect, it } from 'vitest';
-import { analysisDigest } from '@/db/subject-state';
+import { analysisDigest } from '@/lib/rollout/digest';
 import type { BalancerAnalysis } from '@/lib/rollout/types';
 
 function reversedKeys<T>(value: T): T {
