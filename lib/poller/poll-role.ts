@@ -120,12 +120,13 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     log,
   };
 
-  function startUnit(unit: ClaimedUnit, claimedAt: number): void {
+  function startUnit(unit: ClaimedUnit, claimedAt: number, sentAt: number): void {
     const key = unitKey(unit.kind, unit.unitId);
     const h: HeldUnit = {
       unit,
       lost: false,
-      leasedAt: performance.now(),
+      // The lease runs from the store's time of the claim, which is no earlier than when it was sent.
+      leasedAt: sentAt,
       running: Promise.resolve(),
       probing: false,
     };
