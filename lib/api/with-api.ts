@@ -391,7 +391,8 @@ export function withApi<P extends Record<string, string> = Record<string, never>
           ? ({ kind: 'anonymous' } as const)
           : await authenticate(req, store, mode, now);
         requireAccess(principal, access);
-        const params = route ? await route.params : ({} as P);
+        // A route without path parameters gets a context whose params resolve to nothing.
+      const params = ((route ? await route.params : undefined) ?? {}) as P;
         return await handler({ req, params, principal, store, now, mode, settings });
       });
     } catch (err) {

@@ -106,4 +106,18 @@ describe('the front door stamp', () => {
     await freed;
     expect((await get('/')).overloaded).toBe(false);
   });
+
+  it('without credentials, requests hold at most a quarter of the slots; a credential gets one beside them', async () => {
+    // A server with an admin secret: requests without a bearer or a session cookie are held to their share.
+    installFrontDoor({ maxConcurrentRequests: 8, adminSecret: 'stamp-test-admin-secret-0123' });
+    try {
+      expect((await get('/park')).overloaded).toBe(false);
+      expect((await get('/park')).overloaded).toBe(false);
+      expect(await get('/park')).toMatchObject({ overloaded: true, status: 429 });
+      expect((await get('/park', { authorization: 'Bearer anything' })).overloaded).toBe(false);
+      expect((await get('/park', { cookie: 'erawatch_session=x' })).overloaded).toBe(false);
+    } finally {
+      installFrontDoor({ maxConcurrentRequests: 2, adminSecret: null });
+    }
+  });
 });
