@@ -9,6 +9,7 @@
 // address. `X-Forwarded-For` is believed only across ERAWATCH_TRUSTED_PROXIES (proxy-addr).
 import { randomBytes } from 'node:crypto';
 import diagnostics from 'node:diagnostics_channel';
+import { performance } from 'node:perf_hooks';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import proxyaddr from 'proxy-addr';
@@ -34,6 +35,13 @@ interface FrontDoorState {
   nonce: string;
   installed: boolean;
   limit: number;
+  /**
+   * The slots open now (at most `limit`): fewer while this process's event loop lags (the CPU it gets is shared
+   * by more requests than it can answer in time), so what is admitted is answered in time and the rest get 429
+   * at once. See `openSlotsAfter`.
+   */
+  open: number;
+  lagWatch: NodeJS.Timeout | null;
   /** Whether requests without credentials are held to their share (not in local mode: nobody has any). */
   shareAnonymous: boolean;
   inFlight: number;
@@ -51,6 +59,8 @@ function state(): FrontDoorState {
     nonce: randomBytes(18).toString('base64url'),
     installed: false,
     limit: 0,
+    open: 0,
+    lagWatch: null,
     shareAnonymous: false,
     inFlight: 0,
     anonymousInFlight: 0,
@@ -94,10 +104,43 @@ function hasBody(request: IncomingMessage): boolean {
   return request.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
-/** Takes one slot; null when the limit (or, without credentials, the anonymous share) is reached. */
+/** How often the event loop's lag is measured. */
+const LAG_SAMPLE_MS = 500;
+/** A lag above this closes slots (a quarter of those open at a time); one below LAG_LOW_MS reopens one. */
+const LAG_HIGH_MS = 200;
+const LAG_LOW_MS = 50;
+/** Slots that stay open whatever the lag (or the limit, when lower). */
+const MIN_OPEN_SLOTS = 8;
+
+/**
+ * The slots open after one lag sample. Under overload the time a request waits is not spent holding a slot but
+ * on the event loop, which every admitted request shares: 32 requests in flight on a starved CPU each took 32
+ * times their own work, and so did every request waiting to be parsed behind them. So the slots open follow
+ * the loop's lag: a lagging loop closes a quarter of them (never below MIN_OPEN_SLOTS), a quick one reopens one
+ * at a time, up to the limit.
+ */
+export function openSlotsAfter(open: number, limit: number, lagMs: number): number {
+  const floor = Math.min(MIN_OPEN_SLOTS, limit);
+  if (lagMs > LAG_HIGH_MS) return Math.max(floor, Math.floor(open * 0.75));
+  if (lagMs < LAG_LOW_MS) return Math.min(limit, open + 1);
+  return Math.max(floor, Math.min(limit, open));
+}
+
+function watchLag(s: FrontDoorState): void {
+  if (s.lagWatch) return;
+  let last = performance.now();
+  s.lagWatch = setInterval(() => {
+    const now = performance.now();
+    s.open = openSlotsAfter(s.open, s.limit, now - last - LAG_SAMPLE_MS);
+    last = now;
+  }, LAG_SAMPLE_MS);
+  s.lagWatch.unref();
+}
+
+/** Takes one slot; null when the slots open (or, without credentials, the anonymous share) are taken. */
 function takeSlot(s: FrontDoorState, anonymous: boolean): (() => void) | null {
   if (s.limit > 0) {
-    if (s.inFlight >= s.limit) return null;
+    if (s.inFlight >= s.open) return null;
     if (anonymous && s.anonymousInFlight >= anonymousShare(s.limit)) return null;
   }
   s.inFlight++;
@@ -196,6 +239,8 @@ function guardBody(request: IncomingMessage, response: ServerResponse, socket: S
 export function installFrontDoor(settings: Pick<Settings, 'maxConcurrentRequests' | 'adminSecret'>): void {
   const s = state();
   s.limit = settings.maxConcurrentRequests;
+  s.open = s.limit;
+  if (s.limit > 0) watchLag(s);
   s.shareAnonymous = (settings.adminSecret ?? null) !== null;
   if (s.installed) return;
   s.installed = true;
