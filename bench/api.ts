@@ -4,8 +4,9 @@
 // and GET /api/v1/events under concurrent requests. Target: p95 under 50 ms. `--store postgres` runs the same
 // seed and the same requests on SQLite and then on a throwaway PostgreSQL 15 cluster, and prints both.
 // `--clients 250` measures overload instead: the server keeps the default concurrency limit, and 250 clients,
-// each on its own connection, send those requests back to back for --duration. Target: every request is
-// answered, 2xx or 429 `overloaded`, within 10 s (none times out, none fails otherwise).
+// each on its own connection, send those requests back to back for --duration (after a 429, waiting as long as
+// its Retry-After says). Target: every request is answered, 2xx or 429 `overloaded`, within 10 s (none times
+// out, none fails otherwise).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -433,6 +434,8 @@ interface OverloadFigures {
   maxMs: number;
   /** Answers of the 2xx requests alone. */
   okP99Ms: number;
+  /** The requests that timed out, by the second of the run they were sent in. */
+  timedOutBySecond: Record<string, number>;
 }
 
 /** One store's overload run: `--clients` clients, each on its own connection, against the default limit. */
@@ -472,7 +475,10 @@ async function overload(
     const okLatencies: number[] = [];
     const figures = { requests: 0, ok: 0, overloaded: 0, timedOut: 0, failed: 0 };
     const other: Record<string, number> = {};
-    const deadline = performance.now() + args.durationMs;
+    const started = performance.now();
+    const deadline = started + args.durationMs;
+    /** When (seconds into the run) the requests that timed out were sent. */
+    const timedOutBySecond: Record<string, number> = {};
     const client = async (i: number) => {
       // One connection per client, kept alive: 250 clients are 250 sockets at the server.
       const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
@@ -492,12 +498,18 @@ async function overload(
             if (res.statusCode >= 200 && res.statusCode < 300) {
               figures.ok++;
               okLatencies.push(ms);
-            } else if (res.statusCode === 429) figures.overloaded++;
-            else other[String(res.statusCode)] = (other[String(res.statusCode)] ?? 0) + 1;
+            } else if (res.statusCode === 429) {
+              figures.overloaded++;
+              // As a client should: wait as long as Retry-After says before the next request.
+              const wait = Number(res.headers['retry-after'] ?? '1');
+              await new Promise((r) => setTimeout(r, (Number.isFinite(wait) ? wait : 1) * 1000));
+            } else other[String(res.statusCode)] = (other[String(res.statusCode)] ?? 0) + 1;
           } catch (err) {
-            if ((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError')
+            if ((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError') {
               figures.timedOut++;
-            else figures.failed++;
+              const second = String(Math.floor((t0 - started) / 1000));
+              timedOutBySecond[second] = (timedOutBySecond[second] ?? 0) + 1;
+            } else figures.failed++;
           }
         }
       } finally {
@@ -518,6 +530,7 @@ async function overload(
       p99Ms: r(quantile(latencies, 0.99)),
       maxMs: r(latencies.at(-1) ?? NaN),
       okP99Ms: r(quantile(okLatencies, 0.99)),
+      timedOutBySecond,
     };
   } finally {
     await stopRun(running);

@@ -42,6 +42,15 @@ interface FrontDoorState {
    */
   open: number;
   lagWatch: NodeJS.Timeout | null;
+  /** How long the requests that gave their slot back since the last sample held it, in ms. */
+  held: number[];
+  /**
+   * Requests admitted per sample while the loop lags: most requests are handled within one turn of the event
+   * loop (the store answers synchronously), so in-flight counts stay low while the unparsed ones wait in their
+   * sockets behind them. A lagging loop admits fewer per turn; the rest get 429 at once. Infinity when quick.
+   */
+  budget: number;
+  admitted: number;
   /** Whether requests without credentials are held to their share (not in local mode: nobody has any). */
   shareAnonymous: boolean;
   inFlight: number;
@@ -61,6 +70,9 @@ function state(): FrontDoorState {
     limit: 0,
     open: 0,
     lagWatch: null,
+    held: [],
+    budget: Number.POSITIVE_INFINITY,
+    admitted: 0,
     shareAnonymous: false,
     inFlight: 0,
     anonymousInFlight: 0,
@@ -112,18 +124,46 @@ const LAG_LOW_MS = 50;
 /** Slots that stay open whatever the lag (or the limit, when lower). */
 const MIN_OPEN_SLOTS = 8;
 
+/** Requests that held their slots longer than this (their median, over a sample) mean too many are admitted. */
+const SLOW_HOLD_MS = 1_000;
+
 /**
- * The slots open after one lag sample. Under overload the time a request waits is not spent holding a slot but
+ * The slots open after one sample. Under overload the time a request waits is not spent waiting for a slot but
  * on the event loop, which every admitted request shares: 32 requests in flight on a starved CPU each took 32
  * times their own work, and so did every request waiting to be parsed behind them. So the slots open follow
- * the loop's lag: a lagging loop closes a quarter of them (never below MIN_OPEN_SLOTS), a quick one reopens one
- * at a time, up to the limit.
+ * how the process keeps up: when the loop lags by more than LAG_HIGH_MS, or the requests that finished held
+ * their slots for more than SLOW_HOLD_MS (their median), a quarter of the open slots close (never below
+ * MIN_OPEN_SLOTS); when the loop is quick and requests finish quickly, one reopens, up to the limit.
  */
-export function openSlotsAfter(open: number, limit: number, lagMs: number): number {
+export function openSlotsAfter(open: number, limit: number, lagMs: number, medianHeldMs = 0): number {
   const floor = Math.min(MIN_OPEN_SLOTS, limit);
-  if (lagMs > LAG_HIGH_MS) return Math.max(floor, Math.floor(open * 0.75));
-  if (lagMs < LAG_LOW_MS) return Math.min(limit, open + 1);
+  if (lagMs > LAG_HIGH_MS || medianHeldMs > SLOW_HOLD_MS) return Math.max(floor, Math.floor(open * 0.75));
+  if (lagMs < LAG_LOW_MS && medianHeldMs < SLOW_HOLD_MS / 4) return Math.min(limit, open + 1);
   return Math.max(floor, Math.min(limit, open));
+}
+
+/** Never fewer admitted per sample than this. */
+const MIN_BUDGET = 8;
+
+/**
+ * Requests to admit in the next sample: while the loop lags by more than LAG_HIGH_MS, three quarters of what was
+ * admitted in the last one (at least MIN_BUDGET); once it is quick again, a quarter more each sample, and no
+ * bound once it is well above what is admitted.
+ */
+export function budgetAfter(budget: number, admitted: number, lagMs: number): number {
+  if (lagMs > LAG_HIGH_MS) return Math.max(MIN_BUDGET, Math.floor(Math.min(budget, admitted) * 0.75));
+  if (lagMs < LAG_LOW_MS) {
+    if (!Number.isFinite(budget)) return budget;
+    const next = Math.ceil(budget * 1.25) + 1;
+    return next > admitted * 4 && next > 1_000 ? Number.POSITIVE_INFINITY : next;
+  }
+  return budget;
+}
+
+function median(values: number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
 function watchLag(s: FrontDoorState): void {
@@ -131,7 +171,11 @@ function watchLag(s: FrontDoorState): void {
   let last = performance.now();
   s.lagWatch = setInterval(() => {
     const now = performance.now();
-    s.open = openSlotsAfter(s.open, s.limit, now - last - LAG_SAMPLE_MS);
+    const lag = now - last - LAG_SAMPLE_MS;
+    s.open = openSlotsAfter(s.open, s.limit, lag, median(s.held));
+    s.budget = budgetAfter(s.budget, s.admitted, lag);
+    s.admitted = 0;
+    s.held = [];
     last = now;
   }, LAG_SAMPLE_MS);
   s.lagWatch.unref();
@@ -140,15 +184,18 @@ function watchLag(s: FrontDoorState): void {
 /** Takes one slot; null when the slots open (or, without credentials, the anonymous share) are taken. */
 function takeSlot(s: FrontDoorState, anonymous: boolean): (() => void) | null {
   if (s.limit > 0) {
-    if (s.inFlight >= s.open) return null;
+    if (s.inFlight >= s.open || s.admitted >= s.budget) return null;
     if (anonymous && s.anonymousInFlight >= anonymousShare(s.limit)) return null;
   }
+  s.admitted++;
   s.inFlight++;
   if (anonymous) s.anonymousInFlight++;
   let released = false;
+  const takenAt = performance.now();
   return () => {
     if (released) return;
     released = true;
+    if (s.held.length < 10_000) s.held.push(performance.now() - takenAt);
     s.inFlight--;
     if (anonymous) s.anonymousInFlight--;
   };

@@ -1,7 +1,7 @@
 // The slots the front door keeps open follow the event loop's lag: a lagging loop closes a quarter of them, down
 // to a floor, and a quick one reopens them one at a time, up to the configured limit.
 import { describe, expect, it } from 'vitest';
-import { openSlotsAfter } from '@/lib/api/front-door';
+import { budgetAfter, openSlotsAfter } from '@/lib/api/front-door';
 
 describe('openSlotsAfter', () => {
   it('closes a quarter of the open slots while the loop lags, never below 8', () => {
@@ -20,5 +20,23 @@ describe('openSlotsAfter', () => {
   it('a limit at or below the floor is never lowered', () => {
     expect(openSlotsAfter(4, 4, 5_000)).toBe(4);
     expect(openSlotsAfter(8, 8, 5_000)).toBe(8);
+  });
+
+  it('closes slots when the requests that finished held theirs for over a second (their median)', () => {
+    expect(openSlotsAfter(32, 32, 0, 4_000)).toBe(24);
+    expect(openSlotsAfter(24, 32, 0, 900)).toBe(24);
+    expect(openSlotsAfter(24, 32, 0, 100)).toBe(25);
+  });
+});
+
+describe('budgetAfter', () => {
+  it('admits three quarters of the last sample while the loop lags, at least 8, and unbounded once quick', () => {
+    expect(budgetAfter(Infinity, 200, 2_500)).toBe(150);
+    expect(budgetAfter(150, 150, 2_500)).toBe(112);
+    expect(budgetAfter(10, 10, 2_500)).toBe(8);
+    expect(budgetAfter(112, 50, 100)).toBe(112);
+    expect(budgetAfter(112, 50, 10)).toBe(141);
+    expect(budgetAfter(2_000, 10, 10)).toBe(Infinity);
+    expect(budgetAfter(Infinity, 10, 10)).toBe(Infinity);
   });
 });
