@@ -392,7 +392,7 @@ export function withApi<P extends Record<string, string> = Record<string, never>
           : await authenticate(req, store, mode, now);
         requireAccess(principal, access);
         // A route without path parameters gets a context whose params resolve to nothing.
-      const params = ((route ? await route.params : undefined) ?? {}) as P;
+        const params = ((route ? await route.params : undefined) ?? {}) as P;
         return await handler({ req, params, principal, store, now, mode, settings });
       });
     } catch (err) {
