@@ -1,8 +1,12 @@
-// `npm run bench -- api [--duration 15s] [--concurrency 16] [--poller on|process|off] [--build auto|never] [--balancers 1000] [--nodes-per-balancer 10] [--events 20000] [--store sqlite|postgres]`
+// `npm run bench -- api [--duration 15s] [--concurrency 16] [--poller on|process|off] [--build auto|never] [--balancers 1000] [--nodes-per-balancer 10] [--events 20000] [--store sqlite|postgres] [--clients 250]`
 // Seeds 1,000 balancers with 10,000 nodes (served by the fake fleet in its own process) and events, starts
 // `next start` with the poller running, then measures p50/p95/p99 of the first page of GET /api/v1/balancers
 // and GET /api/v1/events under concurrent requests. Target: p95 under 50 ms. `--store postgres` runs the same
 // seed and the same requests on SQLite and then on a throwaway PostgreSQL 15 cluster, and prints both.
+// `--clients 250` measures overload instead: the server keeps the default concurrency limit, and 250 clients,
+// each on its own connection, send those requests back to back for --duration (after a 429, waiting as long as
+// its Retry-After says). Target: every request is answered, 2xx or 429 `overloaded`, within 10 s (none times
+// out, none fails otherwise).
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -41,6 +45,8 @@ interface Args {
   build: 'auto' | 'never';
   /** postgres: the same run on SQLite, then on PostgreSQL. */
   store: 'sqlite' | 'postgres';
+  /** Overload: this many clients against the default concurrency limit (0: the latency run instead). */
+  clients: number;
 }
 
 const ADMIN = 'bench-admin-secret-0123456789abcdef';
@@ -57,6 +63,7 @@ export function parseApiArgs(argv: readonly string[]): Args {
     poller: 'on',
     build: 'auto',
     store: 'sqlite',
+    clients: 0,
   };
   for (let i = 0; i < argv.length; i += 2) {
     const flag = argv[i];
@@ -65,6 +72,7 @@ export function parseApiArgs(argv: readonly string[]): Args {
     if (flag === '--duration') a.durationMs = parseDuration(value);
     else if (flag === '--warmup') a.warmupMs = parseDuration(value);
     else if (flag === '--concurrency') a.concurrency = Number(value);
+    else if (flag === '--clients') a.clients = Number(value);
     else if (flag === '--balancers') a.balancers = Number(value);
     else if (flag === '--nodes-per-balancer') a.nodesPerBalancer = Number(value);
     else if (flag === '--events') a.events = Number(value);
@@ -236,7 +244,7 @@ export async function run(argv: string[]): Promise<number> {
   }
   try {
     fleet = await startFakeFleet();
-    const summaries: Array<{ store: string; summary: Summary; pass: boolean }> = [];
+    const summaries: Array<{ store: string; summary: Summary | null; pass: boolean }> = [];
     for (const engine of args.store === 'postgres'
       ? (['sqlite', 'postgres'] as const)
       : (['sqlite'] as const)) {
@@ -249,6 +257,22 @@ export async function run(argv: string[]): Promise<number> {
         location = await createPgDatabase(cluster, 'erawatch_bench_api');
       } else if (args.store === 'postgres') {
         process.stdout.write(`-- SQLite (one file) --\n`);
+      }
+      if (args.clients > 0) {
+        const figures = await overload(location, args, fleet.port, dir, running);
+        process.stdout.write(`${JSON.stringify(figures, null, 2)}\n`);
+        const pass =
+          figures.timedOut === 0 && figures.failed === 0 && Object.keys(figures.other).length === 0;
+        process.stdout.write(
+          `target every request answered 2xx or 429 within ${OVERLOAD_ANSWER_MS / 1000} s: ${pass ? 'met' : 'NOT met'}\n`,
+        );
+        fs.mkdirSync(path.join(root, 'bench-results'), { recursive: true });
+        fs.writeFileSync(
+          path.join(root, 'bench-results', `api-overload${engine === 'sqlite' ? '' : '-postgres'}.json`),
+          `${JSON.stringify({ ...figures, store: engine, pass }, null, 2)}\n`,
+        );
+        summaries.push({ store: engine, summary: null, pass });
+        continue;
       }
       const summary = await measure(location, args, fleet.port, dir, running);
       process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
@@ -265,7 +289,8 @@ export async function run(argv: string[]): Promise<number> {
       );
       summaries.push({ store: engine, summary, pass });
     }
-    if (summaries.length > 1) process.stdout.write(`\n${compare(summaries)}\n`);
+    const latency = summaries.flatMap((x) => (x.summary ? [{ store: x.store, summary: x.summary }] : []));
+    if (latency.length > 1) process.stdout.write(`\n${compare(latency)}\n`);
     return summaries.every((s) => s.pass) ? 0 : 1;
   } finally {
     await cleanup();
@@ -388,4 +413,128 @@ function compare(runs: ReadonlyArray<{ store: string; summary: Summary }>): stri
         .trimEnd(),
     )
     .join('\n');
+}
+
+/** Within this every request of the overload run must be answered. */
+const OVERLOAD_ANSWER_MS = 10_000;
+
+interface OverloadFigures {
+  clients: number;
+  durationMs: number;
+  limit: string;
+  requests: number;
+  ok: number;
+  overloaded: number;
+  /** Other statuses, by status. */
+  other: Record<string, number>;
+  /** Requests not answered within OVERLOAD_ANSWER_MS. */
+  timedOut: number;
+  /** Connections refused or reset. */
+  failed: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  /** Answers of the 2xx requests alone. */
+  okP99Ms: number;
+  /** The requests that timed out, by the second of the run they were sent in. */
+  timedOutBySecond: Record<string, number>;
+}
+
+/** One store's overload run: `--clients` clients, each on its own connection, against the default limit. */
+async function overload(
+  location: string,
+  args: Args,
+  fleetPort: number,
+  dir: string,
+  running: { server: NextServer | null; poller: ChildProcess | null },
+): Promise<OverloadFigures> {
+  try {
+    await seed(location, args, fleetPort);
+    const server = await startNextServer({
+      root,
+      host: '127.0.0.1',
+      port: await freePort(),
+      readyTimeoutMs: 180_000,
+      env: {
+        ERAWATCH_DB: location,
+        ERAWATCH_ADMIN_SECRET: ADMIN,
+        ERAWATCH_ALLOW_LOOPBACK: '1',
+        ERAWATCH_RATE_LIMIT: '0',
+        ERAWATCH_CONFIG: path.join(dir, 'none.yaml'),
+        ...(args.poller === 'on' ? {} : { ERAWATCH_POLLER: 'off' }),
+      },
+    });
+    running.server = server;
+    const tokenRes = await fetch(`${server.url}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', scope: 'read' }),
+    });
+    const token = ((await tokenRes.json()) as { token: string }).token;
+    await new Promise((resolve) => setTimeout(resolve, args.warmupMs));
+    const paths = ['/api/v1/balancers?limit=50', '/api/v1/events?limit=50'];
+    const latencies: number[] = [];
+    const okLatencies: number[] = [];
+    const figures = { requests: 0, ok: 0, overloaded: 0, timedOut: 0, failed: 0 };
+    const other: Record<string, number> = {};
+    const started = performance.now();
+    const deadline = started + args.durationMs;
+    /** When (seconds into the run) the requests that timed out were sent. */
+    const timedOutBySecond: Record<string, number> = {};
+    const client = async (i: number) => {
+      // One connection per client, kept alive: 250 clients are 250 sockets at the server.
+      const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 30_000 });
+      try {
+        for (let n = 0; performance.now() < deadline; n++) {
+          const t0 = performance.now();
+          figures.requests++;
+          try {
+            const res = await request(`${server.url}${paths[(i + n) % paths.length] ?? ''}`, {
+              dispatcher,
+              headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' },
+              signal: AbortSignal.timeout(OVERLOAD_ANSWER_MS),
+            });
+            await res.body.arrayBuffer();
+            const ms = performance.now() - t0;
+            latencies.push(ms);
+            if (res.statusCode >= 200 && res.statusCode < 300) {
+              figures.ok++;
+              okLatencies.push(ms);
+            } else if (res.statusCode === 429) {
+              figures.overloaded++;
+              // As a client should: wait as long as Retry-After says before the next request.
+              const wait = Number(res.headers['retry-after'] ?? '1');
+              await new Promise((r) => setTimeout(r, (Number.isFinite(wait) ? wait : 1) * 1000));
+            } else other[String(res.statusCode)] = (other[String(res.statusCode)] ?? 0) + 1;
+          } catch (err) {
+            if ((err as Error).name === 'TimeoutError' || (err as Error).name === 'AbortError') {
+              figures.timedOut++;
+              const second = String(Math.floor((t0 - started) / 1000));
+              timedOutBySecond[second] = (timedOutBySecond[second] ?? 0) + 1;
+            } else figures.failed++;
+          }
+        }
+      } finally {
+        await dispatcher.close();
+      }
+    };
+    await Promise.all(Array.from({ length: args.clients }, (_, i) => client(i)));
+    latencies.sort((a, b) => a - b);
+    okLatencies.sort((a, b) => a - b);
+    const r = (v: number) => Number(v.toFixed(1));
+    return {
+      clients: args.clients,
+      durationMs: args.durationMs,
+      limit: 'ERAWATCH_MAX_CONCURRENT_REQUESTS default (32)',
+      ...figures,
+      other,
+      p50Ms: r(quantile(latencies, 0.5)),
+      p99Ms: r(quantile(latencies, 0.99)),
+      maxMs: r(latencies.at(-1) ?? NaN),
+      okP99Ms: r(quantile(okLatencies, 0.99)),
+      timedOutBySecond,
+    };
+  } finally {
+    await stopRun(running);
+  }
 }

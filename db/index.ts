@@ -14,7 +14,13 @@ import { openPostgres } from './engines/postgres';
 import { openSqliteStore } from './engines/sqlite';
 import type { Settings } from '@/lib/settings';
 
-export { StoreOpenError, StoreUnavailableError, noteWriteError, storeWriteErrorCount } from './store-errors';
+export {
+  StoreOpenError,
+  StoreUnavailableError,
+  noteWriteError,
+  storeUnreachable,
+  storeWriteErrorCount,
+} from './store-errors';
 
 export type Engine = 'sqlite' | 'postgres';
 

@@ -1,8 +1,10 @@
-// Errors the store reports, shared by every engine adapter.
+// Errors the store reports, shared by every engine adapter. Their stable `code`s are lib/errors.ts's.
+import { ERROR_CODES } from '@/lib/errors';
 
 /** The store cannot be opened for writing: names the location and the cause in one line, for start-up refusals. */
 export class StoreOpenError extends Error {
   override name = 'StoreOpenError';
+  readonly code = ERROR_CODES.storeOpen;
   constructor(
     readonly location: string,
     readonly causeText: string,
@@ -18,9 +20,12 @@ export class StoreOpenError extends Error {
  */
 export class StoreUnavailableError extends Error {
   override name = 'StoreUnavailableError';
+  readonly code = ERROR_CODES.storeUnavailable;
   constructor(
     readonly location: string,
     readonly causeText: string,
+    /** Set when the store answered nothing within a caller's deadline (db/answer-deadline.ts), in ms. */
+    readonly silentMs: number | null = null,
   ) {
     super(`the database at ${location} is unavailable: ${causeText}`);
   }
@@ -39,4 +44,41 @@ export function noteWriteError(err: unknown): void {
   // SQLite codes (SQLITE_FULL, …) and PostgreSQL SQLSTATE classes 53 (resources), 58 (system), 08 (connection).
   if (typeof code === 'string' && (code.startsWith('SQLITE_') || /^(53|58|08)[0-9A-Z]{3}$/.test(code)))
     writeErrors += 1;
+}
+
+/** Driver and socket codes that say the PostgreSQL server could not be reached or dropped the session. */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_ENDED',
+  'CONNECTION_DESTROYED',
+]);
+
+/**
+ * True when `err` (or an error it wraps, as drizzle wraps the driver's) says the store could not be reached:
+ * a connection refused, cut or timed out, a session the server ended (SQLSTATE class 08, 57P01 to 57P03, a
+ * FATAL), or a transaction that lost its session. A statement the server answered with an error is not one.
+ */
+export function storeUnreachable(err: unknown): boolean {
+  let e: unknown = err;
+  for (let depth = 0; depth < 4 && e !== null && typeof e === 'object'; depth++) {
+    const { code, severity, cause, name } = e as {
+      code?: unknown;
+      severity?: unknown;
+      cause?: unknown;
+      name?: unknown;
+    };
+    if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || /^(08[0-9A-Z]{3}|57P0[123])$/.test(code)))
+      return true;
+    if (severity === 'FATAL' || severity === 'PANIC') return true;
+    if (name === 'TransactionEndedError') return true;
+    e = cause;
+  }
+  return false;
 }

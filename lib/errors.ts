@@ -1,4 +1,26 @@
 // Typed errors thrown by lib and db code; only the API layer turns them into responses (problem+json).
+//
+// Each carries a stable `code` (`ERAWATCH_…`), and the API maps errors by that code, never by class identity:
+// the web server runs more than one bundle, each with its own copy of a module, so an error made by the store
+// opened at start-up is not an instance of the class the route's bundle imported.
+
+/** The stable codes of the typed errors, as `errorCode` reads them. */
+export const ERROR_CODES = {
+  notFound: 'ERAWATCH_NOT_FOUND',
+  conflict: 'ERAWATCH_CONFLICT',
+  validation: 'ERAWATCH_VALIDATION',
+  storedDataInvalid: 'ERAWATCH_STORED_DATA_INVALID',
+  storeUnavailable: 'ERAWATCH_STORE_UNAVAILABLE',
+  storeOpen: 'ERAWATCH_STORE_OPEN',
+  egressRefused: 'ERAWATCH_EGRESS_REFUSED',
+} as const;
+
+/** The stable code of one of our typed errors (`ERAWATCH_…`), else null (a driver's or Node's own code too). */
+export function errorCode(err: unknown): string | null {
+  if (err === null || typeof err !== 'object') return null;
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'string' && code.startsWith('ERAWATCH_') ? code : null;
+}
 
 export interface FieldIssue {
   /** Dotted path into the input, '' for the input as a whole. */
@@ -8,6 +30,7 @@ export interface FieldIssue {
 
 export class NotFoundError extends Error {
   override readonly name = 'NotFoundError';
+  readonly code = ERROR_CODES.notFound;
   constructor(
     readonly resource: string,
     readonly id: string,
@@ -18,6 +41,7 @@ export class NotFoundError extends Error {
 
 export class ConflictError extends Error {
   override readonly name = 'ConflictError';
+  readonly code = ERROR_CODES.conflict;
   constructor(message: string) {
     super(message);
   }
@@ -25,6 +49,7 @@ export class ConflictError extends Error {
 
 export class ValidationError extends Error {
   override readonly name = 'ValidationError';
+  readonly code = ERROR_CODES.validation;
   constructor(
     readonly issues: FieldIssue[],
     message = `invalid input: ${issues.map((i) => (i.path ? `${i.path} ${i.message}` : i.message)).join('; ')}`,
@@ -85,6 +110,7 @@ export function errorMessage(err: unknown): string {
 /** A value read back from the store is not in the shape its schema says: a bug or a hand edit, never silence. */
 export class StoredDataInvalidError extends Error {
   override readonly name = 'StoredDataInvalidError';
+  readonly code = ERROR_CODES.storedDataInvalid;
   constructor(
     readonly what: string,
     readonly issues: FieldIssue[],

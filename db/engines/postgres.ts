@@ -9,7 +9,8 @@ import { migrate } from 'drizzle-orm/postgres-js/migrator';
 import postgres, { type Options, type PostgresType, type Sql, type TransactionSql } from 'postgres';
 import * as pgSchema from '../schema-pg';
 import type { Db, PostgresDb, PostgresStore, StoreObserver, Tables } from '../index';
-import { noteWriteError, StoreOpenError } from '../store-errors';
+import { answerDeadline } from '../answer-deadline';
+import { noteWriteError, StoreOpenError, StoreUnavailableError, storeUnreachable } from '../store-errors';
 import { folderAbove } from './folder-above';
 import { guardedTransaction, type SessionWatch } from './postgres-session-loss';
 import { createWriteScope } from './write-scope';
@@ -153,7 +154,11 @@ const MAX_PREPARED_PARAMETERS = 64;
  * sends nothing more, so the driver never writes on the socket it dropped. drizzle sends every statement through
  * `unsafe`, where a transaction's statements are checked against its session.
  */
-function preparing<T extends Sql | TransactionSql>(client: T, watch: SessionWatch | null = null): T {
+function preparing<T extends Sql | TransactionSql>(
+  client: T,
+  watch: SessionWatch | null = null,
+  answered: (() => void) | null = null,
+): T {
   return new Proxy(client, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop);
@@ -166,6 +171,11 @@ function preparing<T extends Sql | TransactionSql>(client: T, watch: SessionWatc
           });
           // Registered before the caller's own handlers: a loss is noted before the caller can send more.
           if (watch) statement.catch((err: unknown) => watch.observe(err));
+          // The server answered (rows or its own error): what the answer deadline measures silence against.
+          if (answered)
+            statement.then(answered, (err: unknown) => {
+              if (!storeUnreachable(err)) answered();
+            });
           return statement;
         };
       if (prop === 'begin' || prop === 'savepoint')
@@ -175,12 +185,61 @@ function preparing<T extends Sql | TransactionSql>(client: T, watch: SessionWatc
           const begin = value as (...a: unknown[]) => Promise<unknown>;
           return guardedTransaction<TransactionSql, unknown>(
             (callback) => begin.apply(target, [...args, callback]),
-            (tx: TransactionSql, own) => fn(preparing(tx, own)),
+            (tx: TransactionSql, own) => fn(preparing(tx, own, answered)),
             watch,
           );
         };
       return typeof value === 'function' ? value.bind(target) : value;
     },
+  });
+}
+
+/**
+ * Runs `run` under the caller's answer deadline (db/answer-deadline.ts), if any: once the deadline has passed
+ * and the server has answered nothing for as long, the call fails with StoreUnavailableError. A write gives up
+ * only before its transaction has begun on the server (`admit` is called first thing in its callback, and
+ * refuses once the call was given up, so a transaction that begins later rolls back): nothing is written. A read
+ * (`anyTime`) gives up at any point.
+ */
+function withinDeadline<T>(
+  shown: string,
+  lastAnswerAt: () => number,
+  run: (admit: () => void) => Promise<T>,
+  anyTime: boolean,
+): Promise<T> {
+  const ms = answerDeadline();
+  if (ms === null) return run(() => {});
+  let started = false;
+  let abandoned = false;
+  const refusal = () =>
+    new StoreUnavailableError(shown, `the PostgreSQL server answered nothing for ${ms} ms`, ms);
+  const work = run(() => {
+    if (abandoned) throw refusal();
+    started = true;
+  });
+  return new Promise<T>((resolve, reject) => {
+    const since = Date.now();
+    const timer = setInterval(
+      () => {
+        if (started && !anyTime) return;
+        const now = Date.now();
+        if (now - since < ms || now - lastAnswerAt() < ms) return;
+        abandoned = true;
+        clearInterval(timer);
+        reject(refusal());
+      },
+      Math.max(10, Math.min(250, ms / 4)),
+    );
+    work.then(
+      (value) => {
+        clearInterval(timer);
+        resolve(value);
+      },
+      (err: unknown) => {
+        clearInterval(timer);
+        reject(err as Error);
+      },
+    );
   });
 }
 
@@ -314,7 +373,15 @@ export async function openPostgres(
 
   const observer = options.observer;
   const client = clientFor(location, settings, settings.poolSize, observer);
-  const db: PostgresJsDatabase<typeof pgSchema> = drizzle(preparing(client), { schema: pgSchema });
+  // When the server last answered a statement of the pool: a silent server is told from a busy pool by it.
+  let lastAnswer = Date.now();
+  const answered = () => {
+    lastAnswer = Date.now();
+  };
+  const lastAnswerAt = () => lastAnswer;
+  const db: PostgresJsDatabase<typeof pgSchema> = drizzle(preparing(client, null, answered), {
+    schema: pgSchema,
+  });
   // Lease upkeep gets one connection of its own, opened on first use (only poll workers renew leases), so a
   // pool held by long cycle writes cannot make a live worker's leases lapse.
   let leaseClient: Sql | null = null;
@@ -348,18 +415,30 @@ export async function openPostgres(
     unavailable: () => null,
     read(fn) {
       const open = scope.current();
-      if (!open) observer?.read?.();
-      return fn(open ? pgNeutral(open).db : neutral.db);
+      if (open) return fn(pgNeutral(open).db);
+      observer?.read?.();
+      return withinDeadline(shown, lastAnswerAt, () => fn(neutral.db), true);
     },
     write(fn) {
       const open = scope.current();
       if (open) return fn(pgNeutral(open).db);
       observer?.write?.();
-      return inTransaction(db, fn);
+      return withinDeadline(
+        shown,
+        lastAnswerAt,
+        (admit) =>
+          inTransaction(db, (tx) => {
+            admit();
+            return fn(tx);
+          }),
+        false,
+      );
     },
     writeOne(fn) {
       const open = scope.current();
       if (open) return fn(pgNeutral(open).db);
+      // Under an answer deadline, a transaction: a statement sent by itself could not be taken back.
+      if (answerDeadline() !== null) return store.write(fn);
       observer?.write?.();
       return counted(fn(neutral.db));
     },

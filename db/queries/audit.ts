@@ -71,7 +71,7 @@ export async function listAudit(
   const issues: FieldIssue[] = [];
   let after: { at: number; id: string } | null = null;
   if (opts.cursor) {
-    const m = /^(\d+):([a-z]+_[a-z2-7]+)$/.exec(Buffer.from(opts.cursor, 'base64url').toString('utf8'));
+    const m = /^(\d{1,15}):([a-z]+_[a-z2-7]+)$/.exec(Buffer.from(opts.cursor, 'base64url').toString('utf8'));
     if (!m?.[1] || !m[2] || encode(Number(m[1]), m[2]) !== opts.cursor) {
       issues.push({ path: 'cursor', message: 'is not a cursor this API issued' });
     } else after = { at: Number(m[1]), id: m[2] };

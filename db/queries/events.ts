@@ -95,7 +95,7 @@ export async function listEvents(
   if (opts.cursor) {
     const decoded = Buffer.from(opts.cursor, 'base64url').toString('utf8');
     const n = Number(decoded);
-    if (!/^\d+$/.test(decoded) || encodeCursor(decoded) !== opts.cursor) {
+    if (!/^\d{1,15}$/.test(decoded) || encodeCursor(decoded) !== opts.cursor) {
       issues.push({ path: 'cursor', message: 'is not a cursor this API issued' });
     } else before = n;
   }

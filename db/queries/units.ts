@@ -248,28 +248,46 @@ export async function renewUnits(
   ttlMs: number,
   now: number,
 ): Promise<ClaimedUnit[]> {
-  if (units.length === 0) return [];
+  return (await renewUnitLeases(store, me, units, ttlMs, now)).lost;
+}
+
+/**
+ * Extends the leases of units still ours. `renewed` are the units whose lease this call extended; `lost` the
+ * ones that are no longer ours (taken over). On PostgreSQL a unit can be in neither: its row was locked (by our
+ * own cycle's fence, or by another worker's claim under way), so its lease was not extended and it may still be
+ * taken over: its holder must not count on a lease it did not get.
+ */
+export async function renewUnitLeases(
+  store: Store,
+  me: UnitClaimant,
+  units: ReadonlyArray<ClaimedUnit>,
+  ttlMs: number,
+  now: number,
+): Promise<{ renewed: ClaimedUnit[]; lost: ClaimedUnit[] }> {
+  if (units.length === 0) return { renewed: [], lost: [] };
   const { pollUnits: u } = store.t;
   const t = clock(store, now);
   if (store.engine === 'postgres') return renewUnitsSkippingLocked(store, me, units, ttlMs, t);
   return store.lease(async (tx) => {
     const lost: ClaimedUnit[] = [];
+    const renewed: ClaimedUnit[] = [];
     for (const unit of units) {
       const rows = await tx
         .update(u)
         .set({ expiresAt: sql`${t} + ${ttlMs}` })
         .where(unitMatch(store, unit, me.region, me.holder))
         .returning({ token: u.token });
-      if (rows.length === 0) lost.push(unit);
+      (rows.length === 0 ? lost : renewed).push(unit);
     }
-    return lost;
+    return { renewed, lost };
   });
 }
 
 /**
  * PostgreSQL: one statement on the lease connection that passes by rows locked right now (our own cycle write
  * holds its unit's row under the fence, which extends that lease itself, and claims skip locked rows too), so
- * a renewal never queues behind a write. A unit counts as lost only once its row shows another holder or token.
+ * a renewal never queues behind a write. A unit counts as lost only once its row shows another holder or token;
+ * a row passed by is neither renewed nor lost.
  */
 async function renewUnitsSkippingLocked(
   store: Store,
@@ -277,14 +295,14 @@ async function renewUnitsSkippingLocked(
   units: ReadonlyArray<ClaimedUnit>,
   ttlMs: number,
   t: SQL,
-): Promise<ClaimedUnit[]> {
+): Promise<{ renewed: ClaimedUnit[]; lost: ClaimedUnit[] }> {
   const tuples = (list: ReadonlyArray<ClaimedUnit>) =>
     sql.join(
       list.map((u) => sql`(${u.kind}, ${u.unitId}, ${u.token}::bigint)`),
       sql`, `,
     );
   return store.lease(async () => {
-    const renewed = await selectRows<{ kind: UnitKind; unit_id: string }>(
+    const rows = await selectRows<{ kind: UnitKind; unit_id: string }>(
       store,
       sql`UPDATE poll_units SET expires_at = ${t} + ${ttlMs}
           WHERE region = ${me.region} AND (kind, unit_id) IN (
@@ -293,16 +311,17 @@ async function renewUnitsSkippingLocked(
             FOR UPDATE SKIP LOCKED)
           RETURNING kind, unit_id`,
     );
-    const done = new Set(renewed.map((r) => `${r.kind}:${r.unit_id}`));
+    const done = new Set(rows.map((r) => `${r.kind}:${r.unit_id}`));
+    const renewed = units.filter((u) => done.has(`${u.kind}:${u.unitId}`));
     const rest = units.filter((u) => !done.has(`${u.kind}:${u.unitId}`));
-    if (rest.length === 0) return [];
+    if (rest.length === 0) return { renewed, lost: [] };
     const still = await selectRows<{ kind: UnitKind; unit_id: string }>(
       store,
       sql`SELECT kind, unit_id FROM poll_units
           WHERE region = ${me.region} AND holder = ${me.holder} AND (kind, unit_id, token) IN (${tuples(rest)})`,
     );
     const ours = new Set(still.map((r) => `${r.kind}:${r.unit_id}`));
-    return rest.filter((u) => !ours.has(`${u.kind}:${u.unitId}`));
+    return { renewed, lost: rest.filter((u) => !ours.has(`${u.kind}:${u.unitId}`)) };
   });
 }
 

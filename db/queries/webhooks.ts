@@ -471,7 +471,7 @@ export async function listDeliveries(
   let before: { createdAt: number; id: string } | null = null;
   if (opts.cursor) {
     const decoded = Buffer.from(opts.cursor, 'base64url').toString('utf8');
-    const m = /^(\d+):(msg_[a-z2-7]+)$/.exec(decoded);
+    const m = /^(\d{1,15}):(msg_[a-z2-7]+)$/.exec(decoded);
     if (!m?.[1] || !m[2] || encodeCursor(decoded) !== opts.cursor) {
       throw new ValidationError([{ path: 'cursor', message: 'is not a cursor this API issued' }]);
     }

@@ -3,6 +3,7 @@
 // so what a route does and what its documentation says come from one declaration.
 import type { z } from 'zod';
 import { ROUTES, type OperationId, type RouteDefinition } from './routes';
+import { HttpProblem, type InvalidParam } from './problem';
 import { parseBody, readJsonBody, readQuery, withApi, type ApiContext } from './with-api';
 
 type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer R}` ? N | ParamNames<R> : never;
@@ -35,6 +36,56 @@ function tagged<F extends object>(
   return fn as F & { readonly operationId: OperationId };
 }
 
+/** C0 controls (NUL among them) and DEL: never part of an id, a name or a query value this API issued. */
+// eslint-disable-next-line no-control-regex -- control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** Longer than any id or name the API stores. */
+const MAX_PATH_PARAM = 512;
+
+/**
+ * What every route checks before its handler runs, whatever its own schemas say: path parameters (ids, names)
+ * of printable text within MAX_PATH_PARAM, query parameters without control characters, and a `cursor` that
+ * decodes to printable UTF-8. Such values could never match a stored row and would reach the store as values
+ * it refuses (PostgreSQL rejects NUL in text): they are 400s here, never 500s there. (Each list decodes its own
+ * cursor further: a number in one is at most 15 digits, so a bigint never gets 1e+23.)
+ */
+function checkRequestShape(url: URL, params: Record<string, string>): void {
+  const pathErrors: InvalidParam[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (value === '' || value.length > MAX_PATH_PARAM || CONTROL.test(value))
+      pathErrors.push({
+        pointer: `/${name}`,
+        detail: `must be 1 to ${MAX_PATH_PARAM} printable characters`,
+        in: 'path',
+      });
+  }
+  if (pathErrors.length > 0)
+    throw new HttpProblem(400, 'invalid_path', 'the path has invalid parameters', { errors: pathErrors });
+  const queryErrors: InvalidParam[] = [];
+  for (const [name, value] of url.searchParams) {
+    if (CONTROL.test(name) || CONTROL.test(value)) {
+      queryErrors.push({
+        pointer: `/${name.replace(CONTROL, '?')}`,
+        detail: 'must not contain control characters',
+        in: 'query',
+      });
+    } else if (name === 'cursor' && !cursorShaped(value)) {
+      queryErrors.push({ pointer: '/cursor', detail: 'is not a cursor this API issued', in: 'query' });
+    }
+  }
+  if (queryErrors.length > 0) {
+    throw new HttpProblem(400, 'invalid_query', 'the query string has invalid parameters', {
+      errors: queryErrors,
+    });
+  }
+}
+
+function cursorShaped(cursor: string): boolean {
+  if (!/^[A-Za-z0-9_-]{1,400}$/.test(cursor)) return false;
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  return decoded !== '' && !decoded.includes('\ufffd') && !CONTROL.test(decoded);
+}
+
 /** The handler of the route-table entry `operationId`, wrapped as its entry says. */
 export function route<K extends OperationId>(
   operationId: K,
@@ -51,6 +102,7 @@ export function route<K extends OperationId>(
   const wrapped = withApi<PathParams<Def<K>['path']>>(
     def.access,
     (ctx) => {
+      checkRequestShape(new URL(ctx.req.url), ctx.params as Record<string, string>);
       const query = (def.query ? readQuery(ctx.req, def.query) : undefined) as QueryOf<Def<K>>;
       let raw: Promise<unknown> | null = null;
       const rawBody = () => (raw ??= readJsonBody(ctx.req));

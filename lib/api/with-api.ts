@@ -1,24 +1,18 @@
 // The one wrapper every /api/v1 route goes through: authenticate, rate-limit, run the handler, and map every
 // thrown error to problem+json. Handlers stay thin: parse with zod, call one lib/db function, answer.
 import type { z } from 'zod';
-import { StoreUnavailableError, getStore, type Store } from '@/db/index';
+import { getStore, storeUnreachable, type Store } from '@/db/index';
+import { withAnswerDeadline } from '@/db/answer-deadline';
 import { findTokenBySecret } from '@/lib/auth/api-tokens';
-import {
-  ConflictError,
-  NotFoundError,
-  StoredDataInvalidError,
-  ValidationError,
-  loggableError,
-} from '@/lib/errors';
+import { ERROR_CODES, ValidationError, errorCode, errorMessage, loggableError } from '@/lib/errors';
 import { currentAuthMode, hostRefusal, type AuthMode } from '@/lib/auth/mode';
-import { clientAddress } from './front-door';
+import { awaitsBody, clientAddress, enterAfterBody } from './front-door';
 import { SESSION_COOKIE, readCookie, sameOrigin, verifySession } from '@/lib/auth/session';
 import { isSessionRevoked } from '@/db/queries/sessions';
 import { displayPrefix, hashToken, looksLikeToken, secretsEqual } from '@/lib/auth/tokens';
 import type { TokenScope } from '@/lib/schemas/token';
 import type { SessionUser, UserRole } from '@/lib/schemas/session';
 import { accessRole, principalRole, roleAtLeast } from '@/lib/auth/roles';
-import { EgressRefusedError } from '@/lib/net/egress';
 import { HttpProblem, buildProblem, problemResponse, zodIssuesToParams, type InvalidParam } from './problem';
 import { getRateLimiters } from './rate-limit';
 import { processSettings, type Settings } from '@/lib/settings';
@@ -180,31 +174,72 @@ function fieldPointer(path: string): string {
   return path === '' ? '/' : `/${path.split('.').join('/')}`;
 }
 
-/** Maps anything thrown to a problem Response; unknown errors become an opaque 500 (logged, never echoed). */
+/** How long a request waits for a store that answers nothing before 503 (the same as /readyz's deadline). */
+export const STORE_ANSWER_DEADLINE_MS = 2_000;
+
+/** Seconds a client is told to wait after 503 `store_unavailable`. */
+export const STORE_RETRY_AFTER_S = 5;
+
+function isHttpProblem(err: unknown): err is HttpProblem {
+  if (err instanceof HttpProblem) return true;
+  const e = err as Partial<HttpProblem> | null;
+  return (
+    err instanceof Error &&
+    e?.name === 'HttpProblem' &&
+    typeof e.status === 'number' &&
+    typeof e.code === 'string'
+  );
+}
+
+function storeUnavailable(detail: string): Response {
+  return problemResponse(buildProblem(503, 'store_unavailable', detail), {
+    'retry-after': String(STORE_RETRY_AFTER_S),
+  });
+}
+
+/**
+ * Maps anything thrown to a problem Response; unknown errors become an opaque 500 (logged, never echoed). Our
+ * typed errors are told apart by their stable `code` (lib/errors.ts), not by class: the store's errors may come
+ * from another bundle's copy of the class.
+ */
 export function errorToResponse(err: unknown): Response {
-  if (err instanceof HttpProblem) {
+  if (isHttpProblem(err)) {
     return problemResponse(buildProblem(err.status, err.code, err.message, err.errors), err.headers);
   }
-  if (err instanceof ValidationError) {
-    const errors = err.issues.map((i) => ({ pointer: fieldPointer(i.path), detail: i.message }));
-    return problemResponse(buildProblem(422, 'validation_failed', 'the request has invalid fields', errors));
+  const message = err instanceof Error ? err.message : String(err);
+  switch (errorCode(err)) {
+    case ERROR_CODES.validation: {
+      const issues = (err as ValidationError).issues;
+      const errors = issues.map((i) => ({ pointer: fieldPointer(i.path), detail: i.message }));
+      return problemResponse(
+        buildProblem(422, 'validation_failed', 'the request has invalid fields', errors),
+      );
+    }
+    case ERROR_CODES.notFound:
+      return problemResponse(buildProblem(404, 'not_found', message));
+    case ERROR_CODES.conflict:
+      return problemResponse(buildProblem(409, 'conflict', message));
+    case ERROR_CODES.storeUnavailable: {
+      console.error(`erawatch api: ${message}`);
+      const silentMs = (err as { silentMs?: unknown }).silentMs;
+      return storeUnavailable(
+        typeof silentMs === 'number'
+          ? `the database did not answer within ${silentMs / 1000} s; nothing was written`
+          : 'the database is unavailable; nothing was written',
+      );
+    }
+    case ERROR_CODES.egressRefused:
+      return problemResponse(
+        buildProblem(422, 'egress_refused', message, [{ pointer: '/url', detail: message }]),
+      );
+    case ERROR_CODES.storedDataInvalid:
+      console.error('erawatch api: stored data does not parse', message);
+      return problemResponse(buildProblem(500, 'stored_data_invalid', message));
   }
-  if (err instanceof NotFoundError) return problemResponse(buildProblem(404, 'not_found', err.message));
-  if (err instanceof ConflictError) return problemResponse(buildProblem(409, 'conflict', err.message));
-  if (err instanceof StoreUnavailableError) {
-    console.error(`erawatch api: ${err.message}`);
-    return problemResponse(
-      buildProblem(503, 'store_unavailable', 'the database is unavailable; nothing was written', undefined),
-    );
-  }
-  if (err instanceof EgressRefusedError) {
-    return problemResponse(
-      buildProblem(422, 'egress_refused', err.message, [{ pointer: '/url', detail: err.message }]),
-    );
-  }
-  if (err instanceof StoredDataInvalidError) {
-    console.error('erawatch api: stored data does not parse', err.message);
-    return problemResponse(buildProblem(500, 'stored_data_invalid', err.message));
+  if (storeUnreachable(err)) {
+    // The server refused or dropped the connection: a transaction it did not commit wrote nothing.
+    console.error(`erawatch api: the database is unreachable: ${errorMessage(err)}`);
+    return storeUnavailable('the database is unreachable; nothing was written');
   }
   console.error(`erawatch api: unhandled error: ${loggableError(err)}`);
   return problemResponse(
@@ -329,7 +364,7 @@ export async function hasValidBearer(
     await principalForSecret(bearer, store, currentAuthMode(settings), now);
     return true;
   } catch (err) {
-    if (err instanceof HttpProblem && err.status === 401) spendFailure(keys, Date.now());
+    if (isHttpProblem(err) && err.status === 401) spendFailure(keys, Date.now());
     return false;
   }
 }
@@ -350,7 +385,20 @@ export function withApi<P extends Record<string, string> = Record<string, never>
 ): (req: Request, route?: { params: Promise<P> }) => Promise<Response> {
   return async (req, route) => {
     const settings = processSettings();
+    let release: (() => void) | null = null;
     try {
+      // A request with a body holds no slot while its body arrives (lib/api/front-door.ts): it is read first,
+      // then the slot is taken for the handling alone.
+      if (awaitsBody(req.headers)) await readBodyBytes(req);
+      release = enterAfterBody(req.headers);
+      if (release === null) {
+        throw new HttpProblem(
+          429,
+          'overloaded',
+          'the server is serving as many requests as it may; retry in 1 s',
+          { headers: { 'retry-after': '1' } },
+        );
+      }
       const now = Date.now();
       const mode = currentAuthMode(settings);
       checkHost(req, mode);
@@ -359,18 +407,24 @@ export function withApi<P extends Record<string, string> = Record<string, never>
       const bucket = options.credentialInBody ? null : requestKey(req, mode, settings);
       if (bucket !== null) takeRequest(bucket, now);
       const store = await getStore({ settings });
-      const principal = options.credentialInBody
-        ? ({ kind: 'anonymous' } as const)
-        : await authenticate(req, store, mode, now);
-      requireAccess(principal, access);
-      const params = route ? await route.params : ({} as P);
-      return await handler({ req, params, principal, store, now, mode, settings });
+      // A store that answers nothing costs 503 within the deadline /readyz keeps, not the connect timeout.
+      return await withAnswerDeadline(STORE_ANSWER_DEADLINE_MS, async () => {
+        const principal = options.credentialInBody
+          ? ({ kind: 'anonymous' } as const)
+          : await authenticate(req, store, mode, now);
+        requireAccess(principal, access);
+        // A route without path parameters gets a context whose params resolve to nothing.
+        const params = ((route ? await route.params : undefined) ?? {}) as P;
+        return await handler({ req, params, principal, store, now, mode, settings });
+      });
     } catch (err) {
       if (err instanceof HttpProblem && err.status === 401 && FAILED_CREDENTIAL.has(err.code)) {
         // The prefix of a body secret is spent by principalForBodySecret.
         spendFailure(failureKeys(req, settings), Date.now());
       }
       return errorToResponse(err);
+    } finally {
+      release?.();
     }
   };
 }
@@ -397,9 +451,7 @@ export async function readJsonBody(req: Request): Promise<unknown> {
   if (!/^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(type)) {
     throw new HttpProblem(415, 'unsupported_media_type', 'send the body as application/json');
   }
-  const declared = Number(req.headers.get('content-length') ?? '0');
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  const text = await readCapped(req, MAX_BODY_BYTES);
+  const text = (await readBodyBytes(req)).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
@@ -415,13 +467,38 @@ function tooLarge(): HttpProblem {
   return new HttpProblem(413, 'body_too_large', `the body is larger than ${MAX_BODY_BYTES} bytes`);
 }
 
-async function readCapped(req: Request, cap: number): Promise<string> {
-  if (!req.body) return '';
+const BODIES = new WeakMap<Request, Promise<Buffer>>();
+
+/** The request's body under the size cap, read once (413 beyond it, 408 when it was cut before it arrived). */
+function readBodyBytes(req: Request): Promise<Buffer> {
+  let body = BODIES.get(req);
+  if (!body) {
+    const declared = Number(req.headers.get('content-length') ?? '0');
+    body = declared > MAX_BODY_BYTES ? Promise.reject(tooLarge()) : readCapped(req, MAX_BODY_BYTES);
+    // Read at most once; a caller that never awaits it (a refusal before the handler) leaves no rejection loose.
+    body.catch(() => {});
+    BODIES.set(req, body);
+  }
+  return body;
+}
+
+async function readCapped(req: Request, cap: number): Promise<Buffer> {
+  if (!req.body) return Buffer.alloc(0);
   const reader = req.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let next: ReadableStreamReadResult<Uint8Array>;
+    try {
+      next = await reader.read();
+    } catch {
+      throw new HttpProblem(
+        408,
+        'body_timeout',
+        'the request body did not arrive: it was cut for arriving too slowly, or the client went away',
+      );
+    }
+    const { done, value } = next;
     if (done) break;
     size += value.byteLength;
     if (size > cap) {
@@ -430,7 +507,7 @@ async function readCapped(req: Request, cap: number): Promise<string> {
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 /** Parses URL query parameters with `schema`; failures are 400 with a pointer per parameter. */
@@ -455,8 +532,8 @@ export async function asQueryErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    if (err instanceof ValidationError) {
-      const errors: InvalidParam[] = err.issues.map((i) => ({
+    if (errorCode(err) === ERROR_CODES.validation) {
+      const errors: InvalidParam[] = (err as ValidationError).issues.map((i) => ({
         pointer: fieldPointer(i.path),
         detail: i.message,
         in: 'query',

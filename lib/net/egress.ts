@@ -3,6 +3,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP, SocketAddress } from 'node:net';
 import { Agent, buildConnector } from 'undici';
+import { ERROR_CODES } from '@/lib/errors';
 
 export interface EgressPolicy {
   allowLoopback: boolean;
@@ -140,7 +141,7 @@ export function checkRegisteredUrl(url: string, policy: EgressPolicy): string | 
 
 /** Thrown (through the connector) when the guard refuses an address; transports map it to `egress_refused`. */
 export class EgressRefusedError extends Error {
-  readonly code = 'ERAWATCH_EGRESS_REFUSED';
+  readonly code = ERROR_CODES.egressRefused;
   constructor(message: string) {
     super(message);
     this.name = 'EgressRefusedError';

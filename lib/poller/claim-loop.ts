@@ -2,6 +2,7 @@
 // expected to serve, starts their cycles, and sleeps until the next unit can be claimed: the earliest due time
 // of a free unit or the end of another worker's lease, whichever comes first. Between ticks it looks for units
 // a cycle was asked of (probe-now, the fresh gate), so an ask is taken up within ASK_POLL_MS.
+import { performance } from 'node:perf_hooks';
 import type { Store } from '@/db';
 import {
   claimDueUnits,
@@ -41,8 +42,11 @@ export interface ClaimLoopOptions {
   held: () => { count: number; planning: number };
   /** Probes per finished cycle so far (null before the first): what a unit claimed next is expected to ask. */
   probesPerCycle: () => number | null;
-  /** Starts a claimed unit's cycle; `claimedAt` is the store's time of the claim. */
-  startUnit: (unit: ClaimedUnit, claimedAt: number) => void;
+  /**
+   * Starts a claimed unit's cycle; `claimedAt` is the store's time of the claim, `sentAt` when (performance.now())
+   * the claim was sent: its lease runs from no earlier than that.
+   */
+  startUnit: (unit: ClaimedUnit, claimedAt: number, sentAt: number) => void;
   onPolling: () => void;
   onError: (what: string, err: unknown) => void;
 }
@@ -161,6 +165,7 @@ export class ClaimLoop {
       const free = Math.max(0, this.opts.maxUnits - this.opts.held().count);
       const room = this.claimRoom();
       const limit = Math.min(CLAIM_BATCH, free, room);
+      const sentAt = performance.now();
       const claim = await claimDueUnits(store, me, {
         limit,
         ttlMs: this.opts.leaseTtlMs,
@@ -172,7 +177,7 @@ export class ClaimLoop {
           await releaseUnit(store, me, unit, unit.dueAt, { attempted: false, stored: null }, now());
         return;
       }
-      for (const unit of claim.units) this.opts.startUnit(unit, claim.at);
+      for (const unit of claim.units) this.opts.startUnit(unit, claim.at, sentAt);
       if (claim.units.length === limit && limit > 0) sleepMs = 0;
       else {
         // Due times and leases are in the store's clock: sleep until the first unit can be claimed.

@@ -4,7 +4,12 @@
 // process paused) must not let a cycle probe on past its lease beside the worker that took the unit over.
 import { performance } from 'node:perf_hooks';
 import type { Store } from '@/db';
-import { heartbeatPollWorker, renewUnits, type ClaimedUnit, type UnitClaimant } from '@/db/queries/units';
+import {
+  heartbeatPollWorker,
+  renewUnitLeases,
+  type ClaimedUnit,
+  type UnitClaimant,
+} from '@/db/queries/units';
 
 /** A unit this worker holds, as the lease keeper sees it. */
 export interface LeasedUnit {
@@ -73,8 +78,8 @@ export class LeaseKeeper {
       const mine = [...this.opts.held()].filter((u) => !u.lost);
       const { unitsHeld, lastCycleAt } = this.opts.presence();
       // One transaction on the lease connection: the units and the presence.
-      const lost = await store.lease(async () => {
-        const gone = await renewUnits(
+      const { renewed, lost } = await store.lease(async () => {
+        const outcome = await renewUnitLeases(
           store,
           me,
           mine.map((u) => u.unit),
@@ -82,14 +87,18 @@ export class LeaseKeeper {
           now(),
         );
         await heartbeatPollWorker(store, me, ttlMs, now(), unitsHeld, lastCycleAt);
-        return gone;
+        return outcome;
       });
-      const lostKeys = new Set(lost.map((u) => `${u.kind}:${u.unitId}:${u.token}`));
+      const key = (u: ClaimedUnit) => `${u.kind}:${u.unitId}:${u.token}`;
+      const lostKeys = new Set(lost.map(key));
+      const renewedKeys = new Set(renewed.map(key));
       for (const u of mine) {
-        if (lostKeys.has(`${u.unit.kind}:${u.unit.unitId}:${u.unit.token}`)) {
+        if (lostKeys.has(key(u.unit))) {
           u.lost = true;
           this.opts.onLost(u.unit);
-        } else u.leasedAt = sentAt;
+        } else if (renewedKeys.has(key(u.unit))) u.leasedAt = sentAt;
+        // A unit whose row was locked (another worker's claim under way, or our own fence) was not renewed:
+        // its lease still ends where the last renewal that extended it put it.
       }
     } catch (err) {
       this.opts.onError('renewing unit claims', err);

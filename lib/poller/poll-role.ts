@@ -254,14 +254,15 @@ function unitStarter(p: {
   schedule: Schedule;
   cycleDeps: UnitCycleDeps;
   wake: () => void;
-}): (unit: ClaimedUnit, claimedAt: number) => void {
+}): (unit: ClaimedUnit, claimedAt: number, sentAt: number) => void {
   const { held, schedule, cycleDeps } = p;
-  return (unit, claimedAt) => {
+  return (unit, claimedAt, sentAt) => {
     const key = unitKey(unit.kind, unit.unitId);
     const h: HeldUnit = {
       unit,
       lost: false,
-      leasedAt: performance.now(),
+      // The lease runs from the store's time of the claim, which is no earlier than when it was sent.
+      leasedAt: sentAt,
       running: Promise.resolve(),
       probing: false,
     };

@@ -19,6 +19,7 @@ export const HELP: CommandHelp = {
     ['poller', '--duration 3m --nodes 10000 --interval 30s --concurrency 64: sustained poller rate'],
     ['', '--store sqlite|postgres --workers N: N `erawatch worker` processes on one store, kill -9 of one'],
     ['api', '--duration 15s --concurrency 16 --poller on|process|off --build auto|never: API p95 under load'],
+    ['', '--clients 250: overload, every request answered 2xx or 429 within 10 s'],
     ['ui', 'navigation to the first row of real data in headless Chromium'],
     ['rate-limit', '--requests 1500 --per-minute 30: what requests refused by the rate limit cost'],
     HELP_FLAG,

@@ -128,6 +128,36 @@ describe('next start smoke', () => {
     expect((await api('/metrics', { token: ADMIN })).text).toContain('erawatch_nodes');
   });
 
+  it('a write after the SQLite file was removed gets 503 store_unavailable, not 500; served again once it is back', async () => {
+    // The store is opened at start-up by another bundle than the route's: its error is told by its code.
+    const file = path.join(dir, 'smoke.db');
+    const aside = path.join(dir, 'smoke.db.aside');
+    fs.renameSync(file, aside);
+    try {
+      const refused = await api('/api/v1/tokens', {
+        method: 'POST',
+        token: ADMIN,
+        body: { name: 'while-gone', scope: 'read' },
+      });
+      expect(refused.status).toBe(503);
+      expect(refused.json).toMatchObject({ type: 'https://erawatch.dev/problems/store_unavailable' });
+      expect((await api('/readyz')).status).toBe(503);
+    } finally {
+      fs.renameSync(aside, file);
+    }
+    const made = await api('/api/v1/tokens', {
+      method: 'POST',
+      token: ADMIN,
+      body: { name: 'after-return', scope: 'read' },
+    });
+    expect(made.status).toBe(201);
+    const names = (
+      (await api('/api/v1/tokens', { token: ADMIN })).json?.items as Array<{ name: string }>
+    ).map((t) => t.name);
+    expect(names).toContain('after-return');
+    expect(names).not.toContain('while-gone');
+  });
+
   it('refuses to start on a public bind without an admin secret, saying how to set one', async () => {
     const port = await freePort();
     // The listener itself stays on loopback; ERAWATCH_BIND states the public bind the check must refuse.

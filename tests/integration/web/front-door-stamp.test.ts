@@ -12,6 +12,8 @@ interface Seen {
   address: string;
   trusted: string;
   overloaded: boolean;
+  /** The door's own answer: 429 when it refused the request before the handler ran. */
+  status?: number;
 }
 
 let server: http.Server;
@@ -25,7 +27,7 @@ function toRequest(req: http.IncomingMessage): Request {
 }
 
 beforeAll(async () => {
-  installFrontDoor({ maxConcurrentRequests: 2 });
+  installFrontDoor({ maxConcurrentRequests: 2, adminSecret: null });
   server = http.createServer((req, res) => {
     const request = toRequest(req);
     const seen: Seen = {
@@ -56,8 +58,15 @@ function get(pathname: string, headers: Record<string, string> = {}): Promise<Se
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port, path: pathname, headers, agent: false }, (res) => {
       res.setEncoding('utf8');
-      // The first chunk is the whole answer, also for a parked response that stays open.
-      res.once('data', (d: string) => resolve(JSON.parse(d) as Seen));
+      // The first chunk is the whole answer, also for a parked response that stays open. A request the door
+      // refused never reaches the handler: its answer is the door's 429.
+      res.once('data', (d: string) =>
+        resolve(
+          res.statusCode === 429
+            ? { address: '', trusted: '', overloaded: true, status: 429 }
+            : (JSON.parse(d) as Seen),
+        ),
+      );
     });
     req.on('error', reject);
   });
@@ -87,7 +96,7 @@ describe('the front door stamp', () => {
   it('beyond the limit a request is marked overloaded; a freed slot is taken again; /healthz is never marked', async () => {
     expect((await get('/park')).overloaded).toBe(false);
     expect((await get('/park')).overloaded).toBe(false);
-    expect((await get('/')).overloaded).toBe(true);
+    expect(await get('/')).toMatchObject({ overloaded: true, status: 429 });
     expect((await get('/healthz')).overloaded).toBe(false);
     // A server component's read of this same process's API runs inside a page request that holds a slot.
     expect((await get('/', internalRequestHeaders())).overloaded).toBe(false);
@@ -96,5 +105,19 @@ describe('the front door stamp', () => {
     parked[0]?.end();
     await freed;
     expect((await get('/')).overloaded).toBe(false);
+  });
+
+  it('without credentials, requests hold at most a quarter of the slots; a credential gets one beside them', async () => {
+    // A server with an admin secret: requests without a bearer or a session cookie are held to their share.
+    installFrontDoor({ maxConcurrentRequests: 8, adminSecret: 'stamp-test-admin-secret-0123' });
+    try {
+      expect((await get('/park')).overloaded).toBe(false);
+      expect((await get('/park')).overloaded).toBe(false);
+      expect(await get('/park')).toMatchObject({ overloaded: true, status: 429 });
+      expect((await get('/park', { authorization: 'Bearer anything' })).overloaded).toBe(false);
+      expect((await get('/park', { cookie: 'erawatch_session=x' })).overloaded).toBe(false);
+    } finally {
+      installFrontDoor({ maxConcurrentRequests: 2, adminSecret: null });
+    }
   });
 });

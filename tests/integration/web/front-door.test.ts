@@ -1,14 +1,20 @@
 // The front door of a real `next start` process, over real sockets: the client address is the socket's (a
 // forged X-Forwarded-For or a forged stamp does not give a fresh lockout bucket), every route answers only
 // the allowed host names (pages and /readyz too; /healthz any), the Flagger hook's token works in local mode,
-// and 200 clients at once right after start each get a 2xx or a 429 `overloaded`.
+// 200 clients at once right after start each get a 2xx or a 429 `overloaded`, and 64 clients trickling their
+// bodies hold no slot: the admin, a token holder and /readyz are answered beside them, and the bodies are cut
+// with 408.
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStore } from '@/db';
+import { processSettings } from '@/lib/settings';
+import { heartbeatPollWorker } from '@/db/queries/units';
 import { ensureNextBuild, startNextServer, type NextServer } from '@/lib/demo/next-app';
 import { freePort } from '../../support/wait';
+import { waitFor } from '../poller/support';
 
 const root = path.resolve(import.meta.dirname, '../../..');
 const ADMIN = 'front-door-admin-secret-0123456789';
@@ -100,6 +106,10 @@ describe('with an admin secret', () => {
       ERAWATCH_ADMIN_SECRET: ADMIN,
       ERAWATCH_AUTH_FAILURE_LIMIT: '3',
       ERAWATCH_MAX_CONCURRENT_REQUESTS: '4',
+      // A fresh gate with no worker waits this long for a cycle: a request that holds its slot while handled.
+      ERAWATCH_GATE_FRESH_WAIT_MS: '60000',
+      // Its balancer points at loopback (nothing is ever probed: no worker runs here).
+      ERAWATCH_ALLOW_LOOPBACK: '1',
     });
   }, 120_000);
 
@@ -125,42 +135,134 @@ describe('with an admin secret', () => {
   });
 
   it('beyond the concurrency limit a request gets 429 overloaded at once, and is served once a slot frees', async () => {
-    // Four writes whose bodies never finish hold the four slots.
+    const auth = { authorization: `Bearer ${ADMIN}` };
+    const created = await send(server, '/api/v1/balancers', {
+      method: 'POST',
+      headers: auth,
+      body: { name: 'held-gate', publicUrl: 'http://127.0.0.1:9/mcp' },
+    });
+    expect(created.status).toBe(201);
+    const { id } = JSON.parse(created.body) as { id: string };
+    // A poll worker of another host that is alive and never answers: a fresh gate asks it and waits.
+    const store = await openStore(path.join(dir, 'admin.db'), { settings: processSettings() });
+    try {
+      await heartbeatPollWorker(
+        store,
+        { holder: 'silent-worker', pid: 1, hostname: 'elsewhere.invalid', region: 'default' },
+        600_000,
+        Date.now(),
+        0,
+        null,
+      );
+    } finally {
+      await store.close();
+    }
+    // Four fresh gates wait for a cycle no worker runs: handled all along, they hold the four slots.
     const held = Array.from({ length: 4 }, () => {
       const req = http.request({
         host: '127.0.0.1',
         port: server.port,
-        path: '/api/v1/balancers',
-        method: 'POST',
+        path: `/api/v1/balancers/${id}/gate?revision=2026-07-28&fresh=true`,
         agent: false,
-        headers: {
-          host: `127.0.0.1:${server.port}`,
-          authorization: `Bearer ${ADMIN}`,
-          'content-type': 'application/json',
-          'content-length': '1000',
-        },
+        headers: { host: `127.0.0.1:${server.port}`, ...auth },
       });
       req.on('error', () => {});
-      req.write('{"name":');
+      req.end();
       return req;
     });
     try {
       let reply: Reply | null = null;
       // Until the server has read the four requests' headers, a fifth may still get a slot.
-      for (let i = 0; i < 200 && reply?.status !== 429; i++) reply = await send(server, '/api/v1/balancers');
+      for (let i = 0; i < 200 && reply?.status !== 429; i++)
+        reply = await send(server, '/api/v1/balancers', { headers: auth });
       expect(reply?.status).toBe(429);
       expect(problemType(reply as Reply)).toBe('https://erawatch.dev/problems/overloaded');
       expect(reply?.retryAfter).toBe('1');
-      // /healthz is never refused for load.
+      // /healthz is never refused for load, and /readyz has slots of its own.
       expect((await send(server, '/healthz')).status).toBe(200);
+      expect([200, 503]).toContain((await send(server, '/readyz')).status);
     } finally {
       for (const r of held) r.destroy();
     }
     let after: Reply | null = null;
     for (let i = 0; i < 200 && after?.status !== 200; i++) {
-      after = await send(server, '/api/v1/balancers', { headers: { authorization: `Bearer ${ADMIN}` } });
+      after = await send(server, '/api/v1/balancers', { headers: auth });
     }
     expect(after?.status).toBe(200);
+  });
+
+  it('64 slow bodies hold no slot: the admin, a token holder and /readyz are answered; the bodies get 408', async () => {
+    const token = await send(server, '/api/v1/tokens', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN}` },
+      body: { name: 'beside-slow-bodies', scope: 'read' },
+    });
+    expect(token.status).toBe(201);
+    const secret = (JSON.parse(token.body) as { token: string }).token;
+    // Anonymous writes that send their headers, then trickle their bodies a byte at a time.
+    const timers: NodeJS.Timeout[] = [];
+    const started = new Set<http.ClientRequest>();
+    const cut = Array.from(
+      { length: 64 },
+      () =>
+        new Promise<Reply | Error>((resolve) => {
+          const req = http.request(
+            {
+              host: '127.0.0.1',
+              port: server.port,
+              path: '/api/v1/balancers',
+              method: 'POST',
+              agent: false,
+              headers: {
+                host: `127.0.0.1:${server.port}`,
+                'content-type': 'application/json',
+                'content-length': '100000',
+              },
+            },
+            (res) => {
+              let body = '';
+              res.setEncoding('utf8');
+              res.on('data', (d: string) => (body += d));
+              res.on('end', () =>
+                resolve({
+                  status: res.statusCode ?? 0,
+                  body,
+                  type: res.headers['content-type'],
+                  retryAfter: undefined,
+                }),
+              );
+              res.on('error', resolve);
+            },
+          );
+          req.on('error', resolve);
+          req.write('{"name":"', () => started.add(req));
+          const timer = setInterval(() => req.write('a'), 500);
+          timers.push(timer);
+          req.on('close', () => clearInterval(timer));
+        }),
+    );
+    try {
+      // Every slow request's headers and first bytes are sent before the others are.
+      await waitFor('the slow bodies to be under way', 60_000, () => started.size === 64);
+      // Answered while every slow body is still arriving (each is cut no sooner than 2 s after its headers).
+      const answers = await Promise.all([
+        send(server, '/api/v1/balancers', { headers: { authorization: `Bearer ${ADMIN}` } }),
+        send(server, '/api/v1/balancers', { headers: { authorization: `Bearer ${secret}` } }),
+        send(server, '/readyz'),
+      ]);
+      expect(answers.slice(0, 2).map((a) => a.status)).toEqual([200, 200]);
+      // /readyz answers its verdict (whichever it is here), not 429.
+      expect([200, 503]).toContain(answers[2]?.status);
+      expect(typeof (JSON.parse(answers[2]?.body ?? '{}') as { ready?: unknown }).ready).toBe('boolean');
+      const ends = await Promise.all(cut);
+      for (const end of ends) {
+        expect(end).not.toBeInstanceOf(Error);
+        expect((end as Reply).status).toBe(408);
+        expect(problemType(end as Reply)).toBe('https://erawatch.dev/problems/body_timeout');
+      }
+    } finally {
+      timers.forEach(clearInterval);
+    }
   });
 
   it('pages, the API and /readyz refuse a foreign Host; /healthz answers it', async () => {

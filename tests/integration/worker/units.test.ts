@@ -225,51 +225,42 @@ describe('three poll workers on one store', () => {
     if (!f) throw new Error('no fleet');
     // Hold one balancer's probes, so the worker killed is inside its cycle (a cycle of the others lasts
     // milliseconds, so a worker picked at random holds none most of the time).
-    const { victim } = await holdCycle(f, heldId, HELD_NODES);
+    const { unit, victim } = await holdCycle(f, heldId, HELD_NODES);
     const lastByVictim = (await listUnits(theStore())).filter((u) => u.pid === victim.pid);
     process.kill(victim.pid, 'SIGKILL');
     await victim.exited;
+    // The fleet's clock (this process's): only ever compared with the fleet's own probe times.
     const killedAt = Date.now();
     HELD_NODES.forEach((n) => f.hold.delete(n));
     f.held.splice(0).forEach((answer) => answer());
-    // What it held when it died, read after its death: a cycle it finished just before releases its unit, which
-    // then falls due a whole interval later, so a listing taken before the kill would count it as held. A unit a
-    // peer has already claimed was held (or due) too.
-    const at = await storeNow(theStore(), Date.now());
-    const after = new Map((await listUnits(theStore())).map((u) => [u.unitId, u]));
-    const heldByVictim = lastByVictim.filter((u) => {
-      const now = after.get(u.unitId);
-      return now !== undefined && (now.pid !== victim.pid || now.expiresAt > at);
-    });
-    expect(heldByVictim.map((u) => u.unitId)).toContain(heldId);
+    // The end of its lease on the held balancer, in the store's clock: its row as it left it (nothing renews it
+    // now), or, when a peer has taken it over already, its row as last read before it died (an earlier end, so
+    // the check below is only stricter). A unit it had handed back (expiresAt 0) is not a lease: released units
+    // fall due again by their schedule, and are checked only for being probed again below.
+    const row = (await listUnits(theStore())).find((u) => u.unitId === heldId);
+    const leaseEnd =
+      row && row.pid === victim.pid && row.token === unit.token ? row.expiresAt : unit.expiresAt;
+    expect(leaseEnd).toBeGreaterThan(0);
     const firstNodeOf = (balancerId: string) =>
       [...balancerOfNode].find(([, b]) => b === balancerId)?.[0] ?? -1;
-    const reprobed = async (ids: string[]) => {
-      const times: number[] = [];
-      for (const id of ids) {
-        const after = probesOf(firstNodeOf(id)).find((t) => t > killedAt);
-        if (after === undefined) return null;
-        times.push(after - killedAt);
-      }
-      return times;
-    };
+    const reprobed = (ids: readonly string[]) =>
+      ids.every((id) => probesOf(firstNodeOf(id)).some((t) => t > killedAt));
     // Its pid on this host is gone, so its claims are taken at once, not when its leases lapse: the held
-    // balancers are probed again while the leases it held when it died (their earliest end) still run.
-    const leaseEnd = Math.min(
-      ...heldByVictim.map((u) => {
-        const now = after.get(u.unitId);
-        return now && now.pid === victim.pid ? now.expiresAt : u.expiresAt;
-      }),
+    // balancer is probed again while the lease it held when it died still runs. The moment is read as the
+    // store's time when the probe has been seen, the clock its lease is in.
+    const seenAt = await waitFor('the held balancer probed again', 60_000, async () =>
+      reprobed([heldId]) ? await storeNow(theStore(), Date.now()) : null,
     );
-    const heldTimes = await waitFor('the held balancers probed again', 60_000, () =>
-      reprobed(heldByVictim.map((u) => u.unitId)),
-    );
-    for (const t of heldTimes) expect(killedAt + t).toBeLessThan(leaseEnd);
+    expect(seenAt).toBeLessThan(leaseEnd);
+    const takenOver = (await listUnits(theStore())).find((u) => u.unitId === heldId);
+    expect(takenOver?.token).toBeGreaterThan(unit.token);
+    expect(takenOver?.pid).not.toBe(victim.pid);
     await waitFor('every balancer it last ran probed again', 60_000, () =>
       reprobed(lastByVictim.map((u) => u.unitId)),
     );
+    const at = await storeNow(theStore(), Date.now());
     const units = await listUnits(theStore());
-    expect(units.filter((u) => u.pid === victim.pid && u.expiresAt > Date.now())).toEqual([]);
+    expect(units.filter((u) => u.pid === victim.pid && u.expiresAt > at)).toEqual([]);
   });
 
   // PostgreSQL only: on one SQLite file a worker stopped inside a write transaction holds the file's write lock,
