@@ -302,6 +302,11 @@ export interface ProbeTarget {
   publicUrl?: string;
   /** OAuth client credentials: a bearer token is obtained (and cached) before discover. */
   oauth?: OAuthClientCredentials;
+  /**
+   * CA certificates (PEM, already read) the node's certificate is verified with instead of the system
+   * roots. The caller picks a dispatcher built with them (the poller keeps one per bundle).
+   */
+  tlsCa?: string;
 }
 
 /** A probe's whole deadline: two discover attempts (the -32022 retry) and one legacy initialize. */
