@@ -12,6 +12,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
+import net from 'node:net';
 
 const track = process.argv.includes('--track');
 const tlsArg = process.argv.indexOf('--tls');
@@ -212,10 +213,11 @@ if (tls || extraPorts > 0) {
   });
 }
 server.keepAliveTimeout = keepAliveMs;
+// The per-node ports are bare listeners handing their connections to the one node server (one certificate
+// context, one keep-alive timer policy): thousands of them start in a moment.
 const extra = [];
 for (let i = 0; i < extraPorts; i++) {
-  const s = nodeServer();
-  s.keepAliveTimeout = keepAliveMs;
+  const s = net.createServer((socket) => server.emit('connection', socket));
   extra.push(s);
   nodePorts.push(await listen(s));
 }
@@ -224,10 +226,7 @@ const controlPort = controlServer ? await listen(controlServer) : port;
 process.stdout.write(`listening ${port} control ${controlPort}\n`);
 process.on('SIGTERM', () => {
   server.closeAllConnections();
-  for (const s of extra) {
-    s.closeAllConnections();
-    s.close();
-  }
+  for (const s of extra) s.close();
   controlServer?.close();
   server.close(() => process.exit(0));
 });

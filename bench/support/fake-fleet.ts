@@ -71,7 +71,7 @@ export async function startFakeFleet(
   ];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const [port, controlPort] = await new Promise<[number, number]>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('fake fleet did not start within 10 s')), 10_000);
+    const timer = setTimeout(() => reject(new Error('fake fleet did not start within 60 s')), 60_000);
     child.stdout?.on('data', (d: Buffer) => {
       const m = /listening (\d+) control (\d+)/.exec(d.toString());
       if (m) {
