@@ -11,6 +11,8 @@
 // operator would), with the fleet's keep-alive timeout the flag's; it prints CPU, handshakes and resumed
 // handshakes per probe side by side.
 import fs from 'node:fs';
+import https from 'node:https';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '@/db';
@@ -24,6 +26,7 @@ import { issueCert, makeCa } from '@/tests/support/tls-certs';
 import { probeNode } from '@/lib/probe';
 import { UndiciProbeClient } from './support/undici-probe-client';
 import { parsePollerArgs, WARMUP_INTERVALS, type PollerArgs } from './support/poller-args';
+import { bareTls, loop } from './tls-probe';
 import { startFakeFleet } from './support/fake-fleet';
 import { runWorkers, weigh } from './poller-workers';
 import { growthOutsideRollups, splitGrowth } from './support/worker-figures';
@@ -164,6 +167,39 @@ interface TlsSetup {
   caFile: string;
 }
 
+const perRequest = (r: PollerResults): number =>
+  (r.pollerCpuMicrosPerProbe ?? NaN) / (r.requestsPerProbe ?? NaN);
+
+/**
+ * The floor for a probe on a new connection, in the same run: a bare node:tls loop (one SecureContext, the
+ * last session offered) of a resumed TLS 1.3 handshake and one exchange of the probe's bytes, against a
+ * server like the fleet's, 10 s at concurrency 8; CPU per exchange (µs).
+ */
+async function bareFloor(cert: { cert: string; key: string }, caPem: string): Promise<number> {
+  const server = https.createServer({ cert: cert.cert, key: cert.key }, (req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const text = '{"jsonrpc":"2.0","id":"erawatch-1","result":{}}';
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) })
+        .end(text);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  try {
+    const context = tls.createSecureContext({ ca: caPem });
+    const variant = bareTls(port, context, true);
+    await loop(8, 1_000, variant);
+    const t = await loop(8, 10_000, variant);
+    return (t.cpuMs * 1000) / Math.max(1, t.count);
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
 /** Plain HTTP, then HTTPS, on fleets with the same keep-alive timeout; the figures side by side. */
 async function runTls(args: PollerArgs, settings: Settings): Promise<number> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-tls-'));
@@ -174,6 +210,7 @@ async function runTls(args: PollerArgs, settings: Settings): Promise<number> {
     fs.writeFileSync(caFile, ca.cert);
     const plain = await runOnce(args, settings, null);
     const secure = await runOnce(args, settings, { cert, caPem: ca.cert, caFile });
+    const floor = await bareFloor(cert, ca.cert);
     const p = plain.results;
     const s = secure.results;
     const keepAlive = args.keepAliveMs === null ? 'none' : `${args.keepAliveMs / 1000}s`;
@@ -193,6 +230,12 @@ async function runTls(args: PollerArgs, settings: Settings): Promise<number> {
       ['resumed share of handshakes', '-', share === null ? '-' : `${(share * 100).toFixed(1)} %`],
       ['fleet TLS connections per probe', '0', s.tls.fleetConnectionsPerProbe.toFixed(3)],
       ['requests per probe', String(p.requestsPerProbe), String(s.requestsPerProbe)],
+      ['poller CPU per request (µs)', perRequest(p).toFixed(0), perRequest(s).toFixed(0)],
+      [
+        'bare node:tls resumed handshake + exchange (µs)',
+        '',
+        `${floor.toFixed(0)} (HTTPS − HTTP per probe: ${((s.pollerCpuMicrosPerProbe ?? NaN) - (p.pollerCpuMicrosPerProbe ?? NaN)).toFixed(0)}, ${(s.pollerCpuMicrosPerProbe ?? NaN) / floor < 100 ? `whole probe ${((s.pollerCpuMicrosPerProbe ?? NaN) / floor).toFixed(2)}× the floor` : ''})`,
+      ],
       ['lag p99 (ms)', String(p.lagMs.p99), String(s.lagMs.p99)],
       [
         'load (1 min) at start → end',
@@ -214,7 +257,7 @@ async function runTls(args: PollerArgs, settings: Settings): Promise<number> {
     fs.mkdirSync('bench-results', { recursive: true });
     fs.writeFileSync(
       `bench-results/poller-tls-${keepAlive}.json`,
-      `${JSON.stringify({ keepAlive, http: p, https: s, cpuRatio: Number(ratio.toFixed(3)) }, null, 2)}\n`,
+      `${JSON.stringify({ keepAlive, http: p, https: s, cpuRatio: Number(ratio.toFixed(3)), bareResumedFloorMicros: Math.round(floor) }, null, 2)}\n`,
     );
     return plain.code === 0 && secure.code === 0 ? 0 : 1;
   } finally {

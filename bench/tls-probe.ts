@@ -116,7 +116,7 @@ interface Tally {
   resumed: number;
 }
 
-async function loop(concurrency: number, durationMs: number, v: Variant): Promise<Tally> {
+export async function loop(concurrency: number, durationMs: number, v: Variant): Promise<Tally> {
   let count = 0;
   let failures = 0;
   const before = v.counters();
@@ -164,7 +164,7 @@ function discoverRequest(port: number): string {
 }
 
 /** One new TLS connection per exchange, with one SecureContext; `resume` offers the last session. */
-function bareTls(port: number, context: tls.SecureContext, resume: boolean): Variant {
+export function bareTls(port: number, context: tls.SecureContext, resume: boolean): Variant {
   const counters: Counters = { handshakes: 0, resumed: 0 };
   const request = discoverRequest(port);
   let session: Buffer | undefined;
