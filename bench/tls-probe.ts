@@ -9,6 +9,7 @@
 // of the probe's bytes, its answer, close. Variants run in interleaved rounds; CPU is this process's.
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import http2 from 'node:http2';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -30,6 +31,7 @@ export function parseKeepAlive(value: string): number | null {
 
 const CANNED_TLS_SERVER = `
 import http from 'node:http';
+import http2 from 'node:http2';
 import https from 'node:https';
 import { readFileSync } from 'node:fs';
 const body = (id) => JSON.stringify({ jsonrpc: '2.0', id, result: {
@@ -58,9 +60,11 @@ const servers = [
   https.createServer(credentials, handler(true)),
 ];
 for (const s of servers) s.keepAliveTimeout = keepAlive;
+// HTTP/2 over TLS (ALPN h2): one long-lived session per client, a stream per exchange.
+servers.push(http2.createSecureServer(credentials, handler(false)));
 const ports = await Promise.all(servers.map((s) => new Promise((r) => s.listen(0, '127.0.0.1', () => r(s.address().port)))));
 console.log(JSON.stringify({ ports }));
-process.on('SIGTERM', () => { for (const s of servers) s.closeAllConnections(); process.exit(0); });
+process.on('SIGTERM', () => { for (const s of servers) s.closeAllConnections?.(); process.exit(0); });
 `;
 
 async function startCannedTls(
@@ -206,6 +210,56 @@ export function bareTls(port: number, context: tls.SecureContext, resume: boolea
   return { name: '', once, counters: () => ({ ...counters }) };
 }
 
+/**
+ * HTTP/2 (ALPN h2), one long-lived session, one stream per exchange of the probe's bytes, the answer read
+ * whole: the least a probe over h2 would cost its transport, without any of the probe's own work.
+ */
+function bareH2(port: number, context: tls.SecureContext): Variant & { close(): void } {
+  const counters: Counters = { handshakes: 0, resumed: 0 };
+  const request = discoverRequest(port);
+  const body = request.slice(request.indexOf('\r\n\r\n') + 4);
+  let session: http2.ClientHttp2Session | null = null;
+  const open = (): http2.ClientHttp2Session => {
+    if (session && !session.closed && !session.destroyed) return session;
+    const s = http2.connect(`https://127.0.0.1:${port}`, { secureContext: context });
+    s.on('error', () => undefined);
+    s.once('connect', () => (counters.handshakes += 1));
+    session = s;
+    return s;
+  };
+  const once = (): Promise<boolean> =>
+    new Promise<boolean>((resolve) => {
+      const stream = open().request({
+        ':method': 'POST',
+        ':path': '/mcp',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'server/discover',
+      });
+      let status = 0;
+      const chunks: Buffer[] = [];
+      stream.on('response', (headers) => (status = Number(headers[':status'])));
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        try {
+          JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          resolve(status === 200);
+        } catch {
+          resolve(false);
+        }
+      });
+      stream.on('error', () => resolve(false));
+      stream.end(body);
+    });
+  return {
+    name: 'bare node:http2 (ALPN h2), one session, one stream per exchange',
+    once,
+    counters: () => ({ ...counters }),
+    close: () => session?.close(),
+  };
+}
+
 function probeVariant(name: string, url: string, dispatcher: Dispatcher, counters: () => Counters): Variant {
   const deps = { dispatcher, egress: { allowLoopback: true, allowPrivate: true } };
   return {
@@ -227,7 +281,7 @@ export async function runTlsProbeBench(args: TlsProbeBenchArgs): Promise<number>
   const ca = await makeCa('Erawatch Bench CA');
   const cert = await issueCert(ca, ['127.0.0.1']);
   const canned = await startCannedTls(cert, args.keepAliveMs);
-  const [plainPort, keptPort, closePort] = canned.ports as [number, number, number];
+  const [plainPort, keptPort, closePort, h2Port] = canned.ports as [number, number, number, number];
   const policy = { allowLoopback: true, allowPrivate: true };
   // The CA as an operator gives it: one bundle, one agent (and SecureContext) for the nodes it signs.
   const h1 = args.client === 'h1' ? createProbeAgent(policy, { tls: { ca: ca.cert } }) : null;
@@ -243,6 +297,7 @@ export async function runTlsProbeBench(args: TlsProbeBenchArgs): Promise<number>
   const context = tls.createSecureContext({ ca: ca.cert });
   const floor = { ...bareTls(closePort, context, true), name: 'bare node:tls, resumed handshake + exchange' };
   const full = { ...bareTls(closePort, context, false), name: 'bare node:tls, full handshake + exchange' };
+  const h2 = bareH2(h2Port, context);
   const variants: Variant[] = [
     probeVariant('probe, HTTP kept alive', `http://127.0.0.1:${plainPort}/mcp`, dispatcher, counters),
     probeVariant('probe, HTTPS kept alive', `https://127.0.0.1:${keptPort}/mcp`, dispatcher, counters),
@@ -254,6 +309,7 @@ export async function runTlsProbeBench(args: TlsProbeBenchArgs): Promise<number>
     ),
     floor,
     full,
+    h2,
   ];
   const tallies = new Map<string, Tally[]>(variants.map((v) => [v.name, []]));
   try {
@@ -264,6 +320,7 @@ export async function runTlsProbeBench(args: TlsProbeBenchArgs): Promise<number>
       for (const v of order) tallies.get(v.name)?.push(await loop(args.concurrency, args.durationMs, v));
     }
   } finally {
+    h2.close();
     await stopChild(canned.child);
     await dispatcher.close();
   }
