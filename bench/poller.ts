@@ -11,7 +11,6 @@
 // operator would), with the fleet's keep-alive timeout the flag's; it prints CPU, handshakes and resumed
 // handshakes per probe side by side.
 import fs from 'node:fs';
-import https from 'node:https';
 import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,12 +20,13 @@ import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/lib/balancers';
 import { startWorker } from '@/lib/worker';
+import { stopChild } from '@/lib/peers/spawn';
 import { closeDefaultProbe, defaultProbeTlsCounters } from '@/lib/poller/default-probe';
 import { issueCert, makeCa } from '@/tests/support/tls-certs';
 import { probeNode } from '@/lib/probe';
 import { UndiciProbeClient } from './support/undici-probe-client';
 import { parsePollerArgs, WARMUP_INTERVALS, type PollerArgs } from './support/poller-args';
-import { bareTls, loop } from './tls-probe';
+import { bareTls, loop, startCannedTls } from './tls-probe';
 import { startFakeFleet } from './support/fake-fleet';
 import { runWorkers, weigh } from './poller-workers';
 import { growthOutsideRollups, splitGrowth } from './support/worker-figures';
@@ -172,31 +172,19 @@ const perRequest = (r: PollerResults): number =>
 
 /**
  * The floor for a probe on a new connection, in the same run: a bare node:tls loop (one SecureContext, the
- * last session offered) of a resumed TLS 1.3 handshake and one exchange of the probe's bytes, against a
- * server like the fleet's, 10 s at concurrency 8; CPU per exchange (µs).
+ * last session offered) of a resumed TLS 1.3 handshake and one exchange of the probe's bytes, against the
+ * canned server in its own process (answering with `connection: close`), 10 s at concurrency 8; this
+ * process's CPU per exchange (µs).
  */
 async function bareFloor(cert: { cert: string; key: string }, caPem: string): Promise<number> {
-  const server = https.createServer({ cert: cert.cert, key: cert.key }, (req, res) => {
-    req.resume();
-    req.on('end', () => {
-      const text = '{"jsonrpc":"2.0","id":"erawatch-1","result":{}}';
-      res
-        .writeHead(200, { 'content-type': 'application/json', 'content-length': String(text.length) })
-        .end(text);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const canned = await startCannedTls(cert, 5_000);
   try {
-    const context = tls.createSecureContext({ ca: caPem });
-    const variant = bareTls(port, context, true);
+    const variant = bareTls(canned.ports[2] ?? 0, tls.createSecureContext({ ca: caPem }), true);
     await loop(8, 1_000, variant);
     const t = await loop(8, 10_000, variant);
     return (t.cpuMs * 1000) / Math.max(1, t.count);
   } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await stopChild(canned.child);
   }
 }
 

@@ -67,7 +67,7 @@ console.log(JSON.stringify({ ports }));
 process.on('SIGTERM', () => { for (const s of servers) s.closeAllConnections?.(); process.exit(0); });
 `;
 
-async function startCannedTls(
+export async function startCannedTls(
   cert: { cert: string; key: string },
   keepAliveMs: number | null,
 ): Promise<{ ports: number[]; child: ChildProcess }> {
