@@ -28,6 +28,8 @@ export interface PollerArgs {
 export const MAX_BENCH_WORKERS = 16;
 /** --tls runs give each node its own listener and connection: kept within a 20,000 file-descriptor limit. */
 export const MAX_TLS_BENCH_NODES = 6_000;
+/** --tls without --nodes. */
+export const DEFAULT_TLS_BENCH_NODES = 2_000;
 /**
  * Intervals of warm-up before the window: every node's first probe (nodes are new then), and its second, the
  * first cycle with a previous snapshot to compare with (it rewrites each balancer's analysis once). From the
@@ -58,6 +60,7 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
     tls: false,
     keepAliveMs: 60_000,
   };
+  let nodesGiven = false;
   // --tls is the one flag without a value.
   const list = argv.flatMap((x) => (x === '--tls' ? ['--tls', 'on'] : [x]));
   for (let i = 0; i < list.length; i += 2) {
@@ -66,8 +69,10 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
     if (value === undefined) throw new Error(`missing value for ${flag ?? ''}`);
     if (flag === '--duration') a.durationMs = parseDuration(value);
     else if (flag === '--interval') a.intervalMs = parseDuration(value);
-    else if (flag === '--nodes') a.nodes = positiveInteger('--nodes', value);
-    else if (flag === '--concurrency') a.concurrency = positiveInteger('--concurrency', value, 10_000);
+    else if (flag === '--nodes') {
+      a.nodes = positiveInteger('--nodes', value);
+      nodesGiven = true;
+    } else if (flag === '--concurrency') a.concurrency = positiveInteger('--concurrency', value, 10_000);
     else if (flag === '--per-balancer') a.perBalancer = positiveInteger('--per-balancer', value);
     else if (flag === '--http-client') a.httpClient = parseHttpClient(value);
     else if (flag === '--workers') a.workers = positiveInteger('--workers', value, MAX_BENCH_WORKERS);
@@ -96,6 +101,7 @@ export function parsePollerArgs(argv: readonly string[]): PollerArgs {
   if (a.tls && (a.workers !== null || a.store !== 'sqlite'))
     throw new Error('--tls applies to the in-process run only (no --workers, SQLite)');
   // One listener and one kept connection per node on each side, within the file descriptors of one box.
+  if (a.tls && !nodesGiven) a.nodes = DEFAULT_TLS_BENCH_NODES;
   if (a.tls && a.nodes > MAX_TLS_BENCH_NODES)
     throw new Error(
       `--tls gives every node a port of its own: at most ${MAX_TLS_BENCH_NODES} nodes (figures per probe scale to more)`,
