@@ -6,8 +6,13 @@
 // and is not measured; a fleet not probed in full by then warms up until it is, plus one interval, plus as
 // many more (up to four) as it takes to stop starting more probes per interval than it has nodes.
 // With `--store postgres` or `--workers N` it runs worker processes on a shared store instead (poller-workers.ts).
+// With `--tls [--keep-alive-timeout 5s|75s|none]` it runs twice, back to back: the fleet over plain HTTP, then
+// over HTTPS (a CA and certificate made at start; every balancer names the CA file as its CA bundle, as an
+// operator would), with the fleet's keep-alive timeout the flag's; it prints CPU, handshakes and resumed
+// handshakes per probe side by side.
 import { processSettings } from '@/lib/settings';
 import fs from 'node:fs';
+import tls from 'node:tls';
 import os from 'node:os';
 import path from 'node:path';
 import { openStore } from '@/db';
@@ -16,10 +21,13 @@ import { formatHistogram, parseHistogram } from '@/db/histogram';
 import { hourOf } from '@/db/rollup-key';
 import { createBalancer } from '@/lib/balancers';
 import { startWorker } from '@/lib/worker';
-import { closeDefaultProbe } from '@/lib/poller/default-probe';
+import { stopChild } from '@/lib/peers/spawn';
+import { closeDefaultProbe, defaultProbeTlsCounters } from '@/lib/poller/default-probe';
+import { issueCert, makeCa } from '@/tests/support/tls-certs';
 import { probeNode } from '@/lib/probe';
 import { UndiciProbeClient } from './support/undici-probe-client';
 import { parsePollerArgs, WARMUP_INTERVALS, type PollerArgs } from './support/poller-args';
+import { bareTls, loop, startCannedTls } from './tls-probe';
 import { startFakeFleet } from './support/fake-fleet';
 import { runWorkers, weigh } from './poller-workers';
 import { growthOutsideRollups, splitGrowth } from './support/worker-figures';
@@ -35,6 +43,23 @@ function targetsFor(nodes: number): { cpuCores: number; bytesPerQuietHour: numbe
     ? { cpuCores: 0.5, bytesPerQuietHour: 1_000_000 }
     : { cpuCores: 0.45, bytesPerQuietHour: Math.ceil(nodes / 10_000) * 1_000_000 };
 }
+
+/** The figures of one in-process run (what bench-results/poller.json holds). */
+type PollerResults = {
+  scheme: string;
+  probesPerSecond: number;
+  pollerCpuShareOfOneCore: number;
+  pollerCpuMicrosPerProbe: number | null;
+  requestsPerProbe: number | null;
+  lagMs: { p50: number; p99: number; max: number };
+  loadAverage1m: { atStart: number; atEnd: number };
+  tls: {
+    handshakesPerProbe: number;
+    resumedPerProbe: number;
+    resumedShare: number | null;
+    fleetConnectionsPerProbe: number;
+  };
+} & Record<string, unknown>;
 
 /** Intervals of warm-up, past the one after a long first round, spent waiting for its backlog to clear. */
 const MAX_BACKLOG_INTERVALS = 4;
@@ -129,13 +154,123 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
   }
   if (args.store === 'both') return runBoth(args, settings);
   if (args.workers !== null) return runWorkers(args);
+  if (args.tls) return runTls(args, settings);
   return runArgs(args, settings);
 }
 
 async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
+  return (await runOnce(args, settings, null)).code;
+}
+
+interface TlsSetup {
+  cert: { cert: string; key: string };
+  caPem: string;
+  caFile: string;
+}
+
+const perRequest = (r: PollerResults): number =>
+  (r.pollerCpuMicrosPerProbe ?? NaN) / (r.requestsPerProbe ?? NaN);
+
+/**
+ * The floor for a probe on a new connection, in the same run: a bare node:tls loop (one SecureContext, the
+ * last session offered) of a resumed TLS 1.3 handshake and one exchange of the probe's bytes, against the
+ * canned server in its own process (answering with `connection: close`), 10 s at concurrency 8; this
+ * process's CPU per exchange (µs).
+ */
+async function bareFloor(cert: { cert: string; key: string }, caPem: string): Promise<number> {
+  const canned = await startCannedTls(cert, 5_000);
+  try {
+    const variant = bareTls(canned.ports[2] ?? 0, tls.createSecureContext({ ca: caPem }), true);
+    await loop(8, 1_000, variant);
+    const t = await loop(8, 10_000, variant);
+    return (t.cpuMs * 1000) / Math.max(1, t.count);
+  } finally {
+    await stopChild(canned.child);
+  }
+}
+
+/** Plain HTTP, then HTTPS, on fleets with the same keep-alive timeout; the figures side by side. */
+async function runTls(args: PollerArgs, settings: Settings): Promise<number> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-tls-'));
+  try {
+    const ca = await makeCa('Erawatch Bench CA');
+    const cert = await issueCert(ca, ['127.0.0.1']);
+    const caFile = path.join(dir, 'fleet-ca.pem');
+    fs.writeFileSync(caFile, ca.cert);
+    const plain = await runOnce(args, settings, null);
+    const secure = await runOnce(args, settings, { cert, caPem: ca.cert, caFile });
+    const floor = await bareFloor(cert, ca.cert);
+    const p = plain.results;
+    const s = secure.results;
+    const keepAlive = args.keepAliveMs === null ? 'none' : `${args.keepAliveMs / 1000}s`;
+    const ratio = (s.pollerCpuMicrosPerProbe ?? NaN) / (p.pollerCpuMicrosPerProbe ?? NaN);
+    const share = s.tls.resumedShare;
+    const rows: Array<[string, string, string]> = [
+      ['figure', 'HTTP', `HTTPS, server keep-alive ${keepAlive}`],
+      ['probes/s', String(p.probesPerSecond), String(s.probesPerSecond)],
+      [
+        'poller CPU (share of one core)',
+        String(p.pollerCpuShareOfOneCore),
+        String(s.pollerCpuShareOfOneCore),
+      ],
+      ['poller CPU per probe (µs)', String(p.pollerCpuMicrosPerProbe), String(s.pollerCpuMicrosPerProbe)],
+      ['handshakes per probe', '0', s.tls.handshakesPerProbe.toFixed(3)],
+      ['resumed handshakes per probe', '0', s.tls.resumedPerProbe.toFixed(3)],
+      ['resumed share of handshakes', '-', share === null ? '-' : `${(share * 100).toFixed(1)} %`],
+      ['fleet TLS connections per probe', '0', s.tls.fleetConnectionsPerProbe.toFixed(3)],
+      ['requests per probe', String(p.requestsPerProbe), String(s.requestsPerProbe)],
+      ['poller CPU per request (µs)', perRequest(p).toFixed(0), perRequest(s).toFixed(0)],
+      [
+        'bare node:tls resumed handshake + exchange (µs)',
+        '',
+        `${floor.toFixed(0)} (HTTPS − HTTP per probe: ${((s.pollerCpuMicrosPerProbe ?? NaN) - (p.pollerCpuMicrosPerProbe ?? NaN)).toFixed(0)}, ${(s.pollerCpuMicrosPerProbe ?? NaN) / floor < 100 ? `whole probe ${((s.pollerCpuMicrosPerProbe ?? NaN) / floor).toFixed(2)}× the floor` : ''})`,
+      ],
+      ['lag p99 (ms)', String(p.lagMs.p99), String(s.lagMs.p99)],
+      [
+        'load (1 min) at start → end',
+        `${p.loadAverage1m.atStart} → ${p.loadAverage1m.atEnd}`,
+        `${s.loadAverage1m.atStart} → ${s.loadAverage1m.atEnd}`,
+      ],
+    ];
+    const widths = [0, 1, 2].map((c) => Math.max(...rows.map((r) => r[c]?.length ?? 0)));
+    process.stdout.write(
+      `\n${args.nodes} nodes every ${args.intervalMs / 1000}s, HTTP then HTTPS, server keep-alive ${keepAlive}\n${rows
+        .map((r) =>
+          r
+            .map((c, i) => c.padEnd(widths[i] ?? 0))
+            .join('  ')
+            .trimEnd(),
+        )
+        .join('\n')}\nHTTPS CPU per probe ${ratio.toFixed(2)}× HTTP\n`,
+    );
+    fs.mkdirSync('bench-results', { recursive: true });
+    fs.writeFileSync(
+      `bench-results/poller-tls-${keepAlive}.json`,
+      `${JSON.stringify({ keepAlive, http: p, https: s, cpuRatio: Number(ratio.toFixed(3)), bareResumedFloorMicros: Math.round(floor) }, null, 2)}\n`,
+    );
+    return plain.code === 0 && secure.code === 0 ? 0 : 1;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function runOnce(
+  args: PollerArgs,
+  settings: Settings,
+  tls: TlsSetup | null,
+): Promise<{ code: number; results: PollerResults }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-bench-poller-'));
   const store = await openStore(path.join(dir, 'bench.db'), { settings: processSettings() });
-  const fleet = await startFakeFleet();
+  // With --tls both runs give every node a port of its own: a node's connection, and its TLS session, are
+  // then its own, as on a real fleet (on one port, a whole balancer would share a few warm connections).
+  const fleet = await startFakeFleet({
+    keepAliveMs: args.keepAliveMs,
+    ...(tls ? { tls: tls.cert } : {}),
+    ...(args.tls ? { ports: args.nodes } : {}),
+  });
+  const scheme = tls ? 'https' : 'http';
+  const portOf = (n: number): number =>
+    fleet.nodePorts.length > 0 ? (fleet.nodePorts[n % fleet.nodePorts.length] ?? fleet.port) : fleet.port;
   const kinds = ['m', 'd', 'l'] as const;
   try {
     const timeoutMs = Math.min(5_000, Math.floor((args.intervalMs - 100) / 3));
@@ -146,11 +281,13 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
       const count = Math.min(args.perBalancer, args.nodes - b * args.perBalancer);
       const nodeUrls = Array.from(
         { length: count },
-        (_, i) => `http://127.0.0.1:${fleet.port}/${kind}/${b * args.perBalancer + i}`,
+        (_, i) =>
+          `${scheme}://127.0.0.1:${portOf(b * args.perBalancer + i)}/${kind}/${b * args.perBalancer + i}`,
       );
       await createBalancer(store, {
         name: `bench-${b}`,
-        publicUrl: `http://127.0.0.1:${fleet.port}/${kind}/public-${b}`,
+        publicUrl: `${scheme}://127.0.0.1:${fleet.port}/${kind}/public-${b}`,
+        tlsCa: tls ? `file:${tls.caFile}` : null,
         nodeUrls,
         samplesPerCycle: 0,
         allowLegacy: kind === 'l',
@@ -171,8 +308,16 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     // `--http-client undici`: the same probe over undici's Pool per origin, the reference it is measured by.
     const egress = { allowLoopback: true, allowPrivate: true };
     const undici =
-      args.httpClient === 'undici' ? new UndiciProbeClient(egress, { keepAliveTimeoutMs: 30_000 }) : null;
-    process.stdout.write(`  http client: ${args.httpClient}\n`);
+      args.httpClient === 'undici'
+        ? new UndiciProbeClient(egress, {
+            keepAliveTimeoutMs: 120_000,
+            ...(tls ? { ca: tls.caPem } : {}),
+          })
+        : null;
+    const tlsCounters = () => (undici ? { ...undici.tlsCounters(), failed: 0 } : defaultProbeTlsCounters());
+    process.stdout.write(
+      `  http client: ${args.httpClient}; ${scheme}; server keep-alive ${args.keepAliveMs === null ? 'none' : `${args.keepAliveMs / 1000}s`}\n`,
+    );
     // The poll role as a worker runs it (its probe metrics observed and flushed to the store too), so the
     // figures compare with the worker processes of the PostgreSQL runs.
     const worker = await startWorker({
@@ -231,6 +376,7 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     const historyBefore = await countNodeHistory(store);
     const before = await weigh(store, null);
     const fleetBefore = await fleet.stats();
+    const tlsBefore = tlsCounters();
     const cpuBefore = process.cpuUsage();
     const loadBefore = Number(os.loadavg()[0]?.toFixed(2));
     const t0 = performance.now();
@@ -254,6 +400,7 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     const wallMs = performance.now() - t0;
     const cpu = process.cpuUsage(cpuBefore);
     const fleetAfter = await fleet.stats();
+    const tlsAfter = tlsCounters();
     await worker.stop();
     await closeDefaultProbe();
     await undici?.close();
@@ -292,7 +439,24 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     const perHour = Math.max(0, steadyPerHour) + rollupHour;
     const status = handle.status();
     const fleetRequests = fleetAfter.requests - fleetBefore.requests;
+    const handshakes = tlsAfter.handshakes - tlsBefore.handshakes;
+    const resumed = tlsAfter.resumed - tlsBefore.resumed;
+    const perProbe = (n: number) => (probesMeasured > 0 ? Number((n / probesMeasured).toFixed(4)) : 0);
     const results = {
+      scheme,
+      serverKeepAliveMs: args.keepAliveMs,
+      httpClient: args.httpClient,
+      // TLS connections the prober opened in the window, per probe, and how many resumed a session.
+      tls: {
+        handshakes,
+        resumed,
+        certificateFailures: tlsAfter.failed - tlsBefore.failed,
+        handshakesPerProbe: perProbe(handshakes),
+        resumedPerProbe: perProbe(resumed),
+        resumedShare: handshakes > 0 ? Number((resumed / handshakes).toFixed(4)) : null,
+        fleetConnectionsPerProbe: perProbe(fleetAfter.tlsConnections - fleetBefore.tlsConnections),
+        fleetResumedPerProbe: perProbe(fleetAfter.tlsResumed - fleetBefore.tlsResumed),
+      },
       // Other work on the machine inflates lag; the load average says how busy it was.
       loadAverage1m: { atStart: loadBefore, atEnd: Number(os.loadavg()[0]?.toFixed(2)) },
       cores: os.cpus().length,
@@ -353,7 +517,7 @@ async function runArgs(args: PollerArgs, settings: Settings): Promise<number> {
     );
     fs.mkdirSync('bench-results', { recursive: true });
     fs.writeFileSync('bench-results/poller.json', `${JSON.stringify({ results, target, pass }, null, 2)}\n`);
-    return Object.values(pass).every(Boolean) ? 0 : 1;
+    return { code: Object.values(pass).every(Boolean) ? 0 : 1, results };
   } finally {
     fleet.stop();
     await store.close();

@@ -1,13 +1,19 @@
-// `npm run bench -- probe [--duration-ms N] [--concurrency N] [--rounds N] [--http-client h1|undici]`:
+// `npm run bench -- probe [--duration-ms N] [--concurrency N] [--rounds N] [--http-client h1|undici]
+//   [--tls [--keep-alive-timeout 5s|75s|none]]`:
 // probeNode (over the project's HTTP client, or undici's Pool per origin as the reference) throughput beside a
 // raw undici POST loop of the same request bytes at the same concurrency, against (1) a canned-DiscoverResult
 // server in its own process, so the client side is what is measured, and (2) the real v2 SDK server.
+// With --tls: the canned server over plain HTTP and over HTTPS (a CA and certificate made at start, the CA
+// given to the prober as an operator gives a private one), kept alive and reconnecting for every probe (what
+// a 5 s server keep-alive amounts to at a 30 s interval), beside a bare node:tls loop of a resumed handshake
+// and one exchange: CPU, handshakes and resumed handshakes per probe, all in the same run (bench/tls-probe.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { Agent, type Dispatcher } from 'undici';
 import { startPeer, stopChild } from '@/lib/peers/spawn';
 import { createProbeAgent, DEFAULT_PROBE_OPTIONS, probeNode } from '@/lib/probe';
 import { parseHttpClient, UndiciProbeClient, type HttpClientName } from './support/undici-probe-client';
+import { parseKeepAlive, runTlsProbeBench } from './tls-probe';
 
 const CANNED_SERVER = `
 import { createServer } from 'node:http';
@@ -224,9 +230,12 @@ export async function run(argv: string[]): Promise<number> {
         concurrency: { type: 'string', default: '32' },
         rounds: { type: 'string', default: '5' },
         'http-client': { type: 'string', default: 'h1' },
+        tls: { type: 'boolean', default: false },
+        'keep-alive-timeout': { type: 'string', default: '75s' },
       },
     }));
     parseHttpClient(values['http-client']);
+    parseKeepAlive(values['keep-alive-timeout']);
   } catch (err) {
     process.stderr.write(`bench probe: ${err instanceof Error ? err.message : String(err)}\n`);
     return 2;
@@ -246,6 +255,15 @@ export async function run(argv: string[]): Promise<number> {
     }
   }
 
+  if (values.tls) {
+    return runTlsProbeBench({
+      concurrency,
+      durationMs,
+      rounds,
+      client,
+      keepAliveMs: parseKeepAlive(values['keep-alive-timeout']),
+    });
+  }
   const canned = await startCanned();
   const rows: Row[] = [];
   try {

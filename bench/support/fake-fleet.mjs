@@ -3,9 +3,30 @@
 // the wire shapes of real SDK servers. It prints `listening <port>` and answers GET /__stats with its CPU use.
 // With `--track` it also keeps the start time of every probe per node (a probe opens with server/discover) and
 // counts probes that start while another request to the same node is in flight (GET /__probes?from=<ms>).
+// With `--tls <cert.pem> <key.pem>` the nodes answer over HTTPS, and the two
+// GET routes move to a plain-HTTP control port (`listening <port> control <port>`); /__stats then counts TLS
+// connections and resumed ones. `--keep-alive-timeout <ms>` sets the server's idle timeout (0: none); the
+// default is 60 s. `--ports <n>` adds n listeners, one per node (node i on the i-th, modulo n), so each node is
+// its own origin with its own connections and TLS sessions, as a real fleet's nodes are; GET /__ports lists
+// them (the control routes then move to a port of their own in plain HTTP too).
 import http from 'node:http';
+import https from 'node:https';
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
 
 const track = process.argv.includes('--track');
+const tlsArg = process.argv.indexOf('--tls');
+const tls = tlsArg >= 0;
+const credentials = tls
+  ? { cert: readFileSync(process.argv[tlsArg + 1]), key: readFileSync(process.argv[tlsArg + 2]) }
+  : null;
+const keepAliveArg = process.argv.indexOf('--keep-alive-timeout');
+const keepAliveMs = keepAliveArg >= 0 ? Number(process.argv[keepAliveArg + 1]) : 60_000;
+const portsArg = process.argv.indexOf('--ports');
+const extraPorts = portsArg >= 0 ? Number(process.argv[portsArg + 1]) : 0;
+const nodePorts = [];
+let tlsConnections = 0;
+let tlsResumed = 0;
 /** node number → start times (epoch ms) of its probes, and requests in flight, when tracking. */
 const probeTimes = new Map();
 const inFlight = new Map();
@@ -101,11 +122,22 @@ function handle(kind, msg, res) {
 }
 
 let requests = 0;
-const server = http.createServer((req, res) => {
+function control(req, res) {
   if (req.method === 'GET' && req.url === '/__stats') {
     const cpu = process.cpuUsage();
-    json(res, 200, { requests, cpuMicros: cpu.user + cpu.system, probes: probeCount, overlaps });
-    return;
+    json(res, 200, {
+      requests,
+      cpuMicros: cpu.user + cpu.system,
+      probes: probeCount,
+      overlaps,
+      tlsConnections,
+      tlsResumed,
+    });
+    return true;
+  }
+  if (req.method === 'GET' && req.url === '/__ports') {
+    json(res, 200, { ports: nodePorts });
+    return true;
   }
   if (req.method === 'GET' && req.url?.startsWith('/__probes')) {
     const from = Number(new URL(req.url, 'http://fleet').searchParams.get('from') ?? 0);
@@ -115,8 +147,12 @@ const server = http.createServer((req, res) => {
       if (kept.length > 0) times[node] = kept;
     }
     json(res, 200, { overlaps, times });
-    return;
+    return true;
   }
+  return false;
+}
+
+function nodes(req, res) {
   const m = /^\/([mdl])\/(\d+)/.exec(req.url ?? '');
   if (!m || req.method !== 'POST') {
     res.writeHead(m ? 405 : 404).end();
@@ -148,9 +184,49 @@ const server = http.createServer((req, res) => {
     }
     handle(m[1], msg, res);
   });
+}
+
+function listen(s) {
+  return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s.address().port)));
+}
+
+function nodeServer() {
+  if (!tls) return http.createServer(nodes);
+  const s = https.createServer(credentials, nodes);
+  s.on('secureConnection', (socket) => {
+    tlsConnections += 1;
+    if (socket.isSessionReused()) tlsResumed += 1;
+  });
+  return s;
+}
+
+let server;
+let controlServer = null;
+if (tls || extraPorts > 0) {
+  server = nodeServer();
+  controlServer = http.createServer((req, res) => {
+    if (!control(req, res)) res.writeHead(404).end();
+  });
+} else {
+  server = http.createServer((req, res) => {
+    if (!control(req, res)) nodes(req, res);
+  });
+}
+server.keepAliveTimeout = keepAliveMs;
+// The per-node ports are bare listeners handing their connections to the one node server (one certificate
+// context, one keep-alive timer policy): thousands of them start in a moment.
+const extra = [];
+for (let i = 0; i < extraPorts; i++) {
+  const s = net.createServer((socket) => server.emit('connection', socket));
+  extra.push(s);
+  nodePorts.push(await listen(s));
+}
+const port = await listen(server);
+const controlPort = controlServer ? await listen(controlServer) : port;
+process.stdout.write(`listening ${port} control ${controlPort}\n`);
+process.on('SIGTERM', () => {
+  server.closeAllConnections();
+  for (const s of extra) s.close();
+  controlServer?.close();
+  server.close(() => process.exit(0));
 });
-server.keepAliveTimeout = 60_000;
-server.listen(0, '127.0.0.1', () => {
-  process.stdout.write(`listening ${server.address().port}\n`);
-});
-process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -2,19 +2,42 @@
 // through the same guarded connector as every other dispatcher (lib/net/egress.ts), driven directly (no
 // Agent in between). `--http-client undici` in `bench probe` and `bench poller` measures the probe over it
 // against the project's client (lib/probe/h1-agent.ts); docs/probe.md has the figures and the decision.
+import tls from 'node:tls';
 import { Dispatcher, Pool } from 'undici';
 import { createEgressConnector, type EgressAgentOptions, type EgressPolicy } from '@/lib/net/egress';
 
 export class UndiciProbeClient extends Dispatcher {
   private readonly pools = new Map<string, Pool>();
   private readonly connector: ReturnType<typeof createEgressConnector>;
+  private readonly counters = { handshakes: 0, resumed: 0 };
 
+  /**
+   * With `ca`: one SecureContext for it, built once, as the project's client has (undici would otherwise
+   * build one per connection from the `ca` option); undici's connector keeps its own TLS sessions.
+   */
   constructor(
     policy: EgressPolicy,
-    private readonly options: EgressAgentOptions & { keepAliveTimeoutMs?: number } = {},
+    private readonly options: EgressAgentOptions & { keepAliveTimeoutMs?: number; ca?: string } = {},
   ) {
     super();
-    this.connector = createEgressConnector(policy, options);
+    const secureContext = options.ca ? tls.createSecureContext({ ca: options.ca }) : undefined;
+    const inner = createEgressConnector(policy, {
+      ...options,
+      ...(secureContext ? { tls: { ...options.tls, secureContext } } : {}),
+    });
+    this.connector = (opts, callback) =>
+      inner(opts, (err, socket) => {
+        if (!err && socket instanceof tls.TLSSocket) {
+          this.counters.handshakes += 1;
+          if (socket.isSessionReused()) this.counters.resumed += 1;
+        }
+        (callback as (e: Error | null, s: typeof socket) => void)(err, socket);
+      });
+  }
+
+  /** TLS connections opened, and how many resumed a session. */
+  tlsCounters(): { handshakes: number; resumed: number } {
+    return { ...this.counters };
   }
 
   private poolFor(origin: string): Pool {

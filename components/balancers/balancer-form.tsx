@@ -284,6 +284,19 @@ export function BalancerForm({ mode, initial, id }: Props) {
           />
         </Field>
       </div>
+      <Field
+        field="tlsCa"
+        label="TLS CA bundle"
+        error={errors.fields.tlsCa}
+        help="The CA its HTTPS nodes' certificates are verified with, instead of the system roots: the PEM, file:/absolute/path or env:NAME. Empty: the system roots."
+      >
+        <textarea
+          rows={2}
+          value={values.tlsCa}
+          onChange={(e) => set('tlsCa', e.target.value)}
+          {...fieldProps('tlsCa')}
+        />
+      </Field>
       <Check
         field="authEnabled"
         checked={values.authEnabled}

@@ -13,7 +13,13 @@ import type { NodeDetail, NodeHistorySpan } from '@/lib/query/types';
 import type { EvidenceStep, Verdict } from '@/lib/probe/types';
 import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
 import { formatDuration } from '@/lib/ui/balancer';
-import { describeOutcome, describeReason, LEGACY_CHECK_TEXT, STEP_TEXT } from '@/lib/ui/evidence';
+import {
+  describeCertificate,
+  describeOutcome,
+  describeReason,
+  LEGACY_CHECK_TEXT,
+  STEP_TEXT,
+} from '@/lib/ui/evidence';
 import { isEra, presentCheck, presentEra, presentVerdict, type Presentation } from '@/lib/ui/presentation';
 
 function stamp(at: number): string {
@@ -91,6 +97,8 @@ export function NodeView({ id }: { id: string }) {
 }
 
 export function VerdictPanel({ v, probes, failures }: { v: Verdict; probes: number; failures: number }) {
+  // Judged at the probe's time: the page shows what the stored verdict says, the same on every render.
+  const certificate = describeCertificate(v, v.probedAt);
   return (
     <section className="panel" aria-labelledby="verdict-h">
       <div className="panel-head">
@@ -131,6 +139,24 @@ export function VerdictPanel({ v, probes, failures }: { v: Verdict; probes: numb
           ) : null}
           <dt>Address</dt>
           <dd className="mono">{v.address ?? '—'}</dd>
+          {certificate ? (
+            <>
+              <dt>TLS certificate</dt>
+              <dd data-testid="node-certificate">
+                {certificate.warn ? (
+                  <Badge
+                    p={{
+                      label: 'Certificate expiring',
+                      icon: 'alert',
+                      tone: 'warn',
+                      hint: 'expires within 14 days, or has expired',
+                    }}
+                  />
+                ) : null}{' '}
+                {certificate.text}
+              </dd>
+            </>
+          ) : null}
           {v.servedBy ? (
             <>
               <dt>Served by</dt>

@@ -47,6 +47,7 @@ export function toBalancer(row: BalancerRow): Balancer {
     catalog: row.catalog,
     catalogEvery: row.catalogEvery,
     auth: row.auth ?? null,
+    tlsCa: row.tlsCa ?? null,
     // Stored as a list: empty means every region that has a worker, which the API calls null.
     regions: row.regions.length > 0 ? row.regions : null,
     createdAt: row.createdAt,

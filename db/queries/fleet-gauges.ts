@@ -63,3 +63,37 @@ export function readRolloutGauges(store: Store): Promise<RolloutGauges> {
     return { gates, windows, lastCycleAt: last?.at == null ? null : Number(last.at) };
   });
 }
+
+/** Per balancer: its nodes whose TLS certificate expires by `until` (or has expired), and the earliest expiry. */
+export interface CertificateGauge {
+  balancer: string;
+  expiring: number;
+  earliestExpiry: number;
+}
+
+/**
+ * The certificate gauges, from each node's latest verdicts (every region; a node counts once): the expiry is
+ * picked out of the verdict JSON in SQL. Balancers without an HTTPS node that showed a certificate are absent.
+ */
+export async function readCertificateGauges(store: Store, until: number): Promise<CertificateGauge[]> {
+  const expiry =
+    store.engine === 'sqlite'
+      ? sql`json_extract(ss.verdict, '$.tls.certificateExpiresAt')`
+      : sql`(ss.verdict->'tls'->>'certificateExpiresAt')::bigint`;
+  const rows = await selectRows<{ balancer: string; expiring: unknown; earliest: unknown }>(
+    store,
+    sql`SELECT b.name AS balancer,
+               count(DISTINCT CASE WHEN ${expiry} <= ${until} THEN ss.node_id END) AS expiring,
+               min(${expiry}) AS earliest
+          FROM subject_states ss
+          JOIN nodes n ON n.id = ss.node_id
+          JOIN balancers b ON b.id = n.balancer_id
+         WHERE ${expiry} IS NOT NULL
+         GROUP BY b.name`,
+  );
+  return rows.map((r) => ({
+    balancer: r.balancer,
+    expiring: Number(r.expiring),
+    earliestExpiry: Number(r.earliest),
+  }));
+}

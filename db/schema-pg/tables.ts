@@ -49,6 +49,8 @@ export const balancers = pgTable('balancers', {
     .$type<string[]>()
     .notNull()
     .default(sql`'[]'::jsonb`),
+  /** The CA bundle its HTTPS nodes are verified with, as given: PEM, `file:PATH` or `env:NAME` (read at probe time); null: the system roots. */
+  tlsCa: text('tls_ca'),
   createdAt: bigint('created_at', { mode: 'number' }).notNull(),
   updatedAt: bigint('updated_at', { mode: 'number' }).notNull(),
 });

@@ -46,6 +46,8 @@ export const balancers = sqliteTable('balancers', {
     .$type<string[]>()
     .notNull()
     .default(sql`'[]'`),
+  /** The CA bundle its HTTPS nodes are verified with, as given: PEM, `file:PATH` or `env:NAME` (read at probe time); null: the system roots. */
+  tlsCa: text('tls_ca'),
   createdAt: integer('created_at').notNull(),
   updatedAt: integer('updated_at').notNull(),
 });

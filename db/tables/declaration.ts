@@ -153,6 +153,9 @@ export const TABLES = {
         default: emptyJsonArray,
         doc: 'The regions whose workers must probe it; empty: every region that has a worker.',
       }),
+      tlsCa: text('tls_ca', {
+        doc: 'The CA bundle its HTTPS nodes are verified with, as given: PEM, `file:PATH` or `env:NAME` (read at probe time); null: the system roots.',
+      }),
       createdAt: big('created_at', nn),
       updatedAt: big('updated_at', nn),
     },

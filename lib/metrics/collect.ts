@@ -1,6 +1,7 @@
 // Fleet gauges read from the store at scrape time, so /metrics is right whichever process polls.
 import type { Store } from '@/db/index';
-import { readRolloutGauges } from '@/db/queries/fleet-gauges';
+import { readCertificateGauges, readRolloutGauges } from '@/db/queries/fleet-gauges';
+import { CERTIFICATE_EXPIRY_WARNING_MS } from '@/lib/probe/types';
 import { readFleetGaugeData } from '@/db/queries/fleet-metrics';
 import { getMetrics, type Metrics } from './registry';
 
@@ -23,6 +24,12 @@ export async function refreshFleetGauges(
   const oldest = data.oldestPendingDeliveryAt;
   metrics.webhookOldestPending.set(oldest === null ? 0 : Math.max(0, (now - oldest) / 1000));
   await refreshRolloutGauges(store, metrics, now);
+  metrics.certificatesExpiring.reset();
+  metrics.certificateEarliestExpiry.reset();
+  for (const c of await readCertificateGauges(store, now + CERTIFICATE_EXPIRY_WARNING_MS)) {
+    metrics.certificatesExpiring.set({ balancer: c.balancer }, c.expiring);
+    metrics.certificateEarliestExpiry.set({ balancer: c.balancer }, c.earliestExpiry / 1000);
+  }
 }
 
 async function refreshRolloutGauges(store: Store, metrics: Metrics, now: number): Promise<void> {

@@ -14,6 +14,8 @@ export interface Metrics {
   windowDeadline: Gauge<'balancer' | 'revision'>;
   lastCycleAge: Gauge;
   webhookOldestPending: Gauge;
+  certificatesExpiring: Gauge<'balancer'>;
+  certificateEarliestExpiry: Gauge<'balancer'>;
   storeWriteErrors: Counter;
 }
 
@@ -69,6 +71,18 @@ function createMetrics(): Metrics {
       name: 'erawatch_poller_last_cycle_age_seconds',
       help: 'Seconds since the newest finished balancer cycle, whichever process ran it (absent before the first)',
       registers: [],
+    }),
+    certificatesExpiring: new Gauge({
+      name: 'erawatch_nodes_certificate_expiring',
+      help: 'Nodes whose TLS certificate expires within 14 days or has expired, by balancer (latest verdicts)',
+      labelNames: ['balancer'],
+      registers: [registry],
+    }),
+    certificateEarliestExpiry: new Gauge({
+      name: 'erawatch_certificate_earliest_expiry_timestamp_seconds',
+      help: "The earliest TLS certificate expiry among each balancer's nodes (latest verdicts)",
+      labelNames: ['balancer'],
+      registers: [registry],
     }),
     webhookOldestPending: new Gauge({
       name: 'erawatch_webhook_oldest_pending_seconds',

@@ -2,6 +2,7 @@
 // resolved address checked at connect time, link-local and metadata addresses always refused.
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { BlockList, isIP, SocketAddress } from 'node:net';
+import type { SecureContext } from 'node:tls';
 import { Agent, buildConnector } from 'undici';
 import { ERROR_CODES } from '@/lib/errors';
 
@@ -169,8 +170,8 @@ export interface EgressAgentOptions {
   /** Idle keep-alive sockets per origin. */
   connections?: number;
   keepAliveTimeoutMs?: number;
-  /** Extra TLS options (e.g. a test CA). */
-  tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean };
+  /** Extra TLS options (e.g. a test CA, or a SecureContext built once for it). */
+  tls?: { ca?: string | Buffer; rejectUnauthorized?: boolean; secureContext?: SecureContext };
   /** The source address every connection binds (a worker probing from one network of several). */
   localAddress?: string;
 }

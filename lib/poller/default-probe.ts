@@ -8,6 +8,13 @@ import type { ProbeFn, ResolveFn } from './types';
 
 /** One keep-alive agent per source address ('' for the system's choice), and one without loopback. */
 const agents = new Map<string, ProbeAgent>();
+/**
+ * Per CA bundle (its PEM), the agent its balancers' nodes are probed through: the bundle's SecureContext
+ * is built once, and its TLS sessions and connections are its own.
+ */
+const caAgents = new Map<string, ProbeAgent>();
+/** Bundles kept at most; a fleet has a handful. Past it, the oldest agent is closed. */
+const MAX_CA_AGENTS = 64;
 
 /**
  * Probes with the settings' egress policy (`ERAWATCH_ALLOW_LOOPBACK=1` allows loopback), from the source
@@ -19,7 +26,9 @@ export function createDefaultProbe(
   const egress = probeEgressPolicy(settings);
   const localAddress = settings.probeSourceAddress;
   return (target, options) => {
-    const agent = agentFor(localAddress ?? '', egress);
+    const agent = target.tlsCa
+      ? caAgentFor(target.tlsCa, localAddress ?? '', egress)
+      : agentFor(localAddress ?? '', egress);
     // URLs a server names get the loopback exemption only on the target's own host.
     const strictDispatcher = egress.allowLoopback
       ? agentFor(`strict:${localAddress ?? ''}`, { ...egress, allowLoopback: false })
@@ -38,9 +47,39 @@ function agentFor(key: string, egress: ReturnType<typeof probeEgressPolicy>): Pr
   return agent;
 }
 
+function caAgentFor(
+  pem: string,
+  localAddress: string,
+  egress: ReturnType<typeof probeEgressPolicy>,
+): ProbeAgent {
+  let agent = caAgents.get(pem);
+  if (!agent) {
+    if (caAgents.size >= MAX_CA_AGENTS) {
+      const [oldest, old] = caAgents.entries().next().value ?? [];
+      if (oldest !== undefined) caAgents.delete(oldest);
+      void old?.close();
+    }
+    agent = createProbeAgent(egress, { ...(localAddress ? { localAddress } : {}), tls: { ca: pem } });
+    caAgents.set(pem, agent);
+  }
+  return agent;
+}
+
+/** TLS counters summed over the default probe's agents: handshakes, resumed ones, certificate failures. */
+export function defaultProbeTlsCounters(): { handshakes: number; resumed: number; failed: number } {
+  const sum = { handshakes: 0, resumed: 0, failed: 0 };
+  for (const a of [...agents.values(), ...caAgents.values()]) {
+    sum.handshakes += a.tlsCounters.handshakes;
+    sum.resumed += a.tlsCounters.resumed;
+    sum.failed += a.tlsCounters.failed;
+  }
+  return sum;
+}
+
 export async function closeDefaultProbe(): Promise<void> {
-  const open = [...agents.values()];
+  const open = [...agents.values(), ...caAgents.values()];
   agents.clear();
+  caAgents.clear();
   await Promise.all(open.map((a) => a.close()));
 }
 

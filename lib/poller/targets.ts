@@ -5,6 +5,7 @@ import type { BalancerSettings } from '@/lib/schemas/balancer';
 import type { OAuthClientCredentials, ProbeOptions, ProbeTarget } from '@/lib/probe/types';
 import { DEFAULT_PROBE_OPTIONS } from '@/lib/probe/types';
 import type { Env } from '@/lib/settings';
+import { readCaFile } from './ca-files';
 
 export interface PlannedNode {
   key: string;
@@ -69,6 +70,27 @@ export function resolveOAuth(
   };
 }
 
+/** The balancer's CA bundle as PEM: given, from `file:PATH` or from `env:NAME`; a bundle it cannot read is reported. */
+export function resolveCaBundle(
+  value: string | null,
+  env: Env,
+  readFile: (path: string) => string | null = readCaFile,
+): { pem: string | null; problem: string | null } {
+  if (value === null) return { pem: null, problem: null };
+  const ref = /^env:(.+)$/.exec(value);
+  if (ref) {
+    const name = ref[1] ?? '';
+    const pem = env[name];
+    return pem ? { pem, problem: null } : { pem: null, problem: `tls_ca_env_missing:${name}` };
+  }
+  const file = /^file:(.+)$/.exec(value);
+  if (file) {
+    const pem = readFile(file[1] ?? '');
+    return pem ? { pem, problem: null } : { pem: null, problem: `tls_ca_file_unreadable:${file[1] ?? ''}` };
+  }
+  return { pem: value, problem: null };
+}
+
 export function probeOptionsFor(b: BalancerSettings): ProbeOptions {
   return {
     ...DEFAULT_PROBE_OPTIONS,
@@ -79,15 +101,22 @@ export function probeOptionsFor(b: BalancerSettings): ProbeOptions {
 }
 
 /** `addresses` is null when the balancer does not resolve DNS, or when resolution failed. */
-export function planCycle(b: BalancerSettings, addresses: readonly string[] | null, env: Env): CyclePlan {
+export function planCycle(
+  b: BalancerSettings,
+  addresses: readonly string[] | null,
+  env: Env,
+  readFile?: (path: string) => string | null,
+): CyclePlan {
   const { headers, missing } = resolveHeaders(b.headers, env);
   const { oauth, missing: secretMissing } = resolveOAuth(b.auth, env);
+  const ca = resolveCaBundle(b.tlsCa ?? null, env, readFile);
   const base: Omit<ProbeTarget, 'url'> = {
     headers,
     allowLegacy: b.allowLegacy,
     auditLegacy: b.auditLegacy,
     publicUrl: b.publicUrl,
     ...(oauth ? { oauth } : {}),
+    ...(ca.pem ? { tlsCa: ca.pem } : {}),
   };
   const nodes: PlannedNode[] = [];
   const seen = new Set<string>();
@@ -124,7 +153,7 @@ export function planCycle(b: BalancerSettings, addresses: readonly string[] | nu
         ? `header_env_missing:${missing.join(',')}`
         : secretMissing
           ? `oauth_secret_env_missing:${secretMissing}`
-          : null,
+          : ca.problem,
   };
 }
 

@@ -5,8 +5,15 @@ import { H1Agent, type H1AgentOptions } from './h1-agent';
 
 export type ProbeAgent = H1Agent;
 
+/**
+ * How long an idle connection to a node is kept at most: longer than a poll interval, so a node probed every
+ * 30 or 60 s keeps its (TLS) connection between cycles. A server's `Keep-Alive: timeout=N` shortens it (to
+ * 2 s under N), and one that closes sooner without saying so costs one retry on a fresh connection.
+ */
+export const PROBE_KEEP_ALIVE_MS = 120_000;
+
 export function createProbeAgent(policy: EgressPolicy, options: H1AgentOptions = {}): ProbeAgent {
-  return new H1Agent(policy, { keepAliveTimeoutMs: 30_000, ...options });
+  return new H1Agent(policy, { keepAliveTimeoutMs: PROBE_KEEP_ALIVE_MS, ...options });
 }
 
 const shared = new Map<string, ProbeAgent>();

@@ -6,6 +6,12 @@
 // parser's callbacks) made the HTTP client the largest part of the poller's CPU: at 60,000 nodes this cut
 // the poller's CPU per probe by about a sixth (docs/poller.md); the measurement against undici's own Pool,
 // and the guarantees against hostile servers, are in docs/probe.md "The HTTP client".
+//
+// Over TLS a new connection costs the prober many times an exchange, so: one SecureContext per agent (its CA
+// set, built once), TLS sessions kept per pinned address, port and server name (bounded) and offered on the
+// next connection, and connections kept for as long as the server says it keeps them (docs/probe.md "TLS").
+// The certificate is checked before a byte is written; a failure names its reason (tls_untrusted,
+// tls_expired, tls_name_mismatch), and the certificate's expiry travels with the exchange.
 import net from 'node:net';
 import tls from 'node:tls';
 import { Dispatcher, type Agent } from 'undici';
@@ -21,11 +27,23 @@ export class H1Error extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** The peer certificate's expiry (epoch ms), when a TLS handshake got as far as a certificate. */
+    readonly certificateExpiresAt: number | null = null,
   ) {
     super(message);
     this.name = 'H1Error';
   }
 }
+
+/** What the agent's TLS connections came to: full handshakes, resumed ones, and certificate failures. */
+export interface TlsCounters {
+  handshakes: number;
+  resumed: number;
+  failed: number;
+}
+
+/** TLS sessions kept at most: one per pinned address, port and server name; the oldest goes first. */
+const MAX_TLS_SESSIONS = 100_000;
 
 const MAX_HEAD_BYTES = 16 * 1024;
 /** Informational (1xx) answers taken before the real one: an endless stream of them costs nothing more. */
@@ -50,6 +68,8 @@ class Controller implements Dispatcher.DispatchController {
   aborted = false;
   paused = false;
   reason: Error | null = null;
+  /** The TLS peer certificate's expiry (epoch ms) of the connection this exchange runs on; null: plain. */
+  certificateExpiresAt: number | null = null;
   constructor(private readonly onAbort: (reason: Error) => void) {}
   abort(reason: Error): void {
     if (this.aborted) return;
@@ -310,6 +330,8 @@ class Connection {
     readonly pool: Pool,
     readonly socket: net.Socket,
     keepAliveMs: number,
+    /** The TLS peer certificate's expiry (epoch ms); null on plain HTTP. */
+    readonly certificateExpiresAt: number | null = null,
   ) {
     this.idleLimitMs = keepAliveMs;
     socket.on('data', (data: Buffer) => this.onData(data));
@@ -458,9 +480,51 @@ export interface H1AgentOptions extends EgressAgentOptions {
   keepAliveTimeoutMs?: number;
 }
 
+interface KeptSession {
+  session: Buffer;
+  /** The certificate's expiry the session was verified with (epoch ms). */
+  certificateExpiresAt: number | null;
+}
+
+/** The peer certificate's notAfter, in epoch ms; null when there is none to read. */
+function certificateExpiry(socket: tls.TLSSocket): number | null {
+  const cert = socket.getPeerCertificate();
+  const at = cert && typeof cert.valid_to === 'string' ? Date.parse(cert.valid_to) : NaN;
+  return Number.isFinite(at) ? at : null;
+}
+
+const CERT_FAILURES: Record<string, string> = {
+  CERT_HAS_EXPIRED: 'the certificate has expired',
+  CERT_NOT_YET_VALID: 'the certificate is not yet valid',
+  DEPTH_ZERO_SELF_SIGNED_CERT: 'the certificate is self-signed and not trusted',
+  SELF_SIGNED_CERT_IN_CHAIN: 'a self-signed certificate in the chain is not trusted',
+  UNABLE_TO_VERIFY_LEAF_SIGNATURE: 'the certificate was issued by a CA that is not trusted',
+  UNABLE_TO_GET_ISSUER_CERT_LOCALLY: 'the certificate was issued by a CA that is not trusted',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'the certificate names another host',
+};
+
+/** The error a failed certificate check ends the connection with: its code is the verification's. */
+function certificateError(socket: tls.TLSSocket, servername: string, expiresAt: number | null): H1Error {
+  const code = String(socket.authorizationError ?? 'CERT_UNTRUSTED');
+  let text = CERT_FAILURES[code] ?? 'the certificate failed verification';
+  if (code === 'ERR_TLS_CERT_ALTNAME_INVALID') {
+    const cert = socket.getPeerCertificate();
+    const named = cert && 'subject' in cert ? tls.checkServerIdentity(servername, cert) : undefined;
+    if (named) text = named.message;
+  }
+  const until = expiresAt === null ? '' : ` (valid to ${new Date(expiresAt).toISOString()})`;
+  return new H1Error(code, `${text}${until}`, expiresAt);
+}
+
 export class H1Agent extends Dispatcher {
   readonly keepAliveMs: number;
+  /** TLS connections opened, resumed and refused over the agent's life (benchmarks and tests read them). */
+  readonly tlsCounters: TlsCounters = { handshakes: 0, resumed: 0, failed: 0 };
   private readonly pools = new Map<string, Pool>();
+  /** The agent's one SecureContext (its CA set, or the default roots): built once, not per connection. */
+  private secureContext: tls.SecureContext | null = null;
+  /** TLS sessions per pinned address, port and server name, offered on the next connection there. */
+  private readonly sessions = new Map<string, KeptSession>();
   private readonly fallback: Agent;
   private readonly connectTimeoutMs: number;
   private readonly sweeper: ReturnType<typeof setInterval>;
@@ -569,6 +633,7 @@ export class H1Agent extends Dispatcher {
   private begin(conn: Connection, request: Outgoing, retried: boolean): void {
     const { handler, payload } = request;
     const ex = new Exchange(conn, handler, payload, request.idempotent, retried);
+    ex.controller.certificateExpiresAt = conn.certificateExpiresAt;
     handler.onRequestStart?.(ex.controller, {});
     if (ex.controller.aborted) {
       // Stopped before a byte was written: the connection is still clean.
@@ -592,18 +657,10 @@ export class H1Agent extends Dispatcher {
   private async open(pool: Pool): Promise<Connection> {
     const t = pool.target;
     const address = await resolveAllowed(t.hostname, this.policy, this.options.lookup);
+    if (t.https) return this.openTls(pool, address);
     const socket = await new Promise<net.Socket>((resolve, reject) => {
       const local = this.options.localAddress ? { localAddress: this.options.localAddress } : {};
-      const s = t.https
-        ? tls.connect({
-            host: address,
-            port: t.port,
-            servername: t.servername,
-            ALPNProtocols: ['http/1.1'],
-            ...(this.options.tls ?? {}),
-            ...local,
-          })
-        : net.connect({ host: address, port: t.port, ...local });
+      const s = net.connect({ host: address, port: t.port, ...local });
       const timer = setTimeout(() => {
         s.destroy();
         reject(new H1Error('ERAWATCH_CONNECT_TIMEOUT', `connect timeout after ${this.connectTimeoutMs} ms`));
@@ -619,10 +676,93 @@ export class H1Agent extends Dispatcher {
         s.destroy();
         reject(err);
       };
-      s.once(t.https ? 'secureConnect' : 'connect', ready);
+      s.once('connect', ready);
       s.once('error', failed);
     });
     return new Connection(pool, socket, this.keepAliveMs);
+  }
+
+  private context(): tls.SecureContext {
+    this.secureContext ??= tls.createSecureContext(
+      this.options.tls?.ca !== undefined ? { ca: this.options.tls.ca } : {},
+    );
+    return this.secureContext;
+  }
+
+  /**
+   * A TLS connection: the agent's SecureContext, the session kept for this address, port and name offered
+   * for resumption, and the certificate checked (chain, dates, name) before the connection is handed out.
+   * Only a verified connection's sessions are kept.
+   */
+  private async openTls(pool: Pool, address: string): Promise<Connection> {
+    const t = pool.target;
+    const verify = this.options.tls?.rejectUnauthorized !== false;
+    const sessionKey = `${address}|${t.port}|${t.servername ?? ''}`;
+    const kept = this.sessions.get(sessionKey);
+    const name = t.servername ?? address;
+    return new Promise<Connection>((resolve, reject) => {
+      const local = this.options.localAddress ? { localAddress: this.options.localAddress } : {};
+      const s = tls.connect({
+        host: address,
+        port: t.port,
+        servername: t.servername,
+        ALPNProtocols: ['http/1.1'],
+        secureContext: this.context(),
+        // Checked below, so the failure keeps the certificate (its expiry) and names its reason.
+        rejectUnauthorized: false,
+        ...(kept ? { session: kept.session } : {}),
+        ...local,
+      });
+      let verified = false;
+      let expiresAt: number | null = null;
+      let pending: Buffer | null = null;
+      const keep = (session: Buffer): void => {
+        if (this.sessions.size >= MAX_TLS_SESSIONS && !this.sessions.has(sessionKey)) {
+          const oldest = this.sessions.keys().next().value;
+          if (oldest !== undefined) this.sessions.delete(oldest);
+        }
+        this.sessions.delete(sessionKey);
+        this.sessions.set(sessionKey, { session, certificateExpiresAt: expiresAt });
+      };
+      // TLS 1.3 tickets come after the handshake (sometimes before secureConnect is seen): keep the last.
+      s.on('session', (session: Buffer) => {
+        if (verified) keep(session);
+        else pending = session;
+      });
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new H1Error('ERAWATCH_CONNECT_TIMEOUT', `connect timeout after ${this.connectTimeoutMs} ms`));
+      }, this.connectTimeoutMs);
+      const ready = (): void => {
+        clearTimeout(timer);
+        s.off('error', failed);
+        const resumed = s.isSessionReused();
+        expiresAt = resumed && kept ? kept.certificateExpiresAt : certificateExpiry(s);
+        if (verify && !s.authorized) {
+          this.tlsCounters.failed += 1;
+          this.sessions.delete(sessionKey);
+          const err = certificateError(s, name, expiresAt);
+          s.destroy();
+          reject(err);
+          return;
+        }
+        this.tlsCounters.handshakes += 1;
+        if (resumed) this.tlsCounters.resumed += 1;
+        verified = true;
+        if (pending) keep(pending);
+        pending = null;
+        s.setNoDelay(true);
+        resolve(new Connection(pool, s, this.keepAliveMs, expiresAt));
+      };
+      const failed = (err: Error): void => {
+        clearTimeout(timer);
+        this.sessions.delete(sessionKey);
+        s.destroy();
+        reject(err);
+      };
+      s.once('secureConnect', ready);
+      s.once('error', failed);
+    });
   }
 
   /** Idle connections past their keep-alive go; an empty pool goes with them. */
@@ -717,7 +857,11 @@ function targetOf(opts: Dispatcher.DispatchOptions): Target {
   // TLS names the server from the Host header (a pinned address keeps the URL's name), never an IP.
   const hostName = host.startsWith('[') ? host.slice(1, host.indexOf(']')) : (host.split(':')[0] ?? '');
   const servername = https && net.isIP(hostName) === 0 && hostName !== '' ? hostName : undefined;
-  const target = { key: `${origin.protocol}//${origin.host}`, https, hostname, port, host, servername };
+  // Over TLS the name is part of the origin: a connection verified for one name never serves another.
+  const key = https
+    ? `${origin.protocol}//${origin.host} ${servername ?? ''}`
+    : `${origin.protocol}//${origin.host}`;
+  const target = { key, https, hostname, port, host, servername };
   if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
   targets.set(cacheKey, target);
   return target;

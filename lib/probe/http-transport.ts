@@ -42,7 +42,14 @@ export function outcomeOfError(err: unknown): { outcome: Outcome; detail: string
       /^(UND_ERR_CONNECT_TIMEOUT|UND_ERR_HEADERS_TIMEOUT|UND_ERR_BODY_TIMEOUT|ETIMEDOUT|ERAWATCH_CONNECT_TIMEOUT)$/,
       'timeout',
     ],
-    [/^(ERR_TLS|ERR_SSL|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|ERR_OSSL)/, 'tls_error'],
+    // The certificate's own failures name their reason; a handshake that breaks otherwise is tls_error.
+    [/^CERT_HAS_EXPIRED$/, 'tls_expired'],
+    [/^ERR_TLS_CERT_ALTNAME_INVALID$/, 'tls_name_mismatch'],
+    [
+      /^(CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|INVALID_CA|PATH_LENGTH_EXCEEDED|INVALID_PURPOSE|HOSTNAME_MISMATCH)/,
+      'tls_untrusted',
+    ],
+    [/^(ERR_TLS|ERR_SSL|ERR_OSSL)/, 'tls_error'],
   ];
   for (const [pattern, outcome] of table) if (pattern.test(code)) return { outcome, detail };
   return { outcome: 'network_error', detail };
@@ -251,6 +258,9 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.controller = controller;
+    // The project's client says which certificate the connection was verified with (null on plain HTTP).
+    const expires = (controller as { certificateExpiresAt?: unknown }).certificateExpiresAt;
+    if (typeof expires === 'number') this.record.certificateExpiresAt = expires;
     if (this.settled) controller.abort(NOT_STARTED);
     // undici calls this on a connected socket right before writing the request to it.
     else this.record.delivered = true;
@@ -330,6 +340,8 @@ class ExchangeHandler implements Dispatcher.DispatchHandler {
 
   fail(err: unknown): void {
     if (this.settled) return;
+    const expires = (err as { certificateExpiresAt?: unknown } | null)?.certificateExpiresAt;
+    if (typeof expires === 'number') this.record.certificateExpiresAt = expires;
     const mapped = outcomeOfError(err);
     this.settle(mapped.outcome, mapped.detail);
   }

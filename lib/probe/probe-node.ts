@@ -33,7 +33,7 @@ import type { OAuthTokenCache } from './oauth';
 import { ProbeAuth } from './probe-auth';
 import { redactInPlace, secretForms } from './redact';
 import type { Exchange, JsonRpcRequest, ProbeTransport, SendOptions } from './transport';
-import { unavailableVerdict } from './types';
+import { CERTIFICATE_OUTCOMES, unavailableVerdict } from './types';
 import type {
   EvidenceStep,
   Outcome,
@@ -376,6 +376,9 @@ function recordStep(
   if (ex.detail) evidence.detail = ex.detail;
   if (ex.servedBy) evidence.servedBy = ex.servedBy;
   state.verdict.evidence.push(evidence);
+  if (ex.certificateExpiresAt !== undefined && ex.certificateExpiresAt !== null && !state.verdict.tls) {
+    state.verdict.tls = { certificateExpiresAt: ex.certificateExpiresAt };
+  }
   return evidence;
 }
 
@@ -420,6 +423,12 @@ async function runProbe(
     v.verdict = 'unavailable';
     v.reason = hooks ? await hooks.auth.refused(ex) : 'auth_required';
     if (!ex.challenge) appendDetail(step, 'no challenge');
+    return;
+  }
+  if (CERTIFICATE_OUTCOMES.has(ex.outcome)) {
+    // A certificate that fails verification says nothing about the era, and nothing more is sent to it.
+    v.verdict = 'unavailable';
+    v.reason = ex.outcome;
     return;
   }
 

@@ -52,6 +52,8 @@ export interface Exchange {
   bytes?: number;
   /** The WWW-Authenticate header of a 401/403 (several joined with ", "), when there was one. */
   challenge?: string | null;
+  /** Over TLS: the peer certificate's expiry (epoch ms), when the handshake got as far as a certificate. */
+  certificateExpiresAt?: number | null;
 }
 
 export interface ProbeTransport {

@@ -39,6 +39,11 @@ export const OUTCOMES = [
   'egress_refused',
   'dns_failed',
   'tls_error',
+  /** The certificate chain is not trusted (unknown CA, self-signed) or not yet valid. */
+  'tls_untrusted',
+  'tls_expired',
+  /** The certificate does not name the host asked for. */
+  'tls_name_mismatch',
   'network_error',
   'process_exited',
   'spawn_failed',
@@ -151,6 +156,30 @@ export interface Verdict {
   catalog?: ToolCatalog | null;
   /** Set when the node refused us (401/403) or a credential was involved; absent for an open node. */
   auth?: AuthEvidence;
+  /** Over HTTPS: the node's certificate as the probe saw it; absent on plain HTTP and stdio. */
+  tls?: TlsEvidence;
+}
+
+/** What the probe saw of a node's TLS certificate. */
+export interface TlsEvidence {
+  /** The certificate's notAfter (epoch ms); null when the handshake never got as far as a certificate. */
+  certificateExpiresAt: number | null;
+}
+
+/** A certificate expiring within this long is flagged (node page, metric). */
+export const CERTIFICATE_EXPIRY_WARNING_MS = 14 * 24 * 3_600_000;
+
+/** Certificate failures: the node is unavailable with this reason, never an era. */
+export const CERTIFICATE_OUTCOMES: ReadonlySet<Outcome> = new Set<Outcome>([
+  'tls_untrusted',
+  'tls_expired',
+  'tls_name_mismatch',
+]);
+
+/** True when a verdict's certificate expires within `CERTIFICATE_EXPIRY_WARNING_MS` of `now` (or has). */
+export function certificateExpiresSoon(v: Pick<Verdict, 'tls'>, now: number): boolean {
+  const at = v.tls?.certificateExpiresAt;
+  return typeof at === 'number' && at - now <= CERTIFICATE_EXPIRY_WARNING_MS;
 }
 
 /** The parsed WWW-Authenticate challenge of a 401/403 (RFC 9110, RFC 6750, RFC 9728 `resource_metadata`). */
@@ -273,6 +302,11 @@ export interface ProbeTarget {
   publicUrl?: string;
   /** OAuth client credentials: a bearer token is obtained (and cached) before discover. */
   oauth?: OAuthClientCredentials;
+  /**
+   * CA certificates (PEM, already read) the node's certificate is verified with instead of the system
+   * roots. The caller picks a dispatcher built with them (the poller keeps one per bundle).
+   */
+  tlsCa?: string;
 }
 
 /** A probe's whole deadline: two discover attempts (the -32022 retry) and one legacy initialize. */

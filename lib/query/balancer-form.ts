@@ -22,6 +22,8 @@ export interface BalancerFormValues {
   /** One `Name: value` per line. */
   headers: string;
   attributionHeader: string;
+  /** The CA bundle its HTTPS nodes are verified with: PEM, file:/path or env:NAME; empty: the system roots. */
+  tlsCa: string;
   catalog: boolean;
   catalogEvery: string;
   /** OAuth client credentials: on, and its settings (the secret shown as [redacted] when stored literally). */
@@ -49,6 +51,7 @@ export const FORM_FIELDS = [
   'regions',
   'headers',
   'attributionHeader',
+  'tlsCa',
   'catalog',
   'catalogEvery',
   'authEnabled',
@@ -76,6 +79,7 @@ export const EMPTY_FORM: BalancerFormValues = {
   regions: '',
   headers: '',
   attributionHeader: '',
+  tlsCa: '',
   catalog: true,
   catalogEvery: '',
   authEnabled: false,
@@ -105,6 +109,7 @@ export function formFromBalancer(b: Balancer): BalancerFormValues {
       .map(([k, v]) => `${k}: ${v}`)
       .join('\n'),
     attributionHeader: b.attributionHeader ?? '',
+    tlsCa: b.tlsCa ?? '',
     catalog: b.catalog,
     catalogEvery: String(b.catalogEvery),
     authEnabled: b.auth !== null,
@@ -164,6 +169,8 @@ export function bodyFromForm(v: BalancerFormValues): Record<string, unknown> {
   }
   body.headers = headers;
   body.attributionHeader = v.attributionHeader.trim() === '' ? null : v.attributionHeader.trim();
+  // Empty: the system roots (null also clears a bundle on edit). PEM keeps its line breaks.
+  body.tlsCa = v.tlsCa.trim() === '' ? null : v.tlsCa.trim();
   body.auth = v.authEnabled
     ? {
         type: 'oauth-client-credentials',

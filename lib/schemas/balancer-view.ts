@@ -67,6 +67,9 @@ export const BalancerView = z
     auth: OAuthClientCredentialsInput.nullable().meta({
       description: `OAuth client credentials; a literal clientSecret is shown as ${REDACTED}`,
     }),
+    tlsCa: z.string().nullable().meta({
+      description: 'the CA bundle its HTTPS nodes are verified with, as given (PEM, file:PATH or env:NAME)',
+    }),
     createdAt: Timestamp,
     updatedAt: Timestamp,
     summary: z
@@ -90,6 +93,7 @@ export const BalancerListItemView = BalancerView.omit({
   headers: true,
   legacyVersions: true,
   auth: true,
+  tlsCa: true,
 })
   .extend({ nodeUrlCount: z.int().min(0) })
   .meta({ id: 'BalancerListItem' });

@@ -106,6 +106,25 @@ export const Regions = z
       'the regions whose workers must probe it, e.g. [eu-west, us-east]; null: every region that has a worker',
   });
 
+/**
+ * A CA bundle given as the secrets are: the PEM itself, `file:/absolute/path` or `env:NAME`, read at probe
+ * time. It replaces the system roots for the balancer's HTTPS nodes (and its samples).
+ */
+export const CaBundle = z
+  .string()
+  .max(512 * 1024, 'must be at most 512 KiB')
+  .refine(
+    (v) =>
+      /^env:[A-Za-z_][A-Za-z0-9_]*$/.test(v) ||
+      /^file:\/[^\0\r\n]+$/.test(v) ||
+      /^\s*-----BEGIN CERTIFICATE-----[A-Za-z0-9+/=\s]+-----END CERTIFICATE-----[\s\S]*$/.test(v),
+    'must be PEM certificates (-----BEGIN CERTIFICATE-----), file:/absolute/path or env:NAME',
+  )
+  .meta({
+    description:
+      'CA certificates the HTTPS nodes are verified with instead of the system roots: PEM, file:/absolute/path or env:NAME (read at probe time)',
+  });
+
 const balancerFields = {
   name: BalancerName,
   publicUrl: httpUrl,
@@ -130,6 +149,7 @@ const balancerFields = {
   catalogEvery: z.int().min(1).max(1_000).default(5),
   auth: OAuthClientCredentialsInput.nullable().default(null),
   regions: Regions,
+  tlsCa: CaBundle.nullable().default(null),
 };
 
 export const CreateBalancerInput = z.object(balancerFields).refine(deadlineFits, deadlineIssue);

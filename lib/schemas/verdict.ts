@@ -126,6 +126,14 @@ export const AuthEvidence = z
   })
   .meta({ id: 'AuthEvidence' });
 
+export const TlsEvidence = z
+  .object({
+    certificateExpiresAt: Timestamp.nullable().meta({
+      description: "the certificate's notAfter; null when the handshake got no certificate",
+    }),
+  })
+  .meta({ id: 'TlsEvidence' });
+
 export const Verdict = z
   .object({
     url: z.string(),
@@ -149,6 +157,9 @@ export const Verdict = z
     catalog: ToolCatalog.nullable().optional(),
     auth: AuthEvidence.optional().meta({
       description: 'set when the node refused us or a credential was involved',
+    }),
+    tls: TlsEvidence.optional().meta({
+      description: "over HTTPS: the node's certificate as the probe saw it",
     }),
   })
   .meta({ id: 'Verdict' });

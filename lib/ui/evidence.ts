@@ -1,5 +1,6 @@
 // Words for the evidence screen: what each probe step, outcome, check and reason means to an operator.
 import type { EvidenceStep, LegacyCheckName, Outcome, ProbeStep, Verdict } from '@/lib/probe/types';
+import { certificateExpiresSoon } from '@/lib/probe/types';
 
 export const STEP_TEXT: Record<ProbeStep, string> = {
   discover: 'server/discover at the newest modern revision',
@@ -39,6 +40,9 @@ const OUTCOME_TEXT: Record<Outcome, string> = {
   egress_refused: 'refused by the egress guard',
   dns_failed: 'DNS lookup failed',
   tls_error: 'TLS error',
+  tls_untrusted: 'certificate not trusted',
+  tls_expired: 'certificate expired',
+  tls_name_mismatch: 'certificate names another host',
   network_error: 'network error',
   process_exited: 'process exited',
   spawn_failed: 'could not start the process',
@@ -74,7 +78,26 @@ const REASON_TEXT: Record<string, string> = {
     'The node refused the credential that was sent (401/403): auth-gated, not down. Auth status is never era evidence, so no initialize followed.',
   ambiguous_not_allowlisted:
     'discover gave no era (timeout, close, -32601, …) and this target does not allow legacy: fail closed.',
+  tls_untrusted:
+    "The node's TLS certificate is not signed by a trusted CA (the system roots, or the balancer's CA bundle): unavailable, nothing was sent.",
+  tls_expired: "The node's TLS certificate has expired: unavailable, nothing was sent.",
+  tls_name_mismatch:
+    "The node's TLS certificate names another host than the one probed: unavailable, nothing was sent.",
 };
+
+/** The node's certificate expiry, and whether it is within the warning window (14 days) or past. */
+export function describeCertificate(
+  v: Pick<Verdict, 'tls'>,
+  now: number,
+): { text: string; warn: boolean } | null {
+  const at = v.tls?.certificateExpiresAt;
+  if (typeof at !== 'number') return null;
+  const date = new Date(at).toISOString().slice(0, 10);
+  const days = Math.floor((at - now) / 86_400_000);
+  if (at <= now) return { text: `expired on ${date}`, warn: true };
+  const left = days < 1 ? 'in less than a day' : `in ${days} day${days === 1 ? '' : 's'}`;
+  return { text: `expires on ${date}, ${left}`, warn: certificateExpiresSoon(v, now) };
+}
 
 /** One sentence on why the verdict is what it is. */
 export function describeReason(v: Pick<Verdict, 'verdict' | 'reason'>): string {

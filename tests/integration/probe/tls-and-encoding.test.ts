@@ -81,7 +81,7 @@ describe('TLS with a pinned address', () => {
     }
   });
 
-  it('fails with tls_error when the certificate is not trusted', async () => {
+  it('fails with tls_untrusted when the certificate is not trusted, and sends no initialize', async () => {
     const agent = createProbeAgent(LOOPBACK);
     try {
       const v = await probeNode(
@@ -89,8 +89,8 @@ describe('TLS with a pinned address', () => {
         DEFAULT_PROBE_OPTIONS,
         { dispatcher: agent, egress: LOOPBACK },
       );
-      expect(v.reason).toBe('tls_error');
-      expect(v.evidence.map((e) => e.outcome)).toEqual(['tls_error', 'tls_error']);
+      expect(v.reason).toBe('tls_untrusted');
+      expect(v.evidence.map((e) => e.outcome)).toEqual(['tls_untrusted']);
     } finally {
       await agent.close();
     }

@@ -39,7 +39,26 @@ describe('parsePollerArgs', () => {
     expect(parsePollerArgs(['--http-client', 'undici'])).toMatchObject({ httpClient: 'undici' });
   });
 
+  it('takes --tls (no value) and the fleet keep-alive timeout, none included', () => {
+    expect(parsePollerArgs([])).toMatchObject({ tls: false, keepAliveMs: 60_000 });
+    expect(parsePollerArgs(['--tls', '--keep-alive-timeout', '5s', '--nodes', '2000'])).toMatchObject({
+      tls: true,
+      keepAliveMs: 5_000,
+      nodes: 2_000,
+    });
+    expect(parsePollerArgs(['--keep-alive-timeout', 'none', '--tls'])).toMatchObject({
+      tls: true,
+      keepAliveMs: null,
+      nodes: 2_000,
+    });
+  });
+
   it.each([
+    [['--tls', '--workers', '2'], '--tls applies to the in-process run only'],
+    [['--tls', '--store', 'postgres'], '--tls applies to the in-process run only'],
+    [['--tls', '--nodes', '60000'], '--tls gives every node a port of its own: at most 6000 nodes'],
+    [['--keep-alive-timeout', '0s'], "--keep-alive-timeout must be none or 1s to 1h, got '0s'"],
+    [['--keep-alive-timeout', 'forever'], "not a duration: 'forever'"],
     [['--http-client', 'fetch'], "--http-client must be h1 or undici, got 'fetch'"],
     [
       ['--http-client', 'undici', '--workers', '2'],

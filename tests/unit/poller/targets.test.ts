@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CreateBalancerInput } from '@/lib/schemas/balancer';
 import { unavailableVerdict } from '@/lib/probe/types';
-import { hostOf, planCycle, resolveHeaders } from '@/lib/poller/targets';
+import { hostOf, planCycle, resolveCaBundle, resolveHeaders } from '@/lib/poller/targets';
 
 const settings = (over: Record<string, unknown> = {}) =>
   CreateBalancerInput.parse({ name: 'b', publicUrl: 'https://api.example.com/mcp', ...over });
@@ -110,5 +110,40 @@ describe('helpers', () => {
     ['https://127.0.0.2/mcp', '127.0.0.2'],
   ])('hostOf(%s) = %s', (url, host) => {
     expect(hostOf(url)).toBe(host);
+  });
+});
+
+describe('resolveCaBundle', () => {
+  const PEM = '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n';
+  const files: Record<string, string> = { '/etc/erawatch/fleet-ca.pem': PEM };
+  const read = (p: string): string | null => files[p] ?? null;
+
+  it.each([
+    ['none: the system roots', null, {}, { pem: null, problem: null }],
+    ['PEM as given', PEM, {}, { pem: PEM, problem: null }],
+    ['a file', 'file:/etc/erawatch/fleet-ca.pem', {}, { pem: PEM, problem: null }],
+    [
+      'a file that cannot be read',
+      'file:/nowhere.pem',
+      {},
+      { pem: null, problem: 'tls_ca_file_unreadable:/nowhere.pem' },
+    ],
+    ['a variable', 'env:FLEET_CA', { FLEET_CA: PEM }, { pem: PEM, problem: null }],
+    ['an unset variable', 'env:FLEET_CA', {}, { pem: null, problem: 'tls_ca_env_missing:FLEET_CA' }],
+  ])('%s', (_label, value, env, expected) => {
+    expect(resolveCaBundle(value, env, read)).toEqual(expected);
+  });
+
+  it('reaches every target of the cycle, samples included; an unreadable one skips the cycle with its reason', () => {
+    const plan = planCycle(
+      settings({ nodeUrls: ['https://10.0.0.1/mcp'], samplesPerCycle: 1, tlsCa: 'env:FLEET_CA' }),
+      null,
+      { FLEET_CA: PEM },
+    );
+    expect(plan.nodes[0]?.target.tlsCa).toBe(PEM);
+    expect(plan.samples[0]?.tlsCa).toBe(PEM);
+    expect(plan.headerProblem).toBeNull();
+    const missing = planCycle(settings({ tlsCa: 'env:FLEET_CA' }), null, {});
+    expect(missing.headerProblem).toBe('tls_ca_env_missing:FLEET_CA');
   });
 });

@@ -28,8 +28,20 @@ describe('bodyFromForm', () => {
       regions: ['eu-west', 'us-east'],
       headers: { Authorization: 'env:TOKEN', 'X-A': 'b:c' },
       attributionHeader: 'x-served-by',
+      tlsCa: null,
       auth: null,
     });
+  });
+
+  it('sends the CA bundle as typed (trimmed), and null for the system roots', () => {
+    expect(bodyFromForm({ ...EMPTY_FORM, tlsCa: ' file:/etc/erawatch/ca.pem ' }).tlsCa).toBe(
+      'file:/etc/erawatch/ca.pem',
+    );
+    expect(bodyFromForm({ ...EMPTY_FORM, tlsCa: '  ' }).tlsCa).toBeNull();
+    const placed = placeErrors(
+      problemFromBody(422, { title: 'x', errors: [{ pointer: '/tlsCa', detail: 'must be PEM' }] }, 'x'),
+    );
+    expect(placed.fields.tlsCa).toBe('must be PEM');
   });
 
   it('sends null regions when the field is empty: every region that has a worker probes it', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Verdict } from '@/lib/probe/types';
-import { describeOutcome, describeReason } from '@/lib/ui/evidence';
+import { describeCertificate, describeOutcome, describeReason } from '@/lib/ui/evidence';
 import { describeEvent, eventLook, withNodeNames } from '@/lib/ui/events';
 import { presentEra, presentGate, presentStatus, FLEET_STATUSES } from '@/lib/ui/presentation';
 
@@ -92,5 +92,20 @@ describe('presentation', () => {
     }
     const labels = FLEET_STATUSES.map((s) => presentStatus(s).label);
     expect(new Set(labels).size).toBe(labels.length);
+  });
+});
+
+describe('describeCertificate', () => {
+  const DAY = 86_400_000;
+  const now = Date.UTC(2026, 11, 6);
+  it.each([
+    ['no certificate (plain HTTP)', undefined, null],
+    ['60 days left', now + 60 * DAY, { text: 'expires on 2027-02-04, in 60 days', warn: false }],
+    ['14 days left: flagged', now + 14 * DAY, { text: 'expires on 2026-12-20, in 14 days', warn: true }],
+    ['hours left', now + 3_600_000, { text: 'expires on 2026-12-06, in less than a day', warn: true }],
+    ['expired', now - DAY, { text: 'expired on 2026-12-05', warn: true }],
+  ])('%s', (_label, at, expected) => {
+    const v = at === undefined ? {} : { tls: { certificateExpiresAt: at } };
+    expect(describeCertificate(v, now)).toEqual(expected);
   });
 });

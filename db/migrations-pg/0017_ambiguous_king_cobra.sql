@@ -1,0 +1,1 @@
+ALTER TABLE "balancers" ADD COLUMN "tls_ca" text;

@@ -1,0 +1,1 @@
+ALTER TABLE `balancers` ADD `tls_ca` text;
