@@ -31,3 +31,9 @@ export function getQueryClient(refreshMs?: number): QueryClient {
   browserClient ??= makeQueryClient(refreshMs);
   return browserClient;
 }
+
+/** True when a prefetched query was answered 404: the page then answers 404 too (`notFound()`). */
+export function answeredNotFound(client: QueryClient, queryKey: readonly unknown[]): boolean {
+  const error = client.getQueryState(queryKey)?.error;
+  return error instanceof ApiProblem && error.status === 404;
+}

@@ -1,7 +1,8 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { BalancerView } from '@/components/balancers/balancer-view';
-import { makeQueryClient } from '@/lib/query/make-query-client';
+import { notFound } from 'next/navigation';
+import { answeredNotFound, makeQueryClient } from '@/lib/query/make-query-client';
 import { balancerEventsQuery, balancerNodesQuery, balancerQuery } from '@/lib/query/options';
 import { makeServerFetcher } from '@/lib/query/server-fetcher';
 
@@ -16,6 +17,7 @@ export default async function BalancerPage({ params }: { params: Promise<{ id: s
     client.prefetchQuery(balancerNodesQuery(fetcher, id)),
     client.prefetchQuery(balancerEventsQuery(fetcher, id)),
   ]);
+  if (answeredNotFound(client, balancerQuery(fetcher, id).queryKey)) notFound();
   return (
     <HydrationBoundary state={dehydrate(client)}>
       <BalancerView id={id} />

@@ -1,7 +1,8 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { NodeView } from '@/components/nodes/node-view';
-import { makeQueryClient } from '@/lib/query/make-query-client';
+import { notFound } from 'next/navigation';
+import { answeredNotFound, makeQueryClient } from '@/lib/query/make-query-client';
 import { nodeHistoryQuery, nodeQuery, nodeRollupsQuery } from '@/lib/query/options';
 import { makeServerFetcher } from '@/lib/query/server-fetcher';
 
@@ -16,6 +17,7 @@ export default async function NodePage({ params }: { params: Promise<{ id: strin
     client.prefetchQuery(nodeHistoryQuery(fetcher, id)),
     client.prefetchQuery(nodeRollupsQuery(fetcher, id)),
   ]);
+  if (answeredNotFound(client, nodeQuery(fetcher, id).queryKey)) notFound();
   return (
     <HydrationBoundary state={dehydrate(client)}>
       <NodeView id={id} />
