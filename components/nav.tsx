@@ -21,7 +21,7 @@ const LINKS = [
 
 /**
  * The main navigation. `serverRole` is the role the layout read from the session cookie, so role-dependent
- * links are in the first paint and nothing moves when the session query answers. Below 900 px the links fold
+ * links are in the first paint and nothing moves when the session query answers. Below 1100 px the links fold
  * into a menu opened by a button.
  */
 export function Nav({ serverRole }: { serverRole: UserRole | null }) {
@@ -68,7 +68,7 @@ export function Nav({ serverRole }: { serverRole: UserRole | null }) {
             fill="none"
           />
         </svg>
-        Menu
+        <span className="topbar-label">Menu</span>
         {current ? <span className="nav-current">· {current.label}</span> : null}
       </button>
       <ul id={listId} className="nav-list">

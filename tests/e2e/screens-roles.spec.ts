@@ -3,7 +3,7 @@
 // an operator and an admin every screen passes axe at 360 px (dark) and 1440 px (light) without overflowing.
 import { expect, test, type Page } from '@playwright/test';
 import { freePort, startApp, type RunningApp } from './support/app';
-import { lookAt, lookAtPaired } from './support/screens';
+import { lookAt, lookAtPaired, overflowPx } from './support/screens';
 import {
   OIDC_GROUP_SETTINGS,
   OIDC_USERS,
@@ -123,6 +123,25 @@ for (const role of ['viewer', 'operator', 'admin'] as const) {
       ['/audit', 'audit'],
       ['/balancers/new', 'register'],
     ];
+    // Between the two widths the top bar holds everything (a signed-in name included) on one line.
+    for (const width of [1024, 1100, 1280]) {
+      await page.setViewportSize({ width, height: 800 });
+      expect(await overflowPx(page), `fleet at ${width} px`).toBeLessThanOrEqual(0);
+      // Its visible items sit side by side, none over the next, the last inside the window.
+      const overlaps = await page.evaluate(() => {
+        const items = Array.from(document.querySelectorAll('header.topbar > *'))
+          .map((e) => e.getBoundingClientRect())
+          .filter((r) => r.width > 0);
+        const bad = items.slice(1).filter((r, i) => r.left < (items[i]?.right ?? 0) - 0.5).length;
+        return bad + ((items.at(-1)?.right ?? 0) > window.innerWidth ? 1 : 0);
+      });
+      expect(overlaps, `top bar at ${width} px`).toBe(0);
+    }
+    await page.setViewportSize({ width: 1280, height: 800 });
+    if (role === 'admin') {
+      await page.getByRole('link', { name: 'Audit' }).click();
+      await expect(page).toHaveURL(`${app.url}/audit`);
+    }
     for (const [path, name] of pages) {
       await page.goto(`${app.url}${path}`);
       await lookAtPaired(page, `${role}-${name}`, {

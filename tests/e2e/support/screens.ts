@@ -52,9 +52,19 @@ export async function lookAt(page: Page, name: string, opts: LookOptions = {}): 
       await expect(page.locator('h1').first()).toBeVisible();
       if (opts.ready) await opts.ready(page);
       const label = `${name} at ${width} px, ${scheme}`;
-      expect(await overflowPx(page), `${label}: wider than the viewport`).toBeLessThanOrEqual(0);
-      expect(await seriousViolations(page), `${label}: axe`).toEqual([]);
+      // Taken first, so a failure below has its picture.
       await page.screenshot({ path: shotPath(`${name}-${width}-${scheme}`), fullPage: true });
+      const overflow = await overflowPx(page);
+      if (overflow > 0) {
+        const wide = await page.evaluate(() =>
+          Array.from(document.querySelectorAll('body *'))
+            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+            .slice(0, 5)
+            .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+        );
+        expect(overflow, `${label}: wider than the viewport (${wide.join(', ')})`).toBeLessThanOrEqual(0);
+      }
+      expect(await seriousViolations(page), `${label}: axe`).toEqual([]);
     }
   }
 }
