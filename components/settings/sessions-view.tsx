@@ -79,7 +79,7 @@ function SessionList() {
                       {detail ? <span className="muted"> · {detail}</span> : null}
                     </td>
                     <td data-label="Role">{s.role}</td>
-                    <td data-label="Signed in with">
+                    <td data-label="Sign-in">
                       {s.issuedVia === 'sso' ? 'single sign-on' : 'admin secret'}
                     </td>
                     <td data-label="Issued">
