@@ -79,9 +79,7 @@ function SessionList() {
                       {detail ? <span className="muted"> · {detail}</span> : null}
                     </td>
                     <td data-label="Role">{s.role}</td>
-                    <td data-label="Sign-in">
-                      {s.issuedVia === 'sso' ? 'single sign-on' : 'admin secret'}
-                    </td>
+                    <td data-label="Sign-in">{s.issuedVia === 'sso' ? 'single sign-on' : 'admin secret'}</td>
                     <td data-label="Issued">
                       <Age at={s.issuedAt} />
                     </td>
