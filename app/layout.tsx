@@ -1,9 +1,14 @@
-import type { Metadata } from 'next';
+import type { Metadata, Viewport } from 'next';
+import { cookies } from 'next/headers';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { Nav } from '@/components/nav';
 import { Providers } from '@/components/providers';
 import { SessionStatus } from '@/components/session/session-status';
+import { THEME_SCRIPT, ThemeToggle } from '@/components/theme-toggle';
+import { currentAuthMode } from '@/lib/auth/mode';
+import { SESSION_COOKIE, verifySession } from '@/lib/auth/session';
+import type { UserRole } from '@/lib/schemas/session';
 import { processSettings } from '@/lib/settings';
 import './globals.css';
 
@@ -23,9 +28,30 @@ export const metadata: Metadata = {
   },
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export const viewport: Viewport = {
+  width: 'device-width',
+  initialScale: 1,
+  colorScheme: 'light dark',
+  themeColor: '#14181d',
+};
+
+/** The role the session cookie carries (admin in local mode), so role-dependent nav links are in the first paint. */
+async function roleOfCookie(): Promise<UserRole | null> {
+  const mode = currentAuthMode(processSettings());
+  if (mode.local) return 'admin';
+  const value = (await cookies()).get(SESSION_COOKIE)?.value;
+  if (!value || mode.adminSecret === null) return null;
+  return verifySession(value, mode.adminSecret, Date.now())?.role ?? null;
+}
+
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const role = await roleOfCookie();
   return (
-    <html lang="en">
+    // The theme script sets data-theme on <html> before hydration; React is told not to mind.
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
+      </head>
       <body>
         <a className="skip-link" href="#main">
           Skip to content
@@ -39,8 +65,9 @@ export default function RootLayout({ children }: { children: ReactNode }) {
               </svg>
               Erawatch
             </Link>
-            <Nav />
+            <Nav serverRole={role} />
             <span className="topbar-note">MCP era rollout monitor · target revision 2026-07-28</span>
+            <ThemeToggle />
             <SessionStatus />
           </header>
           <main id="main" className="main">

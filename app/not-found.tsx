@@ -1,13 +1,10 @@
-import Link from 'next/link';
+import type { Metadata } from 'next';
+import { NotFoundPage } from '@/components/ui/not-found-page';
+
+export const metadata: Metadata = { title: { absolute: 'Not found · Erawatch' } };
 
 export default function NotFound() {
   return (
-    <div className="panel empty">
-      <h2>Not found</h2>
-      <p>There is nothing at this address. The balancer or node may have been deleted.</p>
-      <p>
-        <Link href="/">Back to the fleet</Link>
-      </p>
-    </div>
+    <NotFoundPage why="There is nothing at this address. Check the link, or start again from the fleet." />
   );
 }

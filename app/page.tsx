@@ -7,7 +7,8 @@ import { makeQueryClient } from '@/lib/query/make-query-client';
 import { queryKeys } from '@/lib/query/options';
 import { prefetchRead } from '@/lib/api/page-read';
 
-export const metadata: Metadata = { title: 'Fleet' };
+// The root segment's own page gets no title template (it applies to child segments only): spelled out.
+export const metadata: Metadata = { title: { absolute: 'Fleet · Erawatch' } };
 
 export default async function FleetPage() {
   const client = makeQueryClient();

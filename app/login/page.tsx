@@ -1,6 +1,9 @@
 import type { Metadata } from 'next';
 import { LoginForm } from '@/components/session/login-form';
 import { Icon } from '@/components/ui/icon';
+import Link from 'next/link';
+import { currentAuthMode } from '@/lib/auth/mode';
+import { loginRequirement } from '@/lib/auth/page-gate';
 import { oidcSettingsOf } from '@/lib/auth/oidc-config';
 import { processSettings } from '@/lib/settings';
 
@@ -36,39 +39,45 @@ export default async function LoginPage({
   const params = await searchParams;
   const next = safeNext(params.next);
   const refused = typeof params.refused === 'string' ? params.refused : null;
-  const sso = oidcSettingsOf(processSettings()) !== null;
+  const settings = processSettings();
+  const sso = oidcSettingsOf(settings) !== null;
+  const mode = currentAuthMode(settings);
   return (
     <>
       <div className="page-head">
         <h1>Log in</h1>
-        <span className="sub">
-          {sso
-            ? 'Sign in with your organisation’s account; your groups decide what you may do.'
-            : 'This Erawatch listens beyond loopback, so the dashboard needs the admin secret.'}
+        <span className="sub" data-testid="login-requirement">
+          {loginRequirement(mode, sso)}
         </span>
       </div>
-      <div className="login-choices">
-        {refused ? (
-          <div className="notice tone-bad" role="alert" data-testid="sso-refused" data-code={refused}>
-            <Icon name="alert" /> {REFUSALS[refused] ?? 'The sign-in was refused.'}
-          </div>
-        ) : null}
-        {sso ? (
-          <div className="panel panel-body">
-            <a className="btn btn-primary" href={`/auth/login?next=${encodeURIComponent(next)}`}>
-              Sign in with single sign-on
-            </a>
-          </div>
-        ) : null}
-        {sso ? (
-          <details>
-            <summary>Break-glass: log in with the admin secret</summary>
+      {refused ? (
+        <div className="notice tone-bad" role="alert" data-testid="sso-refused" data-code={refused}>
+          <Icon name="alert" /> {REFUSALS[refused] ?? 'The sign-in was refused.'}
+        </div>
+      ) : null}
+      {mode.local ? (
+        <p>
+          <Link href={next}>Go to the dashboard</Link>
+        </p>
+      ) : (
+        <div className="login-choices">
+          {sso ? (
+            <div className="panel panel-body">
+              <a className="btn btn-primary" href={`/auth/login?next=${encodeURIComponent(next)}`}>
+                Sign in with single sign-on
+              </a>
+            </div>
+          ) : null}
+          {sso ? (
+            <details>
+              <summary>Break-glass: log in with the admin secret</summary>
+              <LoginForm next={next} />
+            </details>
+          ) : (
             <LoginForm next={next} />
-          </details>
-        ) : (
-          <LoginForm next={next} />
-        )}
-      </div>
+          )}
+        </div>
+      )}
     </>
   );
 }

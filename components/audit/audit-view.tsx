@@ -72,7 +72,7 @@ export function AuditView() {
         {trail.data && entries.length === 0 ? <p className="panel-body muted">No entries.</p> : null}
         {entries.length > 0 ? (
           <div className="table-wrap">
-            <table className="data" data-testid="audit-log">
+            <table className="data stack" data-testid="audit-log">
               <thead>
                 <tr>
                   <th>When</th>
@@ -86,16 +86,22 @@ export function AuditView() {
               <tbody>
                 {entries.map((e) => (
                   <tr key={e.id} data-testid="audit-row" data-operation={e.operation}>
-                    <td className="nowrap">
+                    <td className="nowrap" data-label="When">
                       <Age at={e.at} />
                     </td>
-                    <td data-testid="audit-actor">{actorText(e.actor)}</td>
-                    <td className="mono">{e.actor.address ?? '—'}</td>
-                    <td className="mono">{e.operation}</td>
-                    <td>
+                    <td data-testid="audit-actor" data-label="Who">
+                      {actorText(e.actor)}
+                    </td>
+                    <td className="mono" data-label="From">
+                      {e.actor.address ?? '—'}
+                    </td>
+                    <td className="mono" data-label="What">
+                      {e.operation}
+                    </td>
+                    <td data-label="Subject">
                       {e.subject.name ?? e.subject.id} <span className="muted mono">{e.subject.type}</span>
                     </td>
-                    <td>
+                    <td data-label="Changes">
                       <ul className="audit-changes">
                         {Object.entries(e.changes).map(([field, c]) => (
                           <li key={field}>

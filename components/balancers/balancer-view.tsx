@@ -64,26 +64,31 @@ export function BalancerView({ id }: { id: string }) {
   const nodeList = nodes.data ?? [];
   return (
     <>
-      <div className="crumbs">
-        <Link href="/">Fleet</Link> / balancer
-      </div>
-      <div className="page-head">
-        <h1>{b.name}</h1>
-        <StatusBadges analysis={a} />
-        <span className="spacer" />
-        <BalancerActions balancer={b} />
-      </div>
+      {/* The page's head: crumbs, name and state, the actions, and one line of facts. A rollout's progress
+          bar and trend go in a `.balancer-progress` element as the head's last child (it spans the head's
+          width below the facts line, see app/globals.css). */}
+      <header className="balancer-head">
+        <div className="crumbs">
+          <Link href="/">Fleet</Link> / balancer
+        </div>
+        <div className="page-head">
+          <h1>{b.name}</h1>
+          <StatusBadges analysis={a} />
+          <span className="spacer" />
+          <BalancerActions balancer={b} />
+        </div>
+        <p className="sub balancer-facts">
+          <span className="mono">{b.publicUrl}</span> · every {formatDuration(b.intervalMs)} ·{' '}
+          {a ? (
+            <>
+              analysed <Age at={a.analyzedAt} />
+            </>
+          ) : (
+            'not probed yet'
+          )}
+        </p>
+      </header>
       {balancer.error ? <LoadError error={balancer.error} what="the latest state" /> : null}
-      <p className="sub" style={{ marginTop: -6 }}>
-        <span className="mono">{b.publicUrl}</span> · every {formatDuration(b.intervalMs)} ·{' '}
-        {a ? (
-          <>
-            analysed <Age at={a.analyzedAt} />
-          </>
-        ) : (
-          'not probed yet'
-        )}
-      </p>
       {a ? <Headline analysis={a} events={events.data ?? []} /> : <NotProbedYet />}
       <div className="grid-3">
         <HazardPanel analysis={a} />

@@ -5,6 +5,8 @@ import Link from 'next/link';
 import { RoleGate } from '@/components/session/role';
 import { useSearchParams } from 'next/navigation';
 import { useDeferredValue, useMemo, useRef, useState } from 'react';
+import { NARROW_QUERY, useMediaQuery } from '@/components/ui/use-media';
+import { useSlashFocus } from '@/components/ui/use-slash-focus';
 import { Age, Since } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { EraMixBar } from '@/components/ui/era-mix';
@@ -17,6 +19,8 @@ import { plural } from '@/lib/rollout/text';
 import { FLEET_STATUSES, isFleetStatus, presentGate, presentStatus } from '@/lib/ui/presentation';
 
 const ROW_HEIGHT = 38;
+/** Below 700 px a row is a card of three lines (see .fleet-cols in app/globals.css). */
+const CARD_HEIGHT = 88;
 
 function readStatus(value: string | null): FleetFilter['status'] {
   if (value === 'non-uniform') return value;
@@ -45,6 +49,9 @@ export function FleetView() {
     syncUrl(search, state);
   };
   const deferredSearch = useDeferredValue(search);
+  const searchRef = useRef<HTMLInputElement>(null);
+  useSlashFocus(searchRef);
+  const narrow = useMediaQuery(NARROW_QUERY);
 
   const rows = useMemo(() => data ?? [], [data]);
   const counts = useMemo(() => countFleet(rows), [rows]);
@@ -71,7 +78,7 @@ export function FleetView() {
         <CountButton
           n={counts.nonUniform}
           label="Non-uniform"
-          icon="split"
+          icon="nonuniform"
           selected={status === 'non-uniform'}
           onClick={() => setStatus('non-uniform')}
           testId="count-non-uniform"
@@ -93,12 +100,14 @@ export function FleetView() {
             Search balancers
           </label>
           <input
+            ref={searchRef}
             id="fleet-search"
+            className="search"
             type="search"
-            placeholder="Search name or URL"
+            placeholder="Search name or URL  ( / )"
+            aria-keyshortcuts="/"
             value={search}
             onChange={(e) => setSearch(e.target.value)}
-            style={{ width: 260 }}
           />
           <label className="visually-hidden" htmlFor="fleet-status">
             Filter by state
@@ -122,7 +131,11 @@ export function FleetView() {
               : `${visible.length} of ${plural(rows.length, 'balancer', 'balancers')}`}
           </span>
         </div>
-        <FleetList rows={visible} />
+        <FleetList
+          key={narrow ? 'cards' : 'rows'}
+          rows={visible}
+          rowHeight={narrow ? CARD_HEIGHT : ROW_HEIGHT}
+        />
       </div>
     </>
   );
@@ -149,14 +162,14 @@ function CountButton(props: {
   );
 }
 
-function FleetList({ rows }: { rows: FleetRow[] }) {
+function FleetList({ rows, rowHeight }: { rows: FleetRow[]; rowHeight: number }) {
   const scrollRef = useRef<HTMLDivElement>(null);
   // The virtualizer's functions change every render; nothing here memoises them, so the warning does not apply.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: rows.length,
     getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
+    estimateSize: () => rowHeight,
     overscan: 12,
     initialRect: { width: 1200, height: 720 },
     getItemKey: (i) => rows[i]?.id ?? i,
@@ -166,26 +179,39 @@ function FleetList({ rows }: { rows: FleetRow[] }) {
   }
   return (
     <div className="vlist" role="table" aria-label="Balancers" aria-rowcount={rows.length + 1}>
-      <div className="vrow vhead fleet-cols" role="row">
-        <span role="columnheader">Balancer</span>
-        <span role="columnheader">State</span>
-        <span role="columnheader">Era mix</span>
-        <span role="columnheader" title="Ready to advertise 2026-07-28">
-          Gate
-        </span>
-        <span role="columnheader">Last probe</span>
-        <span role="columnheader" className="col-url">
-          Public URL
-        </span>
+      <div role="rowgroup" className="vhead-group">
+        <div className="vrow vhead fleet-cols" role="row" aria-rowindex={1}>
+          <span role="columnheader" className="col-name">
+            Balancer
+          </span>
+          <span role="columnheader" className="col-state">
+            State
+          </span>
+          <span role="columnheader" className="col-mix">
+            Era mix
+          </span>
+          <span role="columnheader" className="col-gate" title="Ready to advertise 2026-07-28">
+            Gate
+          </span>
+          <span role="columnheader" className="col-probe">
+            Last probe
+          </span>
+          <span role="columnheader" className="col-url">
+            Public URL
+          </span>
+        </div>
       </div>
+      {/* The scroller is the rows' group (a table's rows must sit in a row group, not in a plain box), and
+          focusable so keyboard users can scroll rows that are not rendered yet. */}
       <div
         ref={scrollRef}
         className="vscroll"
-        // Focusable so keyboard users can scroll rows that are not rendered yet.
+        role="rowgroup"
+        aria-label="Balancer rows"
         tabIndex={0}
-        style={{ height: `min(${rows.length * ROW_HEIGHT + 2}px, max(calc(100vh - 250px), 240px))` }}
+        style={{ height: `min(${rows.length * rowHeight + 2}px, max(calc(100vh - 250px), 240px))` }}
       >
-        <div className="vbody" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+        <div className="vbody" role="presentation" style={{ height: virtualizer.getTotalSize() }}>
           {virtualizer.getVirtualItems().map((item) => {
             const row = rows[item.index];
             if (!row) return null;
@@ -220,27 +246,30 @@ function FleetRowView({
       data-balancer={row.name}
       style={{ transform: `translateY(${top}px)`, height }}
     >
-      <span role="cell">
+      <span role="cell" className="col-name">
         <Link href={`/balancers/${encodeURIComponent(row.id)}`}>{row.name}</Link>
       </span>
-      <span role="cell" className="badges">
+      <span role="cell" className="badges col-state">
         <Badge p={status} testId="fleet-status" />
         {row.nonUniform &&
         row.status !== 'era-split' &&
         row.status !== 'drift' &&
         row.status !== 'region-split' ? (
-          <Badge p={{ ...presentStatus('drift'), label: 'Non-uniform', icon: 'split' }} />
+          <Badge p={{ ...presentStatus('drift'), label: 'Non-uniform', icon: 'nonuniform' }} />
         ) : null}
         {row.degraded && row.status !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}
         {row.nonUniformSince !== null ? <Since at={row.nonUniformSince} /> : null}
       </span>
-      <span role="cell">
+      {/* The rollout's compact progress bar and trend (when there is one) take this cell. */}
+      <span role="cell" className="col-mix">
         {row.progress ? <span title={row.progress}>{row.progress}</span> : <EraMixBar mix={row.mix} />}
       </span>
-      <span role="cell">
+      <span role="cell" className="col-gate">
+        <span className="card-label">Gate </span>
         <Badge p={presentGate(row.gateReady)} />
       </span>
-      <span role="cell" className="muted">
+      <span role="cell" className="muted col-probe">
+        <span className="card-label">Probed </span>
         <Age at={row.lastProbeAt} />
       </span>
       <span role="cell" className="col-url mono muted" title={row.publicUrl}>

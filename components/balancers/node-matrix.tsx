@@ -103,31 +103,36 @@ export function NodeMatrix({
         aria-rowcount={rows.length + 1}
         style={{ minWidth: 760 + revisions.length * 90 + (showRegion ? 96 : 0) }}
       >
-        <div className="vrow vhead" role="row" style={{ gridTemplateColumns: template }}>
-          <span role="columnheader">Node</span>
-          {showRegion ? <span role="columnheader">Region</span> : null}
-          <span role="columnheader">Client verdict</span>
-          <span role="columnheader">Reason</span>
-          {revisions.map((r) => (
-            <span role="columnheader" key={r} className="mono" style={{ textAlign: 'center' }}>
-              {r}
+        <div role="rowgroup">
+          <div className="vrow vhead" role="row" aria-rowindex={1} style={{ gridTemplateColumns: template }}>
+            <span role="columnheader">Node</span>
+            {showRegion ? <span role="columnheader">Region</span> : null}
+            <span role="columnheader">Client verdict</span>
+            <span role="columnheader">Reason</span>
+            {revisions.map((r) => (
+              <span role="columnheader" key={r} className="mono" style={{ textAlign: 'center' }}>
+                {r}
+              </span>
+            ))}
+            <span role="columnheader">Served</span>
+            <span role="columnheader">Group</span>
+            <span role="columnheader" className="num">
+              Latency
             </span>
-          ))}
-          <span role="columnheader">Served</span>
-          <span role="columnheader">Group</span>
-          <span role="columnheader" className="num">
-            Latency
-          </span>
-          <span role="columnheader">Probed</span>
+            <span role="columnheader">Probed</span>
+          </div>
         </div>
+        {/* The scroller is the rows' group (rows must sit in a row group, not a plain box), focusable so
+            keyboard users can scroll rows that are not rendered yet. */}
         <div
           ref={scrollRef}
           className="vscroll"
-          // Focusable so keyboard users can scroll rows that are not rendered yet.
+          role="rowgroup"
+          aria-label={`${label}: rows`}
           tabIndex={0}
           style={{ height: `min(${rows.length * ROW_HEIGHT + 2}px, 60vh)`, minHeight: 80 }}
         >
-          <div className="vbody" role="rowgroup" style={{ height: virtualizer.getTotalSize() }}>
+          <div className="vbody" role="presentation" style={{ height: virtualizer.getTotalSize() }}>
             {virtualizer.getVirtualItems().map((item) => {
               const n = rows[item.index];
               if (!n) return null;

@@ -104,7 +104,7 @@ export function EventsView({ filter }: { filter: EventFilter }) {
             </div>
           ) : (
             <div className="table-wrap">
-              <table className="data" data-testid="event-log">
+              <table className="data stack" data-testid="event-log">
                 <thead>
                   <tr>
                     <th>Time (UTC)</th>
@@ -119,16 +119,18 @@ export function EventsView({ filter }: { filter: EventFilter }) {
                     const look = eventLook(e.type);
                     return (
                       <tr key={e.id} data-testid="event-row" data-type={e.type}>
-                        <td className="nowrap mono">{stamp(e.at)}</td>
-                        <td>
+                        <td className="nowrap mono" data-label="Time (UTC)">
+                          {stamp(e.at)}
+                        </td>
+                        <td data-label="Event">
                           <Badge p={{ ...look, hint: e.type }} />
                         </td>
-                        <td className="nowrap">
+                        <td className="nowrap" data-label="Balancer">
                           <Link href={`/balancers/${encodeURIComponent(e.balancerId)}`}>
                             {names.get(e.balancerId) ?? e.balancerId}
                           </Link>
                         </td>
-                        <td>
+                        <td data-label="Node">
                           {e.nodeId ? (
                             <Link className="mono" href={`/nodes/${encodeURIComponent(e.nodeId)}`}>
                               {nodeNames.get(e.nodeId) ?? e.nodeId}
@@ -137,7 +139,7 @@ export function EventsView({ filter }: { filter: EventFilter }) {
                             <span className="muted">—</span>
                           )}
                         </td>
-                        <td>{withNodeNames(describeEvent(e), nodeNames)}</td>
+                        <td data-label="Detail">{withNodeNames(describeEvent(e), nodeNames)}</td>
                       </tr>
                     );
                   })}

@@ -353,7 +353,7 @@ export function History({ spans }: { spans: HistorySpan[] }) {
   const withRegion = spans.some((s) => s.region !== undefined);
   return (
     <div className="table-wrap">
-      <table className="data">
+      <table className="data stack">
         <thead>
           <tr>
             {withRegion ? <th>Region</th> : null}
@@ -369,16 +369,26 @@ export function History({ spans }: { spans: HistorySpan[] }) {
         <tbody>
           {spans.map((s) => (
             <tr key={`${s.region ?? ''}-${s.startedAt}-${s.fingerprintKey}`} data-testid="history-row">
-              {withRegion ? <td className="mono">{s.region ?? '—'}</td> : null}
-              <td className="nowrap">{stamp(s.startedAt)}</td>
-              <td className="nowrap">{s.endedAt === null ? 'now' : stamp(s.endedAt)}</td>
-              <td>{isEra(s.clientEra) ? <Badge p={presentEra(s.clientEra)} /> : s.clientEra}</td>
-              <td>
+              {withRegion ? (
+                <td className="mono" data-label="Region">
+                  {s.region ?? '—'}
+                </td>
+              ) : null}
+              <td className="nowrap" data-label="From">
+                {stamp(s.startedAt)}
+              </td>
+              <td className="nowrap" data-label="Until">
+                {s.endedAt === null ? 'now' : stamp(s.endedAt)}
+              </td>
+              <td data-label="Client era">
+                {isEra(s.clientEra) ? <Badge p={presentEra(s.clientEra)} /> : s.clientEra}
+              </td>
+              <td data-label="Reason">
                 <code>{s.reason}</code>
               </td>
-              <td>{s.negotiatedVersion ?? '—'}</td>
-              <td>{s.servedEras}</td>
-              <td className="num">
+              <td data-label="Negotiated">{s.negotiatedVersion ?? '—'}</td>
+              <td data-label="Served class">{s.servedEras}</td>
+              <td className="num" data-label="Probes">
                 {s.probes === null ? 'open' : `${s.probes} (${s.failures ?? 0} failed)`}
               </td>
             </tr>

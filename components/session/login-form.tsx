@@ -1,6 +1,5 @@
 'use client';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { useRouter } from 'next/navigation';
 import { useState, type FormEvent } from 'react';
 import { Icon } from '@/components/ui/icon';
 import { browserFetcher, sendJson } from '@/lib/query/fetch-json';
@@ -9,14 +8,14 @@ import { ApiProblem } from '@/lib/query/problem';
 /** Dashboard login with the admin secret; the API sets an HttpOnly session cookie. */
 export function LoginForm({ next }: { next: string }) {
   const [secret, setSecret] = useState('');
-  const router = useRouter();
   const client = useQueryClient();
   const login = useMutation({
     mutationFn: () => sendJson<unknown>(browserFetcher, 'POST', '/api/v1/session', { secret }),
-    onSuccess: async () => {
-      await client.invalidateQueries();
-      router.push(next);
-      router.refresh();
+    // A full load of the next page: the router's cache still holds what the pages answered while signed out
+    // (their redirect to this page), and the server renders the nav for the new session.
+    onSuccess: () => {
+      client.clear();
+      window.location.assign(next);
     },
   });
   const problem = login.error instanceof ApiProblem ? login.error : null;

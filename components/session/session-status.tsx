@@ -26,7 +26,7 @@ export function SessionStatus() {
   return (
     <span className="topbar-session" data-testid="session-status">
       <span className="muted" title={user?.email ?? undefined}>
-        {who}
+        <span className="who">{who}</span>
         {role ? (
           <span className="role-badge" data-testid="session-role">
             {role}

@@ -51,7 +51,7 @@ function SessionList() {
       ) : null}
       {sessions.data && sessions.data.length > 0 ? (
         <div className="table-wrap">
-          <table className="data" data-testid="session-list">
+          <table className="data stack" data-testid="session-list">
             <thead>
               <tr>
                 <th>User</th>
@@ -74,19 +74,21 @@ function SessionList() {
                     data-user={s.user?.sub ?? 'admin-secret'}
                     data-current={s.current ? 'true' : undefined}
                   >
-                    <td>
+                    <td data-label="User">
                       {name}
                       {detail ? <span className="muted"> · {detail}</span> : null}
                     </td>
-                    <td>{s.role}</td>
-                    <td>{s.issuedVia === 'sso' ? 'single sign-on' : 'admin secret'}</td>
-                    <td>
+                    <td data-label="Role">{s.role}</td>
+                    <td data-label="Sign-in">{s.issuedVia === 'sso' ? 'single sign-on' : 'admin secret'}</td>
+                    <td data-label="Issued">
                       <Age at={s.issuedAt} />
                     </td>
-                    <td>
+                    <td data-label="Expires">
                       <Age at={s.expiresAt} />
                     </td>
-                    <td className="mono">{s.address ?? <span className="muted">—</span>}</td>
+                    <td data-label="Address" className="mono">
+                      {s.address ?? <span className="muted">—</span>}
+                    </td>
                     <td>
                       {s.current ? (
                         <Badge

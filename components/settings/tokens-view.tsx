@@ -180,7 +180,7 @@ export function TokensView() {
       {tokens.data && tokens.data.length === 0 ? <p className="panel-body muted">No tokens yet.</p> : null}
       {listed && listed.length > 0 ? (
         <div className="table-wrap">
-          <table className="data" data-testid="token-list">
+          <table className="data stack" data-testid="token-list">
             <thead>
               <tr>
                 <th>Name</th>
@@ -197,15 +197,19 @@ export function TokensView() {
             <tbody>
               {listed.map((t) => (
                 <tr key={t.id} data-testid="token-row" data-name={t.name}>
-                  <td>{t.name}</td>
-                  <td>{t.scope}</td>
-                  <td className="mono">{t.prefix}…</td>
-                  <td>
+                  <td data-label="Name">{t.name}</td>
+                  <td data-label="Scope">{t.scope}</td>
+                  <td data-label="Prefix" className="mono">
+                    {t.prefix}…
+                  </td>
+                  <td data-label="Created">
                     <Age at={t.createdAt} />
                   </td>
-                  <td>{t.createdByName ?? <span className="muted">—</span>}</td>
-                  <td>{t.lastUsedAt ? <Age at={t.lastUsedAt} /> : <span className="muted">never</span>}</td>
-                  <td>
+                  <td data-label="By">{t.createdByName ?? <span className="muted">—</span>}</td>
+                  <td data-label="Last used">
+                    {t.lastUsedAt ? <Age at={t.lastUsedAt} /> : <span className="muted">never</span>}
+                  </td>
+                  <td data-label="Expires">
                     {t.expiresAt ? (
                       <time dateTime={new Date(t.expiresAt).toISOString()}>
                         {new Date(t.expiresAt).toISOString().slice(0, 16).replace('T', ' ')} UTC
@@ -214,7 +218,7 @@ export function TokensView() {
                       <span className="muted">never</span>
                     )}
                   </td>
-                  <td>
+                  <td data-label="State">
                     {tokenState(t, now) === 'revoked' ? (
                       <Badge
                         p={{ label: 'Revoked', icon: 'lock', tone: 'muted', hint: 'no longer accepted' }}

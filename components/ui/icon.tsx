@@ -10,6 +10,8 @@ const PATHS: Record<IconName, ReactElement> = {
     </>
   ),
   split: <path d="M8 14V8M8 8L3.5 3.5M8 8l4.5-4.5M3 6.5V3h3.5M13 6.5V3H9.5" />,
+  // Non-uniform: three bars of unequal length (the nodes do not all answer alike), whatever the kind.
+  nonuniform: <path d="M2 4h12M2 8h7M2 12h10M12 7l2 2M14 7l-2 2" />,
   drift: <path d="M1.5 6c2-2 3.5-2 6.5 0s4.5 2 6.5 0M1.5 11c2-2 3.5-2 6.5 0s4.5 2 6.5 0" />,
   degraded: (
     <>

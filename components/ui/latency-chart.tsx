@@ -2,7 +2,8 @@ import type { LatencyPoint } from '@/lib/query/types';
 
 const W = 560;
 const H = 150;
-const PAD = { l: 44, r: 8, t: 10, b: 20 };
+// The left margin holds the axis label ("12345 ms") whole at any width the chart is drawn.
+const PAD = { l: 60, r: 10, t: 10, b: 20 };
 
 function hour(at: number): string {
   return new Date(at).toISOString().slice(5, 16).replace('T', ' ');

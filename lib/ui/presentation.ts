@@ -7,6 +7,7 @@ import { DISPLAY_STATUSES } from '@/lib/rollout/types';
 export const ICON_NAMES = [
   'check',
   'split',
+  'nonuniform',
   'drift',
   'degraded',
   'flap',

@@ -1,5 +1,6 @@
-// With an admin secret configured the dashboard is not in local mode: it asks for a login, refuses a wrong
-// secret at its field, shows the fleet after a correct one, and a logout ends the session on the server.
+// With an admin secret configured the dashboard is not in local mode: a page sends the browser to the login
+// page, which says the admin secret is needed; it refuses a wrong secret at its field, shows the fleet after a
+// correct one, and a logout ends the session on the server.
 import { expect, test } from '@playwright/test';
 import { screenshotPath, startApp, type RunningApp } from './support/app';
 
@@ -16,8 +17,10 @@ test.afterAll(async () => {
 
 test('the dashboard asks for the admin secret and works after login', async ({ page }) => {
   await page.goto(`${app.url}/`);
-  await expect(page.getByTestId('login-needed')).toBeVisible();
-  await page.getByRole('link', { name: 'Log in with the admin secret' }).click();
+  await expect(page).toHaveURL(`${app.url}/login?next=%2F`);
+  await expect(page.getByTestId('login-requirement')).toContainText(
+    'has an admin secret set (ERAWATCH_ADMIN_SECRET), so the dashboard needs it to log in. It listens on loopback (127.0.0.1).',
+  );
 
   await page.getByLabel('Admin secret').fill('not-the-secret');
   await page.getByRole('button', { name: 'Log in' }).click();
@@ -35,7 +38,7 @@ test('the dashboard asks for the admin secret and works after login', async ({ p
   await page.getByRole('button', { name: 'Log out' }).click();
   await expect(page).toHaveURL(/\/login$/);
   await page.goto(`${app.url}/`);
-  await expect(page.getByTestId('login-needed')).toBeVisible();
+  await expect(page).toHaveURL(`${app.url}/login?next=%2F`);
   // A copy of the cookie taken before the logout is refused too: the session ended on the server.
   const replay = await page.request.get(`${app.url}/api/v1/tokens`, {
     headers: { cookie: `erawatch_session=${session?.value ?? ''}` },

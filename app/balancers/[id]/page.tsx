@@ -1,7 +1,8 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { BalancerView } from '@/components/balancers/balancer-view';
-import { makeQueryClient } from '@/lib/query/make-query-client';
+import { notFound } from 'next/navigation';
+import { answeredNotFound, makeQueryClient } from '@/lib/query/make-query-client';
 import { balancerEventsParams, queryKeys } from '@/lib/query/options';
 import { prefetchRead } from '@/lib/api/page-read';
 
@@ -28,6 +29,7 @@ export default async function BalancerPage({ params }: { params: Promise<{ id: s
       (r) => r.items,
     ),
   ]);
+  if (answeredNotFound(client, queryKeys.balancer(id))) notFound();
   return (
     <HydrationBoundary state={dehydrate(client)}>
       <BalancerView id={id} />

@@ -1,7 +1,8 @@
 import { HydrationBoundary, dehydrate } from '@tanstack/react-query';
 import type { Metadata } from 'next';
 import { NodeView } from '@/components/nodes/node-view';
-import { makeQueryClient } from '@/lib/query/make-query-client';
+import { notFound } from 'next/navigation';
+import { answeredNotFound, makeQueryClient } from '@/lib/query/make-query-client';
 import { queryKeys } from '@/lib/query/options';
 import { prefetchRead } from '@/lib/api/page-read';
 
@@ -16,6 +17,7 @@ export default async function NodePage({ params }: { params: Promise<{ id: strin
     prefetchRead(client, queryKeys.nodeHistory(id), 'getNodeHistory', { params: path }, (r) => r.items),
     prefetchRead(client, queryKeys.nodeRollups(id), 'dashboardNodeRollups', { params: path }, (r) => r.items),
   ]);
+  if (answeredNotFound(client, queryKeys.node(id))) notFound();
   return (
     <HydrationBoundary state={dehydrate(client)}>
       <NodeView id={id} />
