@@ -20,6 +20,7 @@ import {
 import { pageOf } from '@/lib/schemas/common';
 import { BalancerDetailView, LatencyPoint, NodeLabelsQuery, NodeSummaryView } from '@/lib/schemas/dashboard';
 import { Event, EventQuery } from '@/lib/schemas/event';
+import { BalancerHistory, HistoryQuery } from '@/lib/schemas/history';
 import {
   FlaggerHookAnswer,
   FlaggerHookInput,
@@ -153,6 +154,17 @@ export const ROUTES = {
       analysis: BalancerAnalysisView.nullable().meta({ description: 'null before the first cycle' }),
       nodes: z.array(NodeView),
     }).meta({ id: 'BalancerDetail' }),
+    problems: READ,
+  },
+  getBalancerHistory: {
+    method: 'GET',
+    path: '/api/v1/balancers/{id}/history',
+    summary:
+      "A balancer's history per step (from, to: epoch ms or ISO 8601; step: 1m … or 1h …): state, severity, nodes per client era, nodes serving the target, availability",
+    tag: 'balancers',
+    access: 'viewer',
+    query: HistoryQuery,
+    response: BalancerHistory,
     problems: READ,
   },
   updateBalancer: {
