@@ -642,7 +642,7 @@ export const ROUTES = {
   dashboardNodeRollups: {
     method: 'GET',
     path: '/dashboard-data/nodes/{id}/rollups',
-    summary: "A node's latency chart: minute buckets for the last six hours, hourly rollups before (a week)",
+    summary: "A node's latency chart: minute buckets for the last six hours, hourly rollups before (31 days)",
     tag: 'dashboard',
     access: 'viewer',
     response: pageOf(LatencyPoint),
