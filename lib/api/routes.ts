@@ -316,7 +316,7 @@ export const ROUTES = {
   listEvents: {
     method: 'GET',
     path: '/api/v1/events',
-    summary: 'Events, newest first, filtered by balancer, type and time',
+    summary: 'Events, newest first, filtered by balancer, node, type and time',
     tag: 'events',
     access: 'viewer',
     query: EventQuery,

@@ -93,10 +93,14 @@ export function nodeRollupsQuery(fetcher: Fetcher, id: string) {
 
 export interface EventFilter {
   balancerId: string;
+  /** One node's events only; '' for all. */
+  nodeId: string;
   type: string;
   limit: number;
   /** Only events of the last hour, day or week; '' for all. */
   within: '' | EventWindow;
+  /** A page past the first: the `nextCursor` of the page before; '' for the newest. */
+  cursor: string;
 }
 
 export const EVENT_WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
@@ -108,7 +112,9 @@ export function eventsQuery(fetcher: Fetcher, filter: EventFilter) {
     queryFn: () => {
       const params = new URLSearchParams({ limit: String(filter.limit) });
       if (filter.balancerId) params.set('balancerId', filter.balancerId);
+      if (filter.nodeId) params.set('nodeId', filter.nodeId);
       if (filter.type) params.set('type', filter.type);
+      if (filter.cursor) params.set('cursor', filter.cursor);
       // Relative to each refresh, so "the last hour" keeps sliding.
       if (filter.within) params.set('since', String(Date.now() - EVENT_WINDOWS[filter.within]));
       return requestJson<Page<EventItem>>(fetcher, `/api/v1/events?${params.toString()}`);

@@ -207,3 +207,47 @@ describe('balancer history', () => {
     expect(doc.components.schemas.BalancerHistory).toBeDefined();
   });
 });
+
+describe('events by node, page by page', () => {
+  async function events(query: string) {
+    const { GET } = (await import('@/app/api/v1/events/route')) as unknown as { GET: Handler };
+    const res = await GET(
+      new Request(`http://127.0.0.1:3999/api/v1/events?${query}`, {
+        headers: { host: '127.0.0.1:3999', authorization: `Bearer ${ADMIN}` },
+      }),
+    );
+    return {
+      status: res.status,
+      json: (await res.json()) as {
+        items: Array<{ id: string; nodeId: string | null; type: string }>;
+        nextCursor: string | null;
+        errors?: Array<{ pointer: string }>;
+      },
+    };
+  }
+
+  it("lists one node's events only, and walks them with the cursor without repeats", async () => {
+    const nodes = await (await import('@/db/queries/nodes')).listNodes(await getStore(), balancerId);
+    const fourth = nodes.find((n) => n.url === URLS[3]);
+    const all = await events(`balancerId=${balancerId}&limit=500`);
+    const mine = all.json.items.filter((e) => e.nodeId === fourth?.id);
+    // The fourth node changed era, drifted, came back and went down: several events of its own.
+    expect(mine.length).toBeGreaterThanOrEqual(3);
+    expect(all.json.items.length).toBeGreaterThan(mine.length);
+    const only = await events(`nodeId=${fourth?.id}&limit=500`);
+    expect(only.json.items.map((e) => e.id)).toEqual(mine.map((e) => e.id));
+    const walked: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = await events(`nodeId=${fourth?.id}&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.json.items.length).toBeLessThanOrEqual(1);
+      walked.push(...page.json.items.map((e) => e.id));
+      cursor = page.json.nextCursor;
+    } while (cursor);
+    expect(walked).toEqual(mine.map((e) => e.id));
+    expect((await events('nodeId=nod_missing')).json.items).toEqual([]);
+    const bad = await events('nodeId=not%20an%20id');
+    expect(bad.status).toBe(400);
+    expect(bad.json.errors?.[0]?.pointer).toBe('/nodeId');
+  });
+});

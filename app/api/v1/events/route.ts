@@ -13,6 +13,7 @@ export const GET = route('listEvents', async ({ store, query: q }) => {
     async () =>
       await listEvents(store, {
         balancerId: q.balancerId,
+        nodeId: q.nodeId,
         type: q.type,
         since: q.since,
         until: q.until,
