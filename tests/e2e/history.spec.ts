@@ -33,6 +33,7 @@ async function shoot(page: Page, name: string, width: number): Promise<void> {
   await page.setViewportSize({ width, height: 900 });
   await page.getByTestId('history').scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SHOTS}/${name}-${width}.png`, fullPage: true });
+  await page.getByTestId('history').screenshot({ path: `${SHOTS}/${name}-panel-${width}.png` });
 }
 
 test('the history band and picker render, and the URL keeps the range', async ({ page }) => {
@@ -42,13 +43,16 @@ test('the history band and picker render, and the URL keeps the range', async ({
     publicUrl: peers[0]?.url,
     nodeUrls: peers.map((p) => p.url),
     allowLegacy: true,
-    intervalMs: 2_000,
-    timeoutMs: 3_000,
-    legacyProbeTimeoutMs: 3_000,
+    // The audit asks the dual-era node's legacy side too, so it is counted as dual-era.
+    auditLegacy: true,
+    intervalMs: 5_000,
+    timeoutMs: 1_500,
+    legacyProbeTimeoutMs: 1_500,
     samplesPerCycle: 0,
   });
-  expect(res.status).toBe(201);
-  const { id } = (await res.json()) as { id: string };
+  const body = await res.text();
+  expect(res.status, body).toBe(201);
+  const { id } = JSON.parse(body) as { id: string };
 
   await page.goto(`${app.url}/balancers/${id}`);
   const history = page.getByTestId('history');
@@ -99,6 +103,15 @@ test('the history band and picker render, and the URL keeps the range', async ({
   await expect(page.getByTestId('span-probes')).toContainText('since its fingerprint last changed');
   await page.setViewportSize({ width: 360, height: 900 });
   await page.screenshot({ path: `${SHOTS}/node-activity-360.png`, fullPage: true });
+  await activity.screenshot({ path: `${SHOTS}/node-activity-panel-360.png` });
+
+  // A node goes down: its own event, for the events page's node filter.
+  await peers[2]?.stop();
+  const nodeEvents = async () => {
+    const r = await fetch(`${app.url}/api/v1/events?balancerId=${id}&type=node.unavailable`);
+    return ((await r.json()) as { items: unknown[] }).items.length;
+  };
+  await expect.poll(nodeEvents, { timeout: 60_000 }).toBeGreaterThan(0);
 
   // The events page: relative time beside UTC (the exact time on hover), and a filter by node in the URL.
   await page.goto(`${app.url}/events?balancerId=${id}`);
