@@ -124,6 +124,18 @@ function add(out: StepCounts, seq: number, step: number, probes: number, failure
 
 const RING_CHUNK = 200;
 
+/** Sorted seqs as runs of consecutive numbers: [first, last] each. */
+export function seqRuns(seqs: readonly number[]): Array<[number, number]> {
+  const sorted = [...new Set(seqs)].sort((a, b) => a - b);
+  const runs: Array<[number, number]> = [];
+  for (const seq of sorted) {
+    const run = runs.at(-1);
+    if (run && run[1] === seq - 1) run[1] = seq;
+    else runs.push([seq, seq]);
+  }
+  return runs;
+}
+
 async function minuteCounts(
   store: Store,
   regionIds: number[],
@@ -136,11 +148,13 @@ async function minuteCounts(
   const endMinute = minuteOf(plan.from) + (plan.steps * plan.stepMs) / MINUTE_MS;
   const slots = sql.raw(String(MINUTE_SLOTS));
   const per = sql.raw(String(plan.stepMs / MINUTE_MS));
+  const runs = seqRuns(seqs);
   for (const region of regionIds)
-    for (let i = 0; i < seqs.length; i += RING_CHUNK) {
-      const ranges = seqs.slice(i, i + RING_CHUNK).map((seq) => {
-        const start = minuteRingStart(seq, region);
-        return and(gte(m.key, start), lt(m.key, start + MINUTE_SLOTS));
+    for (let i = 0; i < runs.length; i += RING_CHUNK) {
+      // A run of consecutive seqs is one key range (a balancer's nodes are mostly numbered together).
+      const ranges = runs.slice(i, i + RING_CHUNK).map(([first, last]) => {
+        const start = minuteRingStart(first, region);
+        return and(gte(m.key, start), lt(m.key, minuteRingStart(last, region) + MINUTE_SLOTS));
       });
       const rows = await store.read(() =>
         selectRows<{

@@ -99,3 +99,15 @@ describe('what the screens derive', () => {
     expect(pointsInRange(points, readRange('7d'), now)).toMatchObject({ probes: 114, failures: 7 });
   });
 });
+
+describe('minute ring reads', () => {
+  it('reads consecutive node seqs as one key range each', async () => {
+    const { seqRuns } = await import('@/db/queries/history');
+    expect(seqRuns([5, 1, 2, 3, 9, 10, 3])).toEqual([
+      [1, 3],
+      [5, 5],
+      [9, 10],
+    ]);
+    expect(seqRuns([])).toEqual([]);
+  });
+});
