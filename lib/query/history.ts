@@ -1,5 +1,5 @@
 // The balancer history query (GET /api/v1/balancers/{id}/history) for the time-range picker.
-import { keepPreviousData, queryOptions } from '@tanstack/react-query';
+import { queryOptions } from '@tanstack/react-query';
 import type { BalancerHistory } from '@/lib/schemas/history';
 import { historyParams, type TimeRange } from '@/lib/ui/time-range';
 import { requestJson, type Fetcher } from './fetch-json';
@@ -18,6 +18,5 @@ export function balancerHistoryQuery(fetcher: Fetcher, id: string, range: TimeRa
     },
     // A minute step moves every minute; an hour's step far less often.
     refetchInterval: range.stepMs < 3_600_000 ? 15_000 : 60_000,
-    placeholderData: keepPreviousData,
   });
 }
