@@ -21,7 +21,8 @@ function one(v: string | string[] | undefined): string {
 
 /** Reads the filter from the URL, dropping what the API would refuse so a bad link still shows the log. */
 function readFilter(sp: Record<string, string | string[] | undefined>): EventFilter {
-  const balancerId = /^[A-Za-z0-9_-]{1,64}$/.test(one(sp.balancerId)) ? one(sp.balancerId) : '';
+  const id = (v: string) => (/^[A-Za-z0-9_-]{1,64}$/.test(v) ? v : '');
+  const balancerId = id(one(sp.balancerId));
   const type = (EVENT_TYPES as readonly string[]).includes(one(sp.type)) ? one(sp.type) : '';
   const limit = Number(one(sp.limit));
   const within = Object.hasOwn(EVENT_WINDOWS, one(sp.within)) ? (one(sp.within) as EventWindow) : '';
@@ -30,6 +31,8 @@ function readFilter(sp: Record<string, string | string[] | undefined>): EventFil
     type,
     limit: (EVENT_LIMITS as readonly number[]).includes(limit) ? limit : 50,
     within,
+    nodeId: id(one(sp.nodeId)),
+    cursor: /^[A-Za-z0-9_-]{1,200}$/.test(one(sp.cursor)) ? one(sp.cursor) : '',
   };
 }
 

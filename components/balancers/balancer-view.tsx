@@ -37,6 +37,7 @@ import { describeRegionSplit } from '@/lib/rollout/regions';
 import { BalancerActions, WindowControls } from './balancer-actions';
 import { nodeLabel } from '@/lib/schemas/node-label';
 import { NodeMatrix } from './node-matrix';
+import { BalancerHistoryPanel } from './balancer-history';
 
 const FIELD_LABELS: Record<FingerprintField, string> = {
   era: 'Client era',
@@ -98,6 +99,7 @@ export function BalancerView({ id }: { id: string }) {
       {a && (a.partition.length > 0 || a.degradedNodes.length > 0) ? (
         <FingerprintGroups analysis={a} nodes={nodeList} />
       ) : null}
+      <BalancerHistoryPanel id={b.id} />
       <section className="panel" aria-labelledby="nodes-h">
         <div className="panel-head">
           <h2 id="nodes-h">Nodes × revisions</h2>

@@ -6,7 +6,15 @@ import { useMemo } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { browserFetcher } from '@/lib/query/fetch-json';
-import { eventsQuery, fleetQuery, nodeLabelsQuery, type EventFilter } from '@/lib/query/options';
+import {
+  balancerNodesQuery,
+  eventsQuery,
+  fleetQuery,
+  nodeLabelsQuery,
+  type EventFilter,
+} from '@/lib/query/options';
+import { When } from '@/components/ui/when';
+import { nodeLabel } from '@/lib/ui/node-label';
 import { EVENT_LABELS } from '@/lib/rollout/labels';
 import { EVENT_TYPES } from '@/lib/rollout/types';
 import { EVENT_LIMITS, describeEvent, eventLook, withNodeNames } from '@/lib/ui/events';
@@ -27,14 +35,27 @@ export function EventsView({ filter }: { filter: EventFilter }) {
   );
   const labels = useQuery(nodeLabelsQuery(browserFetcher, nodeIds));
   const nodeNames = useMemo(() => new Map(Object.entries(labels.data ?? {})), [labels.data]);
+  // The node filter offers the chosen balancer's nodes (one row per node, whatever its regions).
+  const balancerNodes = useQuery({
+    ...balancerNodesQuery(browserFetcher, filter.balancerId),
+    enabled: filter.balancerId !== '',
+  });
+  const nodeOptions = useMemo(() => {
+    const seen = new Map<string, string>();
+    for (const n of balancerNodes.data ?? []) if (!seen.has(n.id)) seen.set(n.id, nodeLabel(n));
+    return [...seen].sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+  }, [balancerNodes.data]);
 
+  // Any change of filter starts again at the newest page; only the pager moves the cursor.
   const update = (patch: Partial<EventFilter>) => {
-    const next = { ...filter, ...patch };
+    const next = { ...filter, cursor: '', ...patch };
     const qs = new URLSearchParams();
     if (next.balancerId) qs.set('balancerId', next.balancerId);
+    if (next.nodeId) qs.set('nodeId', next.nodeId);
     if (next.type) qs.set('type', next.type);
     if (next.limit !== 50) qs.set('limit', String(next.limit));
     if (next.within) qs.set('within', next.within);
+    if (next.cursor) qs.set('cursor', next.cursor);
     const s = qs.toString();
     router.replace(s ? `${pathname}?${s}` : pathname, { scroll: false });
   };
@@ -46,7 +67,7 @@ export function EventsView({ filter }: { filter: EventFilter }) {
         <select
           id="ev-balancer"
           value={filter.balancerId}
-          onChange={(e) => update({ balancerId: e.target.value })}
+          onChange={(e) => update({ balancerId: e.target.value, nodeId: '' })}
         >
           <option value="">All balancers</option>
           {(fleet.data ?? []).map((r) => (
@@ -55,6 +76,22 @@ export function EventsView({ filter }: { filter: EventFilter }) {
             </option>
           ))}
         </select>
+        {filter.balancerId || filter.nodeId ? (
+          <>
+            <label htmlFor="ev-node">Node</label>
+            <select id="ev-node" value={filter.nodeId} onChange={(e) => update({ nodeId: e.target.value })}>
+              <option value="">All nodes</option>
+              {filter.nodeId && !nodeOptions.some(([id]) => id === filter.nodeId) ? (
+                <option value={filter.nodeId}>{nodeNames.get(filter.nodeId) ?? filter.nodeId}</option>
+              ) : null}
+              {nodeOptions.map(([id, label]) => (
+                <option key={id} value={id}>
+                  {label}
+                </option>
+              ))}
+            </select>
+          </>
+        ) : null}
         <label htmlFor="ev-type">Type</label>
         <select id="ev-type" value={filter.type} onChange={(e) => update({ type: e.target.value })}>
           <option value="">All types</option>
@@ -83,7 +120,7 @@ export function EventsView({ filter }: { filter: EventFilter }) {
         >
           {EVENT_LIMITS.map((n) => (
             <option key={n} value={n}>
-              latest {n}
+              {n} a page
             </option>
           ))}
         </select>
@@ -95,7 +132,12 @@ export function EventsView({ filter }: { filter: EventFilter }) {
           {events.data.items.length === 0 ? (
             <div className="empty">
               <h2>
-                No events{filter.balancerId || filter.type || filter.within ? ' match this filter' : ' yet'}
+                No events
+                {filter.cursor
+                  ? ' older than the page before'
+                  : filter.balancerId || filter.nodeId || filter.type || filter.within
+                    ? ' match this filter'
+                    : ' yet'}
               </h2>
               <p>
                 Events are recorded once per transition: divergence and convergence, node outages and
@@ -119,8 +161,8 @@ export function EventsView({ filter }: { filter: EventFilter }) {
                     const look = eventLook(e.type);
                     return (
                       <tr key={e.id} data-testid="event-row" data-type={e.type}>
-                        <td className="nowrap mono" data-label="Time (UTC)">
-                          {stamp(e.at)}
+                        <td className="nowrap" data-label="Time (UTC)">
+                          <When at={e.at} stamp={stamp} />
                         </td>
                         <td data-label="Event">
                           <Badge p={{ ...look, hint: e.type }} />
@@ -132,9 +174,27 @@ export function EventsView({ filter }: { filter: EventFilter }) {
                         </td>
                         <td data-label="Node">
                           {e.nodeId ? (
-                            <Link className="mono" href={`/nodes/${encodeURIComponent(e.nodeId)}`}>
-                              {nodeNames.get(e.nodeId) ?? e.nodeId}
-                            </Link>
+                            <>
+                              <Link className="mono" href={`/nodes/${encodeURIComponent(e.nodeId)}`}>
+                                {nodeNames.get(e.nodeId) ?? e.nodeId}
+                              </Link>
+                              {filter.nodeId !== e.nodeId ? (
+                                <>
+                                  {' '}
+                                  <button
+                                    type="button"
+                                    className="btn btn-small"
+                                    data-testid="filter-node"
+                                    aria-label={`Only events of ${nodeNames.get(e.nodeId) ?? e.nodeId}`}
+                                    onClick={() =>
+                                      update({ balancerId: e.balancerId, nodeId: e.nodeId ?? '' })
+                                    }
+                                  >
+                                    only this node
+                                  </button>
+                                </>
+                              ) : null}
+                            </>
                           ) : (
                             <span className="muted">—</span>
                           )}
@@ -147,8 +207,50 @@ export function EventsView({ filter }: { filter: EventFilter }) {
               </table>
             </div>
           )}
+          <Pager
+            shown={events.data.items.length}
+            older={events.data.nextCursor}
+            paged={filter.cursor !== ''}
+            onOlder={(cursor) => update({ ...filter, cursor })}
+            onNewest={() => update({ ...filter, cursor: '' })}
+          />
         </div>
       ) : null}
     </>
+  );
+}
+
+/** Below the log: older pages by cursor, and back to the newest. */
+function Pager(props: {
+  shown: number;
+  older: string | null;
+  paged: boolean;
+  onOlder: (cursor: string) => void;
+  onNewest: () => void;
+}) {
+  if (!props.older && !props.paged) return null;
+  return (
+    <nav className="panel-body toolbar" aria-label="Event pages" data-testid="event-pager">
+      <span className="muted">
+        {props.paged ? `${props.shown} older events` : `the newest ${props.shown} events`}
+      </span>
+      {props.paged ? (
+        <button type="button" className="btn btn-small" onClick={props.onNewest} data-testid="events-newest">
+          ← Newest
+        </button>
+      ) : null}
+      {props.older ? (
+        <button
+          type="button"
+          className="btn btn-small"
+          onClick={() => props.onOlder(props.older ?? '')}
+          data-testid="events-older"
+        >
+          Older →
+        </button>
+      ) : (
+        <span className="muted">no older events</span>
+      )}
+    </nav>
   );
 }

@@ -1,5 +1,6 @@
 import Link from 'next/link';
 import { Badge } from '@/components/ui/badge';
+import { When } from '@/components/ui/when';
 import { describeEvent, eventLook, withNodeNames } from '@/lib/ui/events';
 import type { EventItem } from '@/lib/query/types';
 
@@ -23,9 +24,7 @@ export function Timeline({ events, nodeNames }: { events: EventItem[]; nodeNames
         const detail = nodeNames ? withNodeNames(describeEvent(e), nodeNames) : describeEvent(e);
         return (
           <li key={e.id} data-testid="timeline-event" data-type={e.type}>
-            <time dateTime={new Date(e.at).toISOString()} title={new Date(e.at).toISOString()}>
-              {formatTime(e.at)}
-            </time>
+            <When at={e.at} stamp={formatTime} />
             <span>
               <Badge p={{ label: look.label, icon: look.icon, tone: look.tone, hint: e.type }} />{' '}
               {e.nodeId ? (

@@ -5,7 +5,7 @@ import { nodeLabel } from '@/lib/schemas/node-label';
 import { AuthEvidencePanel } from '@/components/nodes/auth-evidence';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
-import { LatencyChart } from '@/components/ui/latency-chart';
+import { NodeActivity } from '@/components/nodes/node-activity';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { balancerQuery, nodeHistoryQuery, nodeQuery, nodeRollupsQuery } from '@/lib/query/options';
@@ -70,14 +70,7 @@ export function NodeView({ id }: { id: string }) {
           {n.regions && n.regions.length > 1 ? <RegionVerdicts states={n.regions} /> : null}
           <div className="grid-2">
             <VerdictPanel v={v} probes={n.state?.probes ?? 0} failures={n.state?.failures ?? 0} />
-            <section className="panel" aria-labelledby="lat-h">
-              <div className="panel-head">
-                <h2 id="lat-h">Latency over time</h2>
-              </div>
-              <div className="panel-body">
-                {rollups.data ? <LatencyChart rollups={rollups.data} /> : <Loading what="latency" />}
-              </div>
-            </section>
+            <NodeActivity rollups={rollups.data} />
           </div>
           <Evidence v={v} />
         </>
@@ -166,8 +159,9 @@ export function VerdictPanel({ v, probes, failures }: { v: Verdict; probes: numb
           <dt>Duration</dt>
           <dd>{v.durationMs} ms</dd>
           <dt>Probes</dt>
-          <dd>
-            {probes} probes, {failures} failures
+          <dd data-testid="span-probes">
+            {probes} probes, {failures} failures{' '}
+            <span className="muted">since its fingerprint last changed</span>
           </dd>
         </dl>
       </div>

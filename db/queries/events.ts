@@ -69,6 +69,7 @@ export async function insertEvents(store: Store, drafts: EventDraft[]): Promise<
 
 export interface ListEventsOptions {
   balancerId?: string;
+  nodeId?: string;
   type?: string;
   since?: number;
   until?: number;
@@ -76,7 +77,7 @@ export interface ListEventsOptions {
   limit?: number;
 }
 
-/** Newest first; `since` inclusive, `until` exclusive (epoch ms); `cursor` continues a previous page. */
+/** Newest first, of a balancer or a node if given; `since` inclusive, `until` exclusive (epoch ms); `cursor` continues a previous page. */
 export async function listEvents(
   store: Store,
   opts: ListEventsOptions = {},
@@ -107,6 +108,7 @@ export async function listEvents(
       .where(
         and(
           opts.balancerId !== undefined ? eq(events.balancerId, opts.balancerId) : undefined,
+          opts.nodeId !== undefined ? eq(events.nodeId, opts.nodeId) : undefined,
           opts.type !== undefined ? eq(events.type, opts.type) : undefined,
           opts.since !== undefined ? gte(events.at, opts.since) : undefined,
           opts.until !== undefined ? lt(events.at, opts.until) : undefined,

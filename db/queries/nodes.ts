@@ -143,7 +143,7 @@ const MAX_ROLLUP_HOURS = 24 * 400;
 /** Above this many keys a balancer query scans the hours' ranges instead of looking keys up. */
 const MAX_LOOKUP_KEYS = 100_000;
 
-interface RollupRow {
+export interface RollupRow {
   key: number;
   probes: number;
   failures: number;
@@ -161,7 +161,7 @@ function toRollup(hour: number, probes: number, failures: number, h: Map<number,
   };
 }
 
-async function readRollups(
+export async function readRollups(
   store: Store,
   regionIds: number[],
   seqs: number[],
@@ -203,7 +203,7 @@ async function readRollups(
 }
 
 /** Each node's last probed hour per region (its ticks row), keyed `regionId:seq`. */
-async function lastProbedHours(
+export async function lastProbedHours(
   store: Store,
   numbered: ReadonlyArray<{ id: string; seq: number | null }>,
   regions: ReadonlyArray<{ id: number; name: string }>,
@@ -234,7 +234,7 @@ async function lastProbedHours(
 const RING_READ_CHUNK = 200;
 
 /** The minute ring's slots of hours `firstHour` … `lastHour`, summed per node, region and hour (as rollup rows). */
-async function readRingHours(
+export async function readRingHours(
   store: Store,
   regionIds: number[],
   seqs: number[],

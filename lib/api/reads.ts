@@ -24,7 +24,8 @@ export type ReadContext<K extends OperationId> = Pick<
   'store' | 'now' | 'settings' | 'principal' | 'params' | 'query'
 >;
 
-const WEEK_MS = 7 * 86_400_000;
+/** A node's hourly rollups reach back 31 days: the node page's range picker goes to 30 days. */
+const HOURS_MS = 31 * 86_400_000;
 const MINUTES_MS = 6 * 3_600_000;
 
 function eventView({ seq: _seq, ...event }: StoredEvent) {
@@ -48,7 +49,7 @@ const reads = {
   // A node's latency chart: minute buckets for the last six hours, where the poller has them, and hourly
   // rollups for the week before.
   dashboardNodeRollups: async ({ store, params, now }: ReadContext<'dashboardNodeRollups'>) => {
-    const hours = await getRollups(store, { nodeId: params.id, since: now - WEEK_MS }, now);
+    const hours = await getRollups(store, { nodeId: params.id, since: now - HOURS_MS }, now);
     const minutes = await getMinuteRollups(store, params.id, now - MINUTES_MS, now);
     return {
       items: latencyPoints(
@@ -63,6 +64,7 @@ const reads = {
       async () =>
         await listEvents(store, {
           balancerId: q.balancerId,
+          nodeId: q.nodeId,
           type: q.type,
           since: q.since,
           until: q.until,

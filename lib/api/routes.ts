@@ -20,6 +20,7 @@ import {
 import { pageOf } from '@/lib/schemas/common';
 import { BalancerDetailView, LatencyPoint, NodeLabelsQuery, NodeSummaryView } from '@/lib/schemas/dashboard';
 import { Event, EventQuery } from '@/lib/schemas/event';
+import { BalancerHistory, HistoryQuery } from '@/lib/schemas/history';
 import {
   FlaggerHookAnswer,
   FlaggerHookInput,
@@ -153,6 +154,17 @@ export const ROUTES = {
       analysis: BalancerAnalysisView.nullable().meta({ description: 'null before the first cycle' }),
       nodes: z.array(NodeView),
     }).meta({ id: 'BalancerDetail' }),
+    problems: READ,
+  },
+  getBalancerHistory: {
+    method: 'GET',
+    path: '/api/v1/balancers/{id}/history',
+    summary:
+      "A balancer's history per step (from, to: epoch ms or ISO 8601; step: 1m … or 1h …): state, severity, nodes per client era, nodes serving the target, availability",
+    tag: 'balancers',
+    access: 'viewer',
+    query: HistoryQuery,
+    response: BalancerHistory,
     problems: READ,
   },
   updateBalancer: {
@@ -304,7 +316,7 @@ export const ROUTES = {
   listEvents: {
     method: 'GET',
     path: '/api/v1/events',
-    summary: 'Events, newest first, filtered by balancer, type and time',
+    summary: 'Events, newest first, filtered by balancer, node, type and time',
     tag: 'events',
     access: 'viewer',
     query: EventQuery,
@@ -630,7 +642,7 @@ export const ROUTES = {
   dashboardNodeRollups: {
     method: 'GET',
     path: '/dashboard-data/nodes/{id}/rollups',
-    summary: "A node's latency chart: minute buckets for the last six hours, hourly rollups before (a week)",
+    summary: "A node's latency chart: minute buckets for the last six hours, hourly rollups before (31 days)",
     tag: 'dashboard',
     access: 'viewer',
     response: pageOf(LatencyPoint),

@@ -96,10 +96,14 @@ export function nodeRollupsQuery(fetcher: Fetcher, id: string) {
 
 export interface EventFilter {
   balancerId: string;
+  /** One node's events only; '' for all. */
+  nodeId: string;
   type: string;
   limit: number;
   /** Only events of the last hour, day or week; '' for all. */
   within: '' | EventWindow;
+  /** A page past the first: the `nextCursor` of the page before; '' for the newest. */
+  cursor: string;
 }
 
 export const EVENT_WINDOWS = { '1h': 3_600_000, '24h': 86_400_000, '7d': 7 * 86_400_000 } as const;
@@ -109,7 +113,9 @@ export type EventWindow = keyof typeof EVENT_WINDOWS;
 export function eventsQueryParams(filter: EventFilter, now: number): Record<string, string> {
   const params: Record<string, string> = { limit: String(filter.limit) };
   if (filter.balancerId) params.balancerId = filter.balancerId;
+  if (filter.nodeId) params.nodeId = filter.nodeId;
   if (filter.type) params.type = filter.type;
+  if (filter.cursor) params.cursor = filter.cursor;
   if (filter.within) params.since = String(now - EVENT_WINDOWS[filter.within]);
   return params;
 }

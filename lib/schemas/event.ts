@@ -10,6 +10,7 @@ export const EventType = z.enum(EVENT_TYPES, { error: `must be one of: ${EVENT_T
 
 export const EventQuery = z.object({
   balancerId: Id.optional(),
+  nodeId: Id.optional().describe("Only this node's events"),
   type: EventType.optional(),
   since: TimeBound.optional(),
   until: TimeBound.optional(),

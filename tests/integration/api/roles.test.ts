@@ -60,6 +60,7 @@ const POLICY: Record<string, Access> = {
   closeRollout: 'operator',
   getNode: 'viewer',
   getNodeHistory: 'viewer',
+  getBalancerHistory: 'viewer',
   listStdioTargets: 'viewer',
   postStdioTargets: 'public',
   putStdioTargets: 'public',
