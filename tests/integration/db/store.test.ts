@@ -169,7 +169,14 @@ describe('balancers', () => {
     const page = await listBalancerPage(store, { limit: 500 });
     expect(page.items.map((i) => i.name)).toEqual(full.items.map((i) => i.name));
     for (const [i, item] of page.items.entries()) {
-      const { nodeUrls, headers: _h, legacyVersions: _l, auth: _a, ...rest } = full.items[i] ?? ({} as never);
+      const {
+        nodeUrls,
+        headers: _h,
+        legacyVersions: _l,
+        auth: _a,
+        tlsCa: _t,
+        ...rest
+      } = full.items[i] ?? ({} as never);
       expect(item).toEqual({ ...rest, nodeUrlCount: nodeUrls.length });
     }
     const p1 = await listBalancerPage(store, { limit: 2, q: 'page-a' });
