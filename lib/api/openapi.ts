@@ -1,6 +1,7 @@
 // The OpenAPI 3.1 document, derived from the route table (lib/api/routes.ts): every /api/v1 entry is an
 // operation, with the same zod schemas that validate its requests. The /api-docs page reads the same list.
 import { z } from 'zod';
+import { SeverityChangedData } from '@/lib/schemas/event';
 import { WebhookEnvelope } from '@/lib/schemas/webhook';
 import { API_BASE, routeEntries, type Access, type OperationId, type RouteDefinition } from './routes';
 
@@ -118,6 +119,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const components: Record<string, unknown> = {};
   schemaOf(WebhookEnvelope, 'output', components);
+  schemaOf(SeverityChangedData, 'output', components);
   for (const op of apiOperations()) {
     const responses: Record<string, unknown> = {};
     const ok = op.status ?? 200;
