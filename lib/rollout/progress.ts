@@ -52,7 +52,10 @@ export interface BalancerProgress {
   /** The revision the target stands for, and how many available nodes serve it at all (supported includes it). */
   targetRevision: string | null;
   servingTargetRevision: number;
-  /** Change of `onTarget` against 10 minutes and an hour ago; null when history does not reach back. */
+  /**
+   * Change of `onTarget` against 10 minutes and an hour ago (or against the oldest history, when younger);
+   * null without history.
+   */
   change10m: number | null;
   change1h: number | null;
   trend: ProgressTrend;
@@ -129,10 +132,16 @@ export function computeProgress(input: ProgressInput): BalancerProgress {
     }
     return seen === 0 ? null : on;
   };
-  const then10 = onTargetAt(now - TEN_MINUTES_MS);
-  const then60 = onTargetAt(now - HOUR_MS);
-  const change10m = then10 === null ? null : onTarget - then10;
-  const change1h = then60 === null ? null : onTarget - then60;
+  // History younger than the period (a new balancer, a new install) counts from where it begins.
+  const earliest = input.spans.reduce((m, s) => Math.min(m, s.startedAt), Number.POSITIVE_INFINITY);
+  const baseline = (periodMs: number) => Math.max(now - periodMs, earliest);
+  const changeOver = (periodMs: number) => {
+    const at = baseline(periodMs);
+    const then = at <= now ? onTargetAt(at) : null;
+    return then === null ? null : onTarget - then;
+  };
+  const change10m = changeOver(TEN_MINUTES_MS);
+  const change1h = changeOver(HOUR_MS);
   const recent = change10m ?? change1h;
   const trend: ProgressTrend = recent === null ? 'unknown' : recent > 0 ? 'up' : recent < 0 ? 'down' : 'flat';
 
@@ -153,11 +162,12 @@ export function computeProgress(input: ProgressInput): BalancerProgress {
   let stalled = false;
   if (window && !complete) {
     const remaining = available - onTarget;
+    const elapsed = (periodMs: number) => Math.max(1, now - baseline(periodMs));
     const rate =
       change10m !== null && change10m > 0
-        ? change10m / TEN_MINUTES_MS
+        ? change10m / elapsed(TEN_MINUTES_MS)
         : change1h !== null && change1h > 0
-          ? change1h / HOUR_MS
+          ? change1h / elapsed(HOUR_MS)
           : 0;
     if (rate > 0 && remaining > 0) etaAt = Math.round(now + remaining / rate);
     const quietSince = Math.max(lastMoveAt ?? window.openedAt, window.openedAt);
