@@ -37,6 +37,7 @@ import { describeRegionSplit } from '@/lib/rollout/regions';
 import { BalancerActions, WindowControls } from './balancer-actions';
 import { nodeLabel } from '@/lib/schemas/node-label';
 import { NodeMatrix } from './node-matrix';
+import { BalancerProgressPanel } from './progress-bar';
 
 const FIELD_LABELS: Record<FingerprintField, string> = {
   era: 'Client era',
@@ -85,6 +86,7 @@ export function BalancerView({ id }: { id: string }) {
         )}
       </p>
       {a ? <Headline analysis={a} events={events.data ?? []} /> : <NotProbedYet />}
+      <BalancerProgressPanel progress={b.progress} />
       <div className="grid-3">
         <HazardPanel analysis={a} />
         <GatePanel analysis={a} names={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))} />

@@ -1,4 +1,5 @@
 'use client';
+import { FleetProgressCell } from './progress-bar';
 import { useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
@@ -236,6 +237,7 @@ function FleetRowView({
       </span>
       <span role="cell">
         {row.progress ? <span title={row.progress}>{row.progress}</span> : <EraMixBar mix={row.mix} />}
+        <FleetProgressCell progress={row.progressMeasure} />
       </span>
       <span role="cell">
         <Badge p={presentGate(row.gateReady)} />

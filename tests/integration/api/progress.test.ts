@@ -104,5 +104,15 @@ describe('progress toward the demo rollout window', () => {
     const list = await get(import('@/app/api/v1/balancers/route'), '/api/v1/balancers');
     const item = (list.items as Array<Record<string, unknown>>).find((b) => b.id === searchId);
     expect(item?.progress).toMatchObject({ basis: 'window', onTarget: 4, available: 4, complete: true });
+
+    // The dashboard's reads carry the same measure: the balancer page's bar and the fleet list's.
+    const { readFleetRows } = await import('@/lib/api/read-model');
+    const { readBalancerDetail } = await import('@/db/queries/dashboard');
+    const row = (await readFleetRows(store)).find((r) => r.id === searchId);
+    expect(row?.progressMeasure).toMatchObject({ onTarget: 4, available: 4, trend: 'up' });
+    expect((await readBalancerDetail(store, searchId)).progress).toMatchObject({
+      onTarget: 4,
+      complete: true,
+    });
   }, 300_000);
 });
