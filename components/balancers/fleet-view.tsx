@@ -170,7 +170,7 @@ function FleetList({ rows }: { rows: FleetRow[] }) {
       <div className="vrow vhead fleet-cols" role="row">
         <span role="columnheader">Balancer</span>
         <span role="columnheader">State</span>
-        <span role="columnheader">Era mix</span>
+        <span role="columnheader">Era mix or progress</span>
         <span role="columnheader" title="Ready to advertise 2026-07-28">
           Gate
         </span>
@@ -236,8 +236,13 @@ function FleetRowView({
         {row.nonUniformSince !== null ? <Since at={row.nonUniformSince} /> : null}
       </span>
       <span role="cell">
-        {row.progress ? <span title={row.progress}>{row.progress}</span> : <EraMixBar mix={row.mix} />}
-        <FleetProgressCell progress={row.progressMeasure} />
+        {row.progressMeasure && !row.progressMeasure.complete ? (
+          <FleetProgressCell progress={row.progressMeasure} />
+        ) : row.progress ? (
+          <span title={row.progress}>{row.progress}</span>
+        ) : (
+          <EraMixBar mix={row.mix} />
+        )}
       </span>
       <span role="cell">
         <Badge p={presentGate(row.gateReady)} />
