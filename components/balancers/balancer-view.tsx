@@ -38,6 +38,7 @@ import { BalancerActions, WindowControls } from './balancer-actions';
 import { nodeLabel } from '@/lib/schemas/node-label';
 import { NodeMatrix } from './node-matrix';
 import { BalancerHistoryPanel } from './balancer-history';
+import { BalancerProgressPanel } from './progress-bar';
 
 const FIELD_LABELS: Record<FingerprintField, string> = {
   era: 'Client era',
@@ -91,6 +92,7 @@ export function BalancerView({ id }: { id: string }) {
       </header>
       {balancer.error ? <LoadError error={balancer.error} what="the latest state" /> : null}
       {a ? <Headline analysis={a} events={events.data ?? []} /> : <NotProbedYet />}
+      <BalancerProgressPanel progress={b.progress} />
       <div className="grid-3">
         <HazardPanel analysis={a} />
         <GatePanel analysis={a} names={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))} />

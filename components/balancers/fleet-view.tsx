@@ -1,4 +1,5 @@
 'use client';
+import { FleetProgressCell } from './progress-bar';
 import { useQuery } from '@tanstack/react-query';
 import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
@@ -188,7 +189,7 @@ function FleetList({ rows, rowHeight }: { rows: FleetRow[]; rowHeight: number })
             State
           </span>
           <span role="columnheader" className="col-mix">
-            Era mix
+            Era mix or progress
           </span>
           <span role="columnheader" className="col-gate" title="Ready to advertise 2026-07-28">
             Gate
@@ -260,9 +261,15 @@ function FleetRowView({
         {row.degraded && row.status !== 'degraded' ? <Badge p={presentStatus('degraded')} /> : null}
         {row.nonUniformSince !== null ? <Since at={row.nonUniformSince} /> : null}
       </span>
-      {/* The rollout's compact progress bar and trend (when there is one) take this cell. */}
+      {/* The rollout's compact progress bar and trend while it is not uniform, else the era mix. */}
       <span role="cell" className="col-mix">
-        {row.progress ? <span title={row.progress}>{row.progress}</span> : <EraMixBar mix={row.mix} />}
+        {row.progressMeasure && !row.progressMeasure.complete ? (
+          <FleetProgressCell progress={row.progressMeasure} />
+        ) : row.progress ? (
+          <span title={row.progress}>{row.progress}</span>
+        ) : (
+          <EraMixBar mix={row.mix} />
+        )}
       </span>
       <span role="cell" className="col-gate">
         <span className="card-label">Gate </span>

@@ -4,6 +4,7 @@ import { and, asc, eq, inArray, max } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 import { getBalancer, readBalancerAnalysis } from '@/db/queries/balancers';
 import { listNodes } from '@/db/queries/nodes';
+import { readBalancerProgress } from '@/db/queries/progress';
 import { getOpenWindow } from '@/db/queries/rollouts';
 import type { NodeIdentity } from '@/lib/schemas/balancer-view';
 import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
@@ -61,12 +62,16 @@ export async function readDivergedSince(
 
 /** One balancer's settings as stored (secrets included: the caller shows them redacted), latest analysis and
  *  open rollout window; NotFound if none. */
-export async function readBalancerDetail(store: Store, id: string): Promise<BalancerDetail> {
-  return {
-    ...(await getBalancer(store, id)),
-    analysis: await readBalancerAnalysis(store, id),
-    window: await getOpenWindow(store, id),
-  };
+export async function readBalancerDetail(
+  store: Store,
+  id: string,
+  now = Date.now(),
+): Promise<BalancerDetail> {
+  const balancer = await getBalancer(store, id);
+  const analysis = await readBalancerAnalysis(store, id);
+  const window = await getOpenWindow(store, id);
+  const facts = { balancerId: id, intervalMs: balancer.intervalMs, analysis, window };
+  return { ...balancer, analysis, window, progress: await readBalancerProgress(store, facts, now) };
 }
 
 /** A balancer's nodes for the matrix: identity and the verdict's headline, without the evidence. */

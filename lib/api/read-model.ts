@@ -2,12 +2,15 @@
 // 1,000 balancers costs one query. The public REST API stays the contract for integrations.
 import type { Store } from '@/db/index';
 import { readDivergedSince, readFleetSources, readNodeIdentities } from '@/db/queries/dashboard';
+import { readFleetProgress } from '@/db/queries/progress';
 import { sortFleet, toFleetRow, type FleetRow } from '@/lib/ui/fleet';
 import { nodeLabels } from '@/lib/schemas/node-label';
 
 /** Every balancer as an overview row, non-uniform first, with when its divergence began. */
-export async function readFleetRows(store: Store): Promise<FleetRow[]> {
-  const fleet = (await readFleetSources(store)).map(toFleetRow);
+export async function readFleetRows(store: Store, now = Date.now()): Promise<FleetRow[]> {
+  const sources = await readFleetSources(store);
+  const progress = await readFleetProgress(store, sources, now);
+  const fleet = sources.map((s) => ({ ...toFleetRow(s), progressMeasure: progress.get(s.id) ?? null }));
   const since = await readDivergedSince(
     store,
     fleet.filter((r) => r.nonUniform).map((r) => r.id),

@@ -34,11 +34,11 @@ function eventView({ seq: _seq, ...event }: StoredEvent) {
 
 const reads = {
   dashboardFleet: async ({ store, now }: ReadContext<'dashboardFleet'>) => ({
-    rows: await readFleetRows(store),
+    rows: await readFleetRows(store, now),
     generatedAt: now,
   }),
-  dashboardBalancer: async ({ store, params }: ReadContext<'dashboardBalancer'>) =>
-    balancerView(await readBalancerDetail(store, params.id)),
+  dashboardBalancer: async ({ store, params, now }: ReadContext<'dashboardBalancer'>) =>
+    balancerView(await readBalancerDetail(store, params.id, now)),
   dashboardBalancerNodes: async ({ store, params }: ReadContext<'dashboardBalancerNodes'>) => ({
     items: await readNodeSummaries(store, params.id),
     nextCursor: null,

@@ -19,6 +19,7 @@ import {
 } from '@/lib/schemas/balancer-view';
 import { pageOf } from '@/lib/schemas/common';
 import { BalancerDetailView, LatencyPoint, NodeLabelsQuery, NodeSummaryView } from '@/lib/schemas/dashboard';
+import { BalancerProgressView } from '@/lib/schemas/progress';
 import { Event, EventQuery } from '@/lib/schemas/event';
 import { BalancerHistory, HistoryQuery } from '@/lib/schemas/history';
 import {
@@ -130,7 +131,11 @@ export const ROUTES = {
     tag: 'balancers',
     access: 'viewer',
     query: BalancerListQuery,
-    response: pageOf(BalancerListItemView),
+    response: pageOf(
+      BalancerListItemView.extend({
+        progress: BalancerProgressView.nullable().meta({ description: 'as in GET /balancers/{id}' }),
+      }),
+    ),
     problems: READ,
   },
   createBalancer: {
@@ -152,6 +157,10 @@ export const ROUTES = {
     access: 'viewer',
     response: BalancerView.extend({
       analysis: BalancerAnalysisView.nullable().meta({ description: 'null before the first cycle' }),
+      progress: BalancerProgressView.nullable().meta({
+        description:
+          "progress toward the open window's target (or the largest group); null before the first cycle",
+      }),
       nodes: z.array(NodeView),
     }).meta({ id: 'BalancerDetail' }),
     problems: READ,

@@ -3,6 +3,7 @@
 import type { Store } from '@/db';
 import { deleteBalancer, getBalancerByName, type Balancer } from '@/db/queries/balancers';
 import { createBalancer, updateBalancer } from '@/lib/balancers';
+import { getOpenWindow, openRolloutWindow } from '@/db/queries/rollouts';
 import { NotFoundError } from '@/lib/errors';
 import { CreateBalancerInput } from '@/lib/schemas/balancer';
 
@@ -52,4 +53,32 @@ export async function resetDemoBalancers(store: Store, names: readonly string[])
     removed.push(name);
   }
   return removed;
+}
+
+/** What the scripted rollout moves the search nodes to: the modern-only build, on 2026-07-28. */
+export const DEMO_ROLLOUT_TARGET = {
+  era: 'modern',
+  negotiatedVersion: '2026-07-28',
+  servedEras: 'modern-only',
+} as const;
+
+/**
+ * Opens the rollout window the scripted rollout runs in, so the dashboard shows progress toward a declared
+ * target; an open window left by an earlier run is kept. Returns the window's id.
+ */
+export async function openDemoRolloutWindow(
+  store: Store,
+  balancerId: string,
+  durationMs: number,
+  now: number = Date.now(),
+): Promise<string> {
+  const open = await getOpenWindow(store, balancerId);
+  if (open) return open.id;
+  const w = await openRolloutWindow(
+    store,
+    balancerId,
+    { target: { ...DEMO_ROLLOUT_TARGET }, deadline: now + durationMs },
+    now,
+  );
+  return w.id;
 }

@@ -30,6 +30,10 @@ export const STORED_FAMILIES: Record<string, Family> = {
     type: 'counter',
     help: 'Poll cycles whose results were refused because another worker took their unit over',
   },
+  erawatch_severity_changes_total: {
+    type: 'counter',
+    help: 'Recorded balancer.severity_changed events, by the level they moved from and to',
+  },
   erawatch_webhook_attempts_total: {
     type: 'counter',
     help: 'Webhook delivery attempts by outcome (ok, http_5xx, timeout, gone, ...)',
@@ -144,6 +148,18 @@ export function recordCycleFailed(): void {
 /** A cycle whose write was refused by its unit's fencing token (the unit was taken over while it ran). */
 export function recordCycleFenced(): void {
   add('erawatch_cycles_fenced_total', '', 1);
+}
+
+/** A stored `balancer.severity_changed` event (levels such as era-split, drift, flapping, degraded, uniform). */
+export function recordSeverityChange(from: string, to: string): void {
+  add(
+    'erawatch_severity_changes_total',
+    labelText([
+      ['from', from],
+      ['to', to],
+    ]),
+    1,
+  );
 }
 
 export function recordWebhookAttempt(outcome: string, durationMs: number): void {

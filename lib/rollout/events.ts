@@ -3,6 +3,7 @@
 // is emitted: divergence, unavailable and flapping nodes, stuck windows; never recoveries or gates.
 import type { BalancerSnapshot, EventDraft, EventType, NodeSnapshot } from './types';
 import { isAuthGatedReason } from '@/lib/probe/types';
+import { severityChange } from './severity';
 import { RolloutInputError } from './validate';
 
 export function diffSnapshots(
@@ -43,6 +44,12 @@ export function diffSnapshots(
       from: prev?.regionPartition ?? [],
     });
   }
+
+  // Every other move of the level: era-split ⇄ drift (a rollback too), flapping and degraded starting and
+  // ending. Moves into and out of divergence or a region split already have their own event.
+  const change = events.length === 0 ? severityChange(prev, next) : null;
+  if (change !== null)
+    emit('balancer.severity_changed', null, { ...change, windowId: next.window?.id ?? null });
 
   events.push(...nodeEvents(prev, next, at));
 

@@ -112,6 +112,7 @@ export const WINDOW_STATUS_LABELS: Record<WindowStatus, string> = {
 export const EVENT_LABELS: Record<EventType, string> = {
   'balancer.diverged': 'Balancer diverged',
   'balancer.converged': 'Balancer converged',
+  'balancer.severity_changed': 'Severity changed',
   'balancer.region_split': 'Regions split',
   'balancer.region_converged': 'Regions agree again',
   'node.unavailable': 'Node unavailable',

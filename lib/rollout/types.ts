@@ -297,6 +297,7 @@ export interface BalancerSnapshot {
 export const EVENT_TYPES = [
   'balancer.diverged',
   'balancer.converged',
+  'balancer.severity_changed',
   'balancer.region_split',
   'balancer.region_converged',
   'node.unavailable',

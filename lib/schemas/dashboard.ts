@@ -3,12 +3,14 @@ import { z } from 'zod';
 import { CLIENT_ERAS, SERVED_ERAS } from '@/lib/probe/types';
 import { BalancerAnalysisView } from './balancer-analysis';
 import { BalancerView, NodeView } from './balancer-view';
+import { BalancerProgressView } from './progress';
 import { RolloutWindow } from './rollout';
 
 /** One balancer's settings (secrets redacted), latest analysis and open rollout window. */
 export const BalancerDetailView = BalancerView.omit({ summary: true }).extend({
   analysis: BalancerAnalysisView.nullable(),
   window: RolloutWindow.nullable(),
+  progress: BalancerProgressView.nullable().optional(),
 });
 export type BalancerDetail = z.output<typeof BalancerDetailView>;
 

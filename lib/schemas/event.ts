@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { SERVED_ERAS } from '@/lib/probe/types';
 import { EVENT_TYPES, SEVERITIES, type EventType as EventTypeName } from '@/lib/rollout/types';
+import { SEVERITY_LEVELS } from '@/lib/rollout/severity';
 import { Cursor, Id, Limit, TimeBound, Timestamp } from './common';
 import { AvailableEra, RegionGroup } from './snapshot';
 
@@ -72,6 +73,14 @@ export const EVENT_DATA = {
   }),
   'gate.opened': z.object({ revision: z.string() }),
   'gate.closed': z.object({ revision: z.string(), reasons: z.array(z.string()) }),
+  'balancer.severity_changed': z.object({
+    from: z.enum(SEVERITY_LEVELS).meta({ description: 'the severity level before the change' }),
+    to: z.enum(SEVERITY_LEVELS).meta({ description: 'the severity level after it' }),
+    windowId: z
+      .string()
+      .nullable()
+      .meta({ description: "the balancer's open rollout window at the change, if any" }),
+  }),
 } satisfies Record<EventTypeName, z.ZodObject>;
 
 /** `node.auth_gated` → `NodeAuthGatedData`: the schema's name in the OpenAPI document. */

@@ -15,6 +15,7 @@ export interface EventLike {
 const EVENT_LOOK: Record<EventType, { icon: IconName; tone: Tone }> = {
   'balancer.diverged': { icon: 'split', tone: 'bad' },
   'balancer.converged': { icon: 'check', tone: 'ok' },
+  'balancer.severity_changed': { icon: 'rolling', tone: 'warn' },
   'balancer.region_split': { icon: 'split', tone: 'warn' },
   'balancer.region_converged': { icon: 'check', tone: 'ok' },
   'node.unavailable': { icon: 'unavailable', tone: 'bad' },
@@ -71,6 +72,8 @@ export function describeEvent(e: EventLike): string {
         .join(', ');
     case 'balancer.converged':
       return str(d.fromSeverity) ? `was ${String(d.fromSeverity)}` : '';
+    case 'balancer.severity_changed':
+      return str(d.from) && str(d.to) ? `${String(d.from)} → ${String(d.to)}` : '';
     case 'balancer.region_split': {
       const groups = regionGroupsText(d.regions);
       return groups ? `${groups} see different answers` : '';

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { BalancerView } from '@/lib/schemas/balancer-view';
 import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import type { BalancerProgressView } from '@/lib/schemas/progress';
 import { isFleetStatus, statusRank, type FleetStatus } from './presentation';
 
 export const GATE_REVISION = '2026-07-28';
@@ -39,6 +40,8 @@ export interface FleetRow {
   nonUniformSince: number | null;
   /** "6 of 10 nodes on 2026-07-28" while a rollout window is open. */
   progress: string | null;
+  /** Progress toward the window's target (or the largest group) with its trend; absent before a first cycle. */
+  progressMeasure?: BalancerProgressView | null;
   lastProbeAt: number | null;
 }
 

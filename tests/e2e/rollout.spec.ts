@@ -82,6 +82,11 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   expect(await page.evaluate(() => (window as unknown as { __erawatchMark?: number }).__erawatchMark)).toBe(
     42,
   );
+  // No window: progress counts the largest group, never the target, and offers to declare one.
+  await expect(page.getByTestId('progress-headline')).toContainText(
+    '1 of 2 available nodes in the largest group (no declared target)',
+  );
+  await expect(page.getByTestId('progress-offer')).toBeVisible();
   await page.screenshot({ path: screenshotPath('balancer-era-split'), fullPage: true });
 
   // Probe now runs a cycle on demand.
@@ -97,6 +102,9 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
     timeout: 60_000,
   });
   await expect(page.getByTestId('balancer-status')).toHaveText('Rolling out');
+  await expect(page.getByTestId('progress-headline')).toContainText('1 of 2 available nodes on 2026-07-28');
+  await expect(page.getByTestId('progress-offer')).toHaveCount(0);
+  await expect(page.getByRole('progressbar')).toHaveAttribute('aria-valuenow', '1');
   await page.screenshot({ path: screenshotPath('balancer-rolling'), fullPage: true });
   await page.getByRole('button', { name: 'Close rollout window' }).click();
   await expect(page.getByTestId('balancer-status')).toHaveText('Era split', { timeout: 60_000 });
@@ -106,6 +114,9 @@ test('a node switched to the legacy SDK shows as an era split, live', async ({ p
   await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Fleet' }).click();
   const row = page.locator(`[data-testid="fleet-row"][data-balancer="${name}"]`);
   await expect(row.getByTestId('fleet-status')).toHaveText('Era split');
+  // Not uniform: the compact progress bar (largest group, 1 of 2) with its trend arrow, instead of the era mix.
+  await expect(row.getByTestId('fleet-progress')).toBeVisible();
+  await expect(row.getByTestId('fleet-progress')).toContainText('1/2');
   await expect(page.getByTestId('count-non-uniform')).toContainText('1');
   await expect(row.getByTestId('since')).toContainText(/^for \d+ (s|min)$/);
   // Filters narrow the list and stay in the URL.

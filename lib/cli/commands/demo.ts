@@ -20,8 +20,14 @@ import {
   type RunningChild,
 } from '@/lib/demo/next-app';
 import { packageInfo, SERVER_DIR } from '../package-root';
-import { registerDemoBalancers, resetDemoBalancers } from '@/lib/demo/register';
-import { describeRelease, runRolloutScript, SEARCH_INITIAL, waitFor } from '@/lib/demo/rollout-script';
+import { openDemoRolloutWindow, registerDemoBalancers, resetDemoBalancers } from '@/lib/demo/register';
+import {
+  describeRelease,
+  runRolloutScript,
+  SEARCH_INITIAL,
+  SEARCH_ROLLOUT,
+  waitFor,
+} from '@/lib/demo/rollout-script';
 import { watchStore } from '@/lib/demo/watch-store';
 
 /** A checkout builds the app from its sources; the installed package holds only the built server. */
@@ -203,6 +209,17 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
 
     const demoFleet = fleet;
     if (args.rollout) {
+      // A declared target: the dashboard shows the rollout as progress toward it (and holds its alerts).
+      const search = registered.find((r) => r.balancer.name === DEMO_BALANCERS.rollout);
+      if (search) {
+        const steps = SEARCH_ROLLOUT.length;
+        await openDemoRolloutWindow(
+          store,
+          search.balancer.id,
+          (steps + 4) * args.stepSeconds * 1_000 + 10 * 60_000,
+        );
+        say(`Opened a rollout window on ${search.balancer.name}: target modern-only 2026-07-28`);
+      }
       const report = await runRolloutScript(
         {
           replaceNode: (node, release) => demoFleet.replaceNode(node, release),

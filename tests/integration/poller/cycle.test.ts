@@ -154,6 +154,7 @@ describe('one name, several loopback addresses', () => {
     });
     expect(failed.analysis.degraded.map((d) => d.reason)).toEqual(['dns_failed', 'dns_failed']);
     expect(failed.events.map((e) => e.type).sort()).toEqual([
+      'balancer.severity_changed',
       'gate.closed',
       'node.unavailable',
       'node.unavailable',
@@ -178,7 +179,13 @@ describe('header values from the environment', () => {
     expect(await peer.received()).toEqual([]);
     const ok = await runOneCycle(store, b.id, { variables: { ERAWATCH_TEST_UNSET_TOKEN: 'Bearer x' } });
     expect(ok.analysis.degraded).toEqual([]);
-    expect(ok.events.map((e) => e.type)).toEqual(['node.recovered', 'gate.opened']);
+    // Degraded ends: the level goes back to uniform.
+    expect(ok.events.map((e) => e.type)).toEqual([
+      'balancer.severity_changed',
+      'node.recovered',
+      'gate.opened',
+    ]);
+    expect(ok.events[0]?.data).toMatchObject({ from: 'degraded', to: 'uniform' });
   });
 });
 

@@ -55,7 +55,10 @@ it('a node switched from legacy to modern on the same host:port produces exactly
     .reverse()
     .map((e) => [e.type, e.nodeId]);
   expect(types).toEqual([
+    // The restart is an outage: degraded starts and ends (one node, so the balancer never diverges).
+    ['balancer.severity_changed', null],
     ['node.unavailable', node?.id],
+    ['balancer.severity_changed', null],
     ['node.recovered', node?.id],
     ['node.era_changed', node?.id],
     // The v2 build's echo tool carries another input schema than the v1 build's.

@@ -37,7 +37,12 @@ function runCycles(steps: Step[], start: BalancerSnapshot | null = null) {
   return { perCycle, all: perCycle.flat(), last: prev };
 }
 
-const brief = (events: EventDraft[]) => events.map((e) => `${e.type}${e.nodeId ? ` ${e.nodeId}` : ''}`);
+const brief = (events: EventDraft[]) =>
+  events.map((e) =>
+    e.type === 'balancer.severity_changed'
+      ? `severity ${String(e.data.from)} -> ${String(e.data.to)}`
+      : `${e.type}${e.nodeId ? ` ${e.nodeId}` : ''}`,
+  );
 
 const up = (id: string) => node(id, modernVerdict());
 const dual = (id: string) => node(id, dualVerdict());
@@ -60,16 +65,16 @@ describe('diffSnapshots: one transition, one event', () => {
       events: ['balancer.converged', 'node.era_changed b'],
     },
     {
-      name: 'era-split to drift is still diverged: nothing new',
+      name: 'era-split to drift is still diverged: a severity change, no new divergence',
       from: [up('a'), old('b')],
       to: [up('a'), dual('b')],
-      events: ['node.era_changed b'],
+      events: ['severity era-split -> drift', 'node.era_changed b'],
     },
     {
       name: 'a timeout on one node is node.unavailable, not divergence',
       from: [up('a'), up('b')],
       to: [up('a'), down('b')],
-      events: ['node.unavailable b'],
+      events: ['severity uniform -> degraded', 'node.unavailable b'],
     },
     {
       name: 'still unavailable, for another reason: nothing',
@@ -81,7 +86,7 @@ describe('diffSnapshots: one transition, one event', () => {
       name: 'available again is node.recovered',
       from: [up('a'), down('b')],
       to: [up('a'), up('b')],
-      events: ['node.recovered b'],
+      events: ['severity degraded -> uniform', 'node.recovered b'],
     },
     {
       name: 'legacy to modern is node.era_changed',
@@ -105,7 +110,7 @@ describe('diffSnapshots: one transition, one event', () => {
       name: 'flapping starts: node.flapping',
       from: [up('a')],
       to: [flappy('a')],
-      events: ['node.flapping a'],
+      events: ['severity uniform -> flapping', 'node.flapping a'],
     },
     { name: 'still flapping: nothing', from: [flappy('a')], to: [flappy('a')], events: [] },
     { name: 'a node that leaves the fleet: nothing', from: [up('a'), up('b')], to: [up('a')], events: [] },
@@ -114,19 +119,19 @@ describe('diffSnapshots: one transition, one event', () => {
       name: 'a new node that is unavailable: node.unavailable',
       from: [up('a')],
       to: [up('a'), down('b', 'refused')],
-      events: ['node.unavailable b'],
+      events: ['severity uniform -> degraded', 'node.unavailable b'],
     },
     {
       name: 'refused at the door is node.auth_gated, not node.unavailable',
       from: [up('a'), up('b')],
       to: [up('a'), down('b', 'auth_required')],
-      events: ['node.auth_gated b'],
+      events: ['severity uniform -> degraded', 'node.auth_gated b'],
     },
     {
       name: 'a new node that is auth-gated: node.auth_gated',
       from: [up('a')],
       to: [up('a'), down('b', 'oauth_token_failed: invalid_client')],
-      events: ['node.auth_gated b'],
+      events: ['severity uniform -> degraded', 'node.auth_gated b'],
     },
     {
       name: 'auth-gated, then down: node.unavailable',
@@ -141,10 +146,10 @@ describe('diffSnapshots: one transition, one event', () => {
       events: ['node.auth_gated b'],
     },
     {
-      name: 'every node down: per-node events only',
+      name: 'every node down: per-node events and the level, no divergence',
       from: [up('a'), up('b')],
       to: [down('a'), down('b')],
-      events: ['node.unavailable a', 'node.unavailable b'],
+      events: ['severity uniform -> degraded', 'node.unavailable a', 'node.unavailable b'],
     },
   ])('$name', ({ from, to, events }) => {
     const { perCycle } = runCycles([{ nodes: from }, { nodes: to }, { nodes: to }]);
@@ -181,6 +186,13 @@ describe('diffSnapshots: one transition, one event', () => {
     ]);
     expect(perCycle[2]).toEqual([
       {
+        type: 'balancer.severity_changed',
+        balancerId: 'bal-1',
+        nodeId: null,
+        at: T0 + 2 * MIN,
+        data: { from: 'degraded', to: 'uniform', windowId: null },
+      },
+      {
         type: 'node.recovered',
         balancerId: 'bal-1',
         nodeId: 'b',
@@ -206,7 +218,13 @@ describe('diffSnapshots: one transition, one event', () => {
       { nodes: [down('a', 'refused')] },
       { nodes: [up('a')] },
     ]);
-    expect(brief(all)).toEqual(['node.unavailable a', 'node.recovered a', 'node.era_changed a']);
+    expect(brief(all)).toEqual([
+      'severity uniform -> degraded',
+      'node.unavailable a',
+      'severity degraded -> uniform',
+      'node.recovered a',
+      'node.era_changed a',
+    ]);
   });
 
   it('a divergence that outlives an outage converges once, not twice', () => {
@@ -218,12 +236,28 @@ describe('diffSnapshots: one transition, one event', () => {
     ]);
     expect(brief(all)).toEqual([
       'balancer.diverged',
+      'severity era-split -> degraded',
       'node.unavailable a',
       'node.unavailable b',
       'balancer.converged',
       'node.recovered a',
       'node.recovered b',
       'node.era_changed b',
+    ]);
+  });
+
+  it('a rollback inside a window is a severity change as visible as progress, once each', () => {
+    const { all } = runCycles([
+      { nodes: [dual('a'), old('b')] },
+      { nodes: [dual('a'), up('b')] },
+      { nodes: [dual('a'), up('b')] },
+      { nodes: [dual('a'), old('b')] },
+      { nodes: [dual('a'), old('b')] },
+    ]);
+    expect(all.filter((e) => e.type.startsWith('balancer.')).map((e) => brief([e])[0])).toEqual([
+      'balancer.diverged',
+      'severity era-split -> drift',
+      'severity drift -> era-split',
     ]);
   });
 
@@ -395,6 +429,7 @@ describe('diffSnapshots: no event is emitted twice for one transition', () => {
       'node.recovered n2',
       'node.era_changed n2',
       'node.era_changed n2',
+      'severity era-split -> drift',
       'node.era_changed n2',
       'node.era_changed n3',
       'balancer.converged',

@@ -1,4 +1,6 @@
-import { listBalancerPage } from '@/db/queries/balancers';
+import { listBalancerPage, readBalancerAnalysis } from '@/db/queries/balancers';
+import { readBalancerProgress } from '@/db/queries/progress';
+import { getOpenWindow } from '@/db/queries/rollouts';
 import { createBalancer } from '@/lib/balancers';
 import { route } from '@/lib/api/route';
 import { asQueryErrors, json } from '@/lib/api/with-api';
@@ -8,9 +10,20 @@ import { audited } from '@/lib/api/audit';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('listBalancers', async ({ store, query }) =>
-  json(await asQueryErrors(async () => await listBalancerPage(store, query))),
-);
+export const GET = route('listBalancers', async ({ store, query, now }) => {
+  const page = await asQueryErrors(async () => await listBalancerPage(store, query));
+  const items = [];
+  for (const b of page.items) {
+    const facts = {
+      balancerId: b.id,
+      intervalMs: b.intervalMs,
+      analysis: await readBalancerAnalysis(store, b.id),
+      window: await getOpenWindow(store, b.id),
+    };
+    items.push({ ...b, progress: await readBalancerProgress(store, facts, now) });
+  }
+  return json({ ...page, items });
+});
 
 export const POST = route('createBalancer', async (ctx) => {
   const { store, now, settings } = ctx;

@@ -1,6 +1,8 @@
 import { deleteBalancer, getBalancer, readBalancerAnalysis } from '@/db/queries/balancers';
 import { updateBalancer } from '@/lib/balancers';
 import { listNodes } from '@/db/queries/nodes';
+import { readBalancerProgress } from '@/db/queries/progress';
+import { getOpenWindow } from '@/db/queries/rollouts';
 import { route } from '@/lib/api/route';
 import { json, noContent } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
@@ -10,11 +12,18 @@ import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-vie
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('getBalancer', async ({ store, params }) => {
+export const GET = route('getBalancer', async ({ store, params, now }) => {
   const balancer = await getBalancer(store, params.id);
+  const analysis = await readBalancerAnalysis(store, params.id);
+  const window = await getOpenWindow(store, params.id);
   return json({
     ...balancerView(balancer),
-    analysis: await readBalancerAnalysis(store, params.id),
+    analysis,
+    progress: await readBalancerProgress(
+      store,
+      { balancerId: balancer.id, intervalMs: balancer.intervalMs, analysis, window },
+      now,
+    ),
     nodes: await listNodes(store, params.id),
   });
 });
