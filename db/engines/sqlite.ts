@@ -37,7 +37,12 @@ function describeOpenFailure(file: string, err: unknown): string {
   const e = err as { code?: string; message?: string };
   const message = e.message ?? String(err);
   const dir = path.dirname(file);
-  if (e.code === 'EACCES' || e.code === 'EPERM') return `permission denied creating ${dir} (${e.code})`;
+  if (e.code === 'EACCES' || e.code === 'EPERM') {
+    // The store's file is created here before SQLite opens it: an existing folder that refuses it is named as such.
+    return fs.existsSync(dir) && !canWrite(dir)
+      ? `the directory ${dir} is not writable (${e.code})`
+      : `permission denied creating ${dir} (${e.code})`;
+  }
   if (e.code === 'EROFS') return `${dir} is on a read-only file system (EROFS)`;
   if (e.code === 'ENOTDIR' || e.code === 'EEXIST') return `a parent of ${dir} is not a directory (${e.code})`;
   const sqliteCode = typeof e.code === 'string' && e.code.startsWith('SQLITE_') ? e.code : null;

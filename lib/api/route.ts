@@ -49,9 +49,11 @@ const MAX_PATH_PARAM = 512;
  * it refuses (PostgreSQL rejects NUL in text): they are 400s here, never 500s there. (Each list decodes its own
  * cursor further: a number in one is at most 15 digits, so a bigint never gets 1e+23.)
  */
-function checkRequestShape(url: URL, params: Record<string, string>): void {
+function checkRequestShape(path: string, url: URL, params: Record<string, string>): void {
   const pathErrors: InvalidParam[] = [];
   for (const [name, value] of Object.entries(params)) {
+    // Only the parameters the route's path names: a caller's extra ones never reach the handler.
+    if (!path.includes(`{${name}}`)) continue;
     if (value === '' || value.length > MAX_PATH_PARAM || CONTROL.test(value))
       pathErrors.push({
         pointer: `/${name}`,
@@ -102,7 +104,7 @@ export function route<K extends OperationId>(
   const wrapped = withApi<PathParams<Def<K>['path']>>(
     def.access,
     (ctx) => {
-      checkRequestShape(new URL(ctx.req.url), ctx.params as Record<string, string>);
+      checkRequestShape(def.path, new URL(ctx.req.url), ctx.params as Record<string, string>);
       const query = (def.query ? readQuery(ctx.req, def.query) : undefined) as QueryOf<Def<K>>;
       let raw: Promise<unknown> | null = null;
       const rawBody = () => (raw ??= readJsonBody(ctx.req));

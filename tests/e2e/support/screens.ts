@@ -1,6 +1,6 @@
 // Looking at a screen as people use it: at 360 px and 1440 px, in the light and the dark theme, with axe-core
 // checking it each time (no serious or critical violation), nothing wider than the viewport, and a
-// screenshot of each under the system's temporary folder (ERAWATCH_SCREENSHOTS to put them elsewhere).
+// screenshot of each under the system's temporary folder (E2E_SCREENSHOTS to put them elsewhere).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +11,7 @@ export const WIDTHS = [360, 1440] as const;
 export const SCHEMES = ['light', 'dark'] as const;
 export type Scheme = (typeof SCHEMES)[number];
 
-export const SCREENSHOT_DIR = process.env.ERAWATCH_SCREENSHOTS ?? path.join(os.tmpdir(), 'erawatch-screens');
+export const SCREENSHOT_DIR = process.env.E2E_SCREENSHOTS ?? path.join(os.tmpdir(), 'erawatch-screens');
 
 export function shotPath(name: string): string {
   fs.mkdirSync(SCREENSHOT_DIR, { recursive: true });

@@ -73,7 +73,7 @@ describe('a read-only database directory', () => {
     expect(code).toBe(1);
     expect(stdout).not.toMatch(/started|Ready/);
     expect(stderr.trim().split('\n')).toEqual([
-      `${prefix}: cannot use the database at ${dbFile}: the directory ${readOnly} is not writable (SQLITE_CANTOPEN)`,
+      `${prefix}: cannot use the database at ${dbFile}: the directory ${readOnly} is not writable (EACCES)`,
     ]);
     expect(fs.readdirSync(readOnly)).toEqual([]);
   });
