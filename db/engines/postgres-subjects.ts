@@ -7,6 +7,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js';
 import type { Verdict } from '@/lib/probe/types';
+import { storedAnalysisOf } from '@/lib/schemas/stored-analysis';
 import { bucketOf } from '../histogram';
 import { MINUTE_SLOTS, minuteOf, minuteRingStart, minuteRollupKey, rollupKey } from '../rollup-key';
 import type * as pgSchema from '../schema-pg';
@@ -291,12 +292,13 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
     b.add(sql`UPDATE balancer_states SET analyzed_at = ${w.at}, cycles = ${cycles}
       WHERE balancer_id = ${w.balancerId}`);
   else {
-    const { snapshot, ...analysis } = w.analysis;
+    const { snapshot } = w.analysis;
+    const analysis = storedAnalysisOf(w.analysis);
     const digest = w.analysisDigest;
     b.add(sql`INSERT INTO balancer_states (balancer_id, status, severity, display_status, degraded, analysis,
         snapshot, analysis_digest, analyzed_at, cycles)
-      VALUES (${w.balancerId}, ${w.analysis.state}, ${w.analysis.severity}, ${w.analysis.displayStatus},
-        ${w.analysis.isDegraded}, ${JSON.stringify(analysis)}::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${digest},
+      VALUES (${w.balancerId}, ${w.analysis.status}, ${w.analysis.severity}, ${w.analysis.displayStatus},
+        ${w.analysis.degraded}, ${JSON.stringify(analysis)}::jsonb, ${JSON.stringify(snapshot)}::jsonb, ${digest},
         ${w.at}, ${cycles})
       ON CONFLICT (balancer_id) DO UPDATE SET status = excluded.status, severity = excluded.severity,
         display_status = excluded.display_status, degraded = excluded.degraded, analysis = excluded.analysis,

@@ -3,6 +3,7 @@
 // transaction (one await per batch, not per row).
 import type Database from 'better-sqlite3';
 import type { Verdict } from '@/lib/probe/types';
+import { storedAnalysisOf } from '@/lib/schemas/stored-analysis';
 import { addToHistogram, bucketOf, formatHistogram, mergeHistograms, parseHistogram } from '../histogram';
 import { MINUTE_SLOTS, minuteOf, minuteRingStart, minuteRollupKey, rollupKey } from '../rollup-key';
 import {
@@ -171,14 +172,14 @@ export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite, regi
     s.touchBalancerState.run({ balancerId: w.balancerId, analyzedAt: w.at, cycles });
     return;
   }
-  const { snapshot, ...analysis } = w.analysis;
+  const { snapshot } = w.analysis;
   s.upsertBalancerState.run({
     balancerId: w.balancerId,
-    status: w.analysis.state,
+    status: w.analysis.status,
     severity: w.analysis.severity,
     displayStatus: w.analysis.displayStatus,
-    degraded: w.analysis.isDegraded ? 1 : 0,
-    analysis: JSON.stringify(analysis),
+    degraded: w.analysis.degraded ? 1 : 0,
+    analysis: JSON.stringify(storedAnalysisOf(w.analysis)),
     snapshot: JSON.stringify(snapshot),
     digest: w.analysisDigest,
     analyzedAt: w.at,

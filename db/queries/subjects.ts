@@ -1,6 +1,7 @@
 // The probed subjects' state: what a cycle reads before probing, its one write, stdio target results, the
 // subjects the scheduler spreads, and retention.
 import { parseStoredRegionAnalysis, parseStoredSnapshot, parseStoredVerdict } from '@/lib/schemas/stored';
+import { storedAnalysisOf } from '@/lib/schemas/stored-analysis';
 import { and, desc, eq, gte, isNotNull, isNull, lt, ne, notExists, sql, type SQL } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import type { BalancerSnapshot } from '@/lib/rollout/types';
@@ -66,7 +67,8 @@ export async function storeRegionAnalysis(
   previousCombinedDigest: string | null;
 }> {
   const { balancerRegionStates: rs, balancerStates: bs } = store.t;
-  const { snapshot, ...ownAnalysis } = w.analysis;
+  const { snapshot } = w.analysis;
+  const ownAnalysis = storedAnalysisOf(w.analysis);
   const digest = w.analysisDigest;
   const cycles = snapshot.cycle ?? 0;
   return store.write(async (tx) => {

@@ -142,6 +142,36 @@ export interface DeliveryWorker {
 }
 
 /**
+ * Logs every attempt of a lane whose outcome could not be recorded; returns the last such error, if any. The
+ * message is a database error without its query's parameters (a webhook's secret is one of them).
+ */
+function recordFailures(results: Awaited<Lane>, log: (line: string) => void): string | undefined {
+  let last: string | undefined;
+  for (const r of results) {
+    if (r.status !== 'rejected') continue;
+    last = errorMessage(r.reason);
+    log(`erawatch webhooks: recording an attempt failed: ${last}`);
+  }
+  return last;
+}
+
+/**
+ * Waits for the open lanes, at most `graceMs`. Attempts still open after the grace are left to their claim's
+ * lease: another worker retries them.
+ */
+async function settleWithin(lanes: Promise<void>[], graceMs: number): Promise<void> {
+  let grace: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled(lanes),
+    new Promise<void>((r) => {
+      grace = setTimeout(r, graceMs);
+      grace.unref();
+    }),
+  ]);
+  clearTimeout(grace);
+}
+
+/**
  * Runs `deliveryPass` every `pollMs` (and at once when a lane frees up or a batch was full) until stopped. A
  * pass never waits for the lanes it starts, and an endpoint with a lane in flight is not claimed again until
  * the lane is done. stop() waits up to `stopGraceMs` for open attempts.
@@ -169,13 +199,7 @@ export function startDeliveryWorker(
 
   const follow = (endpointId: string, lane: Lane) => {
     const done = lane.then((results) => {
-      for (const r of results) {
-        if (r.status === 'rejected') {
-          // A database error without its query's parameters (a webhook's secret is one of them).
-          lastError = errorMessage(r.reason);
-          log(`erawatch webhooks: recording an attempt failed: ${lastError}`);
-        }
-      }
+      lastError = recordFailures(results, log) ?? lastError;
       lanes.delete(endpointId);
       // The endpoint may have more due: look again now rather than at the next poll.
       schedule(0);
@@ -234,16 +258,7 @@ export function startDeliveryWorker(
         state = 'stopping';
         if (timer) clearTimeout(timer);
         timer = null;
-        // Attempts still open after the grace are left to their claim's lease: another worker retries them.
-        let grace: NodeJS.Timeout | undefined;
-        await Promise.race([
-          Promise.allSettled([...lanes.values()]),
-          new Promise<void>((r) => {
-            grace = setTimeout(r, stopGraceMs);
-            grace.unref();
-          }),
-        ]);
-        clearTimeout(grace);
+        await settleWithin([...lanes.values()], stopGraceMs);
         state = 'stopped';
       })();
       return stopping;

@@ -144,6 +144,14 @@ export function pickDisplayStatus(flags: Partial<Record<DisplayStatus, boolean>>
 
 const rawKeyed = (v: Verdict): Keyed => keyedFingerprintOf(v);
 
+/** The region fields of one region's own analysis: the cross-region step (./regions.ts) fills them in. */
+function oneRegion(): Pick<
+  BalancerAnalysis,
+  'regionSplit' | 'regions' | 'regionPartition' | 'missingRegions'
+> {
+  return { regionSplit: false, regions: [], regionPartition: [], missingRegions: [] };
+}
+
 export function analyzeCycle(input: CycleInput): BalancerAnalysis {
   const { flapThreshold, flapWindowMs } = validateCycleInput(input);
   const prev = input.previous ?? null;
@@ -220,15 +228,15 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
 
   return {
     balancerId: input.balancerId,
-    at,
-    state,
+    analyzedAt: at,
+    status: state,
     severity,
     partition,
-    degraded,
+    degradedNodes: degraded,
     unavailableSamples,
     unplacedSamples,
     reasons,
-    isDegraded,
+    degraded: isDegraded,
     flapping,
     cacheHazard,
     gates,
@@ -237,6 +245,7 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
     holdAlerts: rolling,
     displayStatus,
     counts: countsOf(nodes, samples),
+    ...oneRegion(),
     snapshot,
   };
 }

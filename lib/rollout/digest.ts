@@ -5,16 +5,16 @@ import { canonicalJson } from '@/lib/probe/catalog';
 import type { BalancerAnalysis } from './types';
 
 /**
- * A digest of a balancer's analysis and snapshot without their bookkeeping: the time (`at`, each region's too),
+ * A digest of a balancer's analysis and snapshot without their bookkeeping: the time (`analyzedAt`, each region's too),
  * the cycle count, and each node's catalog listing status and time. Equal digests mean the cycle found what the last one did,
  * and the stored JSON is left as it is; only the time and the cycle count are written. A reader takes both
  * from their columns (see withCycleOf), so the analysis it sees is the latest one.
  */
 export function analysisDigest(a: BalancerAnalysis): string {
-  const { snapshot, at: _at, regions, ...rest } = a;
+  const { snapshot, analyzedAt: _analyzedAt, regions, ...rest } = a;
   const stable = {
     ...rest,
-    regions: regions?.map((r) => ({ ...r, at: 0 })),
+    regions: regions.map((r) => ({ ...r, analyzedAt: 0 })),
     snapshot: {
       ...snapshot,
       at: 0,

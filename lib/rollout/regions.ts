@@ -124,12 +124,12 @@ export function summarizeRegion(r: RegionResult): RegionSummary {
   const a = r.analysis;
   return {
     region: r.region,
-    at: a.at,
-    state: a.state,
+    analyzedAt: a.analyzedAt,
+    status: a.status,
     severity: a.severity,
     displayStatus: a.displayStatus,
     keys: a.partition.map((g) => g.key),
-    isDegraded: a.isDegraded,
+    degraded: a.degraded,
     counts: a.counts,
   };
 }
@@ -275,7 +275,7 @@ export function combineRegions(input: CombineInput): BalancerAnalysis {
   const missingRegions = [...new Set(input.expectedRegions ?? [])].filter((r) => !have.has(r)).sort(byText);
   const regionPartition = groupRegions(summaries);
   const prev = input.previous ?? null;
-  const judged = summaries.filter((s) => s.state !== 'unknown').length;
+  const judged = summaries.filter((s) => s.status !== 'unknown').length;
   // Split needs two regions that each saw something; with fewer, the last settled answer stands.
   const alone = results.length === 1 && missingRegions.length === 0;
   const splitNow = judged >= 2 ? regionPartition.length > 1 : alone ? false : null;
@@ -296,7 +296,7 @@ export function combineRegions(input: CombineInput): BalancerAnalysis {
   const gates = combineGates(results, multi, split, missingRegions);
   const window = combineWindow(results, multi);
   const rolling = window?.status === 'open' && state === 'non-uniform';
-  const isDegraded = results.some((r) => r.analysis.isDegraded);
+  const isDegraded = results.some((r) => r.analysis.degraded);
   const counts = combineCounts(results);
   const regionStatus = (s: string) => summaries.some((x) => x.displayStatus === s);
   const displayStatus = pickDisplayStatus({
@@ -337,15 +337,15 @@ export function combineRegions(input: CombineInput): BalancerAnalysis {
 
   return {
     balancerId: input.balancerId,
-    at: input.at,
-    state,
+    analyzedAt: input.at,
+    status: state,
     severity,
     partition,
-    degraded,
+    degradedNodes: degraded,
     unavailableSamples,
-    unplacedSamples: results.reduce((n, r) => n + (r.analysis.unplacedSamples ?? 0), 0),
+    unplacedSamples: results.reduce((n, r) => n + r.analysis.unplacedSamples, 0),
     reasons,
-    isDegraded,
+    degraded: isDegraded,
     flapping,
     cacheHazard: combineHazard(results),
     gates,
@@ -389,7 +389,7 @@ function singleRegion(
 /** The regions' unavailable nodes (each with its region), unavailable samples and flapping nodes, together. */
 function combineUnavailable(results: readonly RegionResult[]) {
   const degraded = results
-    .flatMap((r) => r.analysis.degraded.map((d) => ({ ...d, region: r.region })))
+    .flatMap((r) => r.analysis.degradedNodes.map((d) => ({ ...d, region: r.region })))
     .sort((a, b) => byText(a.nodeId, b.nodeId) || byText(a.region, b.region));
   const unavailableSamples = results.flatMap((r) => r.analysis.unavailableSamples);
   const flapping = [
@@ -422,17 +422,17 @@ function combinedState(
   results: readonly RegionResult[],
   summaries: readonly RegionSummary[],
   splitNow: boolean | null,
-): { severity: Severity | null; state: BalancerAnalysis['state'] } {
+): { severity: Severity | null; state: BalancerAnalysis['status'] } {
   const within = results
     .map((r) => r.analysis.severity)
     .filter((s): s is Severity => s !== null)
     .sort((a, b) => SEVERITY_RANK[a] - SEVERITY_RANK[b])[0];
   const severity: Severity | null = within ?? (splitNow === true ? 'region-split' : null);
-  const anyNonUniform = results.some((r) => r.analysis.state === 'non-uniform');
+  const anyNonUniform = results.some((r) => r.analysis.status === 'non-uniform');
   const state =
     anyNonUniform || splitNow === true
       ? 'non-uniform'
-      : summaries.some((s) => s.state === 'uniform')
+      : summaries.some((s) => s.status === 'uniform')
         ? 'uniform'
         : 'unknown';
   return { severity, state };

@@ -5,7 +5,7 @@ import { SERVED_ERAS } from '@/lib/probe/types';
 import { EVENT_TYPES, SEVERITIES, type EventType as EventTypeName } from '@/lib/rollout/types';
 import { SEVERITY_LEVELS } from '@/lib/rollout/severity';
 import { Cursor, Id, Limit, TimeBound, Timestamp } from './common';
-import { AvailableEra, RegionGroup } from './snapshot';
+import { AvailableEra, RegionGroup } from '@/lib/rollout/analysis';
 
 export const EventType = z.enum(EVENT_TYPES, { error: `must be one of: ${EVENT_TYPES.join(', ')}` });
 

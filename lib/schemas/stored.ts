@@ -3,8 +3,9 @@
 // null. Client-safe: pure functions of the value read.
 import type { z } from 'zod';
 import { StoredDataInvalidError, toFieldIssues } from '@/lib/errors';
+import { BalancerSnapshot, type AnalysisFields, type BalancerAnalysis } from '@/lib/rollout/analysis';
 import { analysisViewOf, type BalancerAnalysisView } from './balancer-analysis';
-import { BalancerSnapshot, ComputedAnalysis, StoredAnalysisJson } from './snapshot';
+import { storedAnalysisSchemaOf, upgradeStoredAnalysis } from './stored-analysis';
 import { Verdict } from './verdict';
 
 export function parseStored<S extends z.ZodType>(schema: S, value: unknown, what: string): z.output<S> {
@@ -29,25 +30,28 @@ export interface CycleOf {
 }
 
 /** A balancer's stored snapshot JSON (what the next cycle diffs against), at its row's time and cycle. */
-export function parseStoredSnapshot(value: unknown, of: CycleOf): z.output<typeof BalancerSnapshot> {
+export function parseStoredSnapshot(value: unknown, of: CycleOf): BalancerSnapshot {
   return { ...parseStored(BalancerSnapshot, value, 'balancer snapshot'), at: of.at, cycle: of.cycle };
 }
 
 /**
- * A balancer's stored analysis JSON, as the poller wrote it, at its row's time. Each region's summary takes
- * its time from `regionTimes` (the regions' rows) where given; a lone region's is the row's time.
+ * A balancer's stored analysis JSON, as the poller wrote it (of any version: lib/schemas/stored-analysis.ts
+ * upgrades the first one), at its row's time. Each region's verdict takes its time from `regionTimes` (the
+ * regions' rows) where given; a lone region's is the row's time.
  */
 export function parseStoredAnalysisJson(
   value: unknown,
   at: number,
   regionTimes?: ReadonlyMap<string, number>,
-): StoredAnalysisJson {
-  const parsed = parseStored(StoredAnalysisJson, value, 'balancer analysis');
-  const regions = parsed.regions?.map((r) => ({
+): AnalysisFields {
+  const parsed = upgradeStoredAnalysis(
+    parseStored(storedAnalysisSchemaOf(value), value, 'balancer analysis'),
+  );
+  const regions = parsed.regions.map((r) => ({
     ...r,
-    at: regionTimes?.get(r.region) ?? (parsed.regions?.length === 1 ? at : r.at),
+    analyzedAt: regionTimes?.get(r.region) ?? (parsed.regions.length === 1 ? at : r.analyzedAt),
   }));
-  return { ...parsed, at, ...(regions ? { regions } : {}) };
+  return { ...parsed, analyzedAt: at, regions };
 }
 
 /** A region's stored analysis with its snapshot, as the cross-region step combines them. */
@@ -55,11 +59,11 @@ export function parseStoredRegionAnalysis(
   analysis: unknown,
   snapshot: unknown,
   of: CycleOf,
-): z.output<typeof ComputedAnalysis> {
+): BalancerAnalysis {
   return { ...parseStoredAnalysisJson(analysis, of.at), snapshot: parseStoredSnapshot(snapshot, of) };
 }
 
-/** A balancer's stored analysis JSON in the API's vocabulary, at its row's time (see parseStoredAnalysisJson). */
+/** A balancer's stored analysis JSON as the API answers it, at its row's time (see parseStoredAnalysisJson). */
 export function parseStoredAnalysis(
   value: unknown,
   since: number | null,

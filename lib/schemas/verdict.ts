@@ -4,7 +4,6 @@
 // edge and the OpenAPI document shows every field. Client-safe.
 import { z } from 'zod';
 import {
-  CATALOG_STATUSES,
   CLIENT_ERAS,
   CREDENTIAL_KINDS,
   LEGACY_CHECKS,
@@ -17,6 +16,7 @@ import {
   type ToolCatalog as ToolCatalogType,
   type Verdict as VerdictType,
 } from '@/lib/probe/types';
+import { ToolCatalog } from '@/lib/probe/catalog-schema';
 import { Timestamp } from './common';
 
 /** Compile-time proof that a schema's output and an interface are the same type. */
@@ -59,24 +59,7 @@ export const EvidenceStep = z
 export const ServerInfo = z.object({ name: z.string(), version: z.string() });
 export const CacheHint = z.object({ ttlMs: z.number(), cacheScope: z.string() });
 
-export const ToolCatalog = z
-  .object({
-    status: z.enum(CATALOG_STATUSES).meta({
-      description: 'listed: complete this probe; carried: kept from an earlier one; failed: never listed',
-    }),
-    names: z.array(z.string()).meta({ description: 'tool names, sorted' }),
-    toolDigests: z
-      .array(z.string())
-      .meta({ description: 'per tool, in names order, a digest of its definition' }),
-    digest: z.string().nullable(),
-    ttlMs: z.number().nullable(),
-    cacheScope: z.string().nullable(),
-    pages: z.int(),
-    listedAt: Timestamp,
-    settledKey: z.string(),
-    reason: z.string().optional(),
-  })
-  .meta({ id: 'ToolCatalog' });
+export { ToolCatalog };
 
 const AuthChallenge = z.object({
   scheme: z.string(),

@@ -129,7 +129,8 @@ export function parseDemoArgs(argv: string[]): DemoArgs | 'help' {
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
-export async function run(argv: string[], settings: Settings): Promise<number> {
+/** The arguments, or the exit code when there is nothing to run (help, or bad usage after saying why). */
+function argsOrExit(argv: string[]): DemoArgs | number {
   let args: DemoArgs | 'help';
   try {
     args = parseDemoArgs(argv);
@@ -141,6 +142,58 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
+  return args;
+}
+
+/** Says so once every demo balancer has its first cycle and runs at the demo's cadence. */
+function announceCadence(store: Store, fleet: DemoFleet, signal: AbortSignal): void {
+  void settleCadence(store, fleet.balancers, signal).then(
+    (settled) => {
+      if (settled) say('[demo] every balancer has its first cycle: probing every 5 s from now on');
+    },
+    () => {
+      // The demo stopped while it was reading: nothing to settle.
+    },
+  );
+}
+
+/** Plays the scripted rollout (unless --no-rollout), then waits until the demo is stopped. */
+async function playRollout(
+  store: Store,
+  fleet: DemoFleet,
+  registered: Awaited<ReturnType<typeof registerDemoBalancers>>,
+  args: DemoArgs,
+  signal: AbortSignal,
+): Promise<void> {
+  if (args.rollout) {
+    // A declared target: the dashboard shows the rollout as progress toward it (and holds its alerts).
+    const search = registered.find((r) => r.balancer.name === DEMO_BALANCERS.rollout);
+    if (search) {
+      const steps = SEARCH_ROLLOUT.length;
+      await openDemoRolloutWindow(
+        store,
+        search.balancer.id,
+        (steps + 4) * args.stepSeconds * 1_000 + 10 * 60_000,
+      );
+      say(`Opened a rollout window on ${search.balancer.name}: target modern-only 2026-07-28`);
+    }
+    const report = await runRolloutScript(
+      {
+        replaceNode: (node, release) => fleet.replaceNode(node, release),
+        wait: waitFor,
+        log: say,
+        now: Date.now,
+      },
+      { stepMs: args.stepSeconds * 1_000, signal },
+    );
+    if (report.outcome !== 'aborted') say('The demo keeps running; press Ctrl-C to stop it.');
+  }
+  await abortPromise(signal);
+}
+
+export async function run(argv: string[], settings: Settings): Promise<number> {
+  const args = argsOrExit(argv);
+  if (typeof args === 'number') return args;
 
   const stop = new AbortController();
   let children: RunningChild[] = [];
@@ -187,14 +240,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
 
     // (f) where to look
     printWatchGuide(server.url, args);
-    void settleCadence(store, fleet.balancers, stop.signal).then(
-      (settled) => {
-        if (settled) say('[demo] every balancer has its first cycle: probing every 5 s from now on');
-      },
-      () => {
-        // The demo stopped while it was reading: nothing to settle.
-      },
-    );
+    announceCadence(store, fleet, stop.signal);
 
     // (g) console echo of what the poller records, and the scripted rollout
     const echo = echoer(await watchStore(store, names));
@@ -207,31 +253,7 @@ export async function run(argv: string[], settings: Settings): Promise<number> {
       stop.abort();
     });
 
-    const demoFleet = fleet;
-    if (args.rollout) {
-      // A declared target: the dashboard shows the rollout as progress toward it (and holds its alerts).
-      const search = registered.find((r) => r.balancer.name === DEMO_BALANCERS.rollout);
-      if (search) {
-        const steps = SEARCH_ROLLOUT.length;
-        await openDemoRolloutWindow(
-          store,
-          search.balancer.id,
-          (steps + 4) * args.stepSeconds * 1_000 + 10 * 60_000,
-        );
-        say(`Opened a rollout window on ${search.balancer.name}: target modern-only 2026-07-28`);
-      }
-      const report = await runRolloutScript(
-        {
-          replaceNode: (node, release) => demoFleet.replaceNode(node, release),
-          wait: waitFor,
-          log: say,
-          now: Date.now,
-        },
-        { stepMs: args.stepSeconds * 1_000, signal: stop.signal },
-      );
-      if (report.outcome !== 'aborted') say('The demo keeps running; press Ctrl-C to stop it.');
-    }
-    await abortPromise(stop.signal);
+    await playRollout(store, fleet, registered, args, stop.signal);
     await echo();
     return unexpectedExit.code === null ? 0 : 1;
   } catch (err) {

@@ -83,13 +83,13 @@ it('a node switching SDKs fires ErawatchNonUniform in Alertmanager, and convergi
 
   // Uniform first: nothing fires, and Alertmanager holds no alert of ours.
   const uniform = await runOneCycle(store, balancer.id);
-  expect(uniform.analysis.state).toBe('uniform');
+  expect(uniform.analysis.status).toBe('uniform');
   expect(await alertmanager.alerts([`balancer="shop-mcp"`])).toEqual([]);
 
   // One node moves to the handshake-era SDK: an era split.
   const legacy = await swapPeer(b, 'v1-stateful');
   const split = await runOneCycle(store, balancer.id);
-  expect([split.analysis.state, split.analysis.severity]).toEqual(['non-uniform', 'era-split']);
+  expect([split.analysis.status, split.analysis.severity]).toEqual(['non-uniform', 'era-split']);
   const fired = await pollUntil('ErawatchNonUniform in Alertmanager', 30_000, async () => {
     const alerts = await alertmanager.alerts([`alertname="ErawatchNonUniform"`, `balancer="shop-mcp"`]);
     return alerts.length === 1 ? alerts : null;
@@ -117,7 +117,7 @@ it('a node switching SDKs fires ErawatchNonUniform in Alertmanager, and convergi
   // Back on the modern SDK: converged, so the alert is resolved and Alertmanager no longer lists it.
   await swapPeer(legacy, 'v2-modern');
   const converged = await runOneCycle(store, balancer.id);
-  expect(converged.analysis.state).toBe('uniform');
+  expect(converged.analysis.status).toBe('uniform');
   await pollUntil('the alert resolved in Alertmanager', 30_000, async () => {
     const alerts = await alertmanager.alerts([`balancer="shop-mcp"`]);
     return alerts.length === 0;

@@ -509,7 +509,7 @@ describe('fresh=true against a node that just changed', () => {
     const { runOneCycle } = await import('@/tests/support/cycle');
     const { getStore } = await import('@/db/index');
     const next = await runOneCycle(await getStore({ settings: processSettings() }), id);
-    expect(next.analysis.degraded.map((d) => d.reason)).toEqual(['timeout']);
+    expect(next.analysis.degradedNodes.map((d) => d.reason)).toEqual(['timeout']);
   });
 });
 

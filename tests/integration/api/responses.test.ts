@@ -223,3 +223,131 @@ describe('a stored value that does not parse', () => {
     expect((await call('GET', '/api/v1/balancers/{id}')).status).toBe(200);
   });
 });
+
+describe('an analysis stored before the version field', () => {
+  // As the poller stored it before `v`: the analysis's own names (`state`, `isDegraded`, the nodes under
+  // `degraded`, `at`), and none of the fields that came later.
+  const v1 = (balancerId: string) => ({
+    balancerId,
+    at: 1_000,
+    state: 'non-uniform',
+    severity: 'era-split',
+    partition: [
+      {
+        key: 'k-modern',
+        fingerprint: {
+          era: 'modern',
+          negotiatedVersion: '2026-07-28',
+          supported: ['2026-07-28'],
+          servedEras: 'modern-only',
+          serverName: 'shop',
+          serverVersion: '2.0.0',
+        },
+        nodeIds: ['nod_a'],
+        sampleCount: 0,
+        sampleNodeIds: [],
+      },
+      {
+        key: 'k-legacy',
+        fingerprint: {
+          era: 'legacy',
+          negotiatedVersion: '2025-11-25',
+          supported: ['2025-11-25'],
+          servedEras: 'legacy-only',
+          serverName: 'shop',
+          serverVersion: '1.0.0',
+        },
+        nodeIds: ['nod_b'],
+        sampleCount: 0,
+        sampleNodeIds: [],
+      },
+    ],
+    degraded: [{ nodeId: 'nod_c', url: 'http://127.0.0.1:9/mcp', reason: 'refused', anomaly: null }],
+    unavailableSamples: [{ nodeId: null, url: 'http://127.0.0.1:9/mcp', reason: 'timeout' }],
+    isDegraded: true,
+    flapping: [],
+    cacheHazard: {
+      maxTtlMs: null,
+      availableSamples: 0,
+      contradictingSamples: 0,
+      contradictingShare: null,
+      differingSamples: 0,
+    },
+    gates: [{ revision: '2026-07-28', ready: false, reasons: ['nod_b is legacy'] }],
+    window: null,
+    rolling: false,
+    holdAlerts: false,
+    displayStatus: 'era-split',
+    counts: { nodes: 3, availableNodes: 2, samples: 1, availableSamples: 0 },
+  });
+
+  it('is read in the API names, its missing fields at their defaults; the next write stores the version', async () => {
+    const { getStore } = await import('@/db/index');
+    const { eq } = await import('drizzle-orm');
+    const store = await getStore({ settings: processSettings() });
+    const { balancerStates } = store.t;
+    const where = eq(balancerStates.balancerId, params.id ?? '');
+    const [before] = await store.read((db) =>
+      db
+        .select({ analysis: balancerStates.analysis, analyzedAt: balancerStates.analyzedAt })
+        .from(balancerStates)
+        .where(where),
+    );
+    // What the current poller writes carries the version and the API's names.
+    expect(before?.analysis).toMatchObject({ v: 2, status: 'non-uniform', degraded: true });
+    expect(before?.analysis).not.toHaveProperty('state');
+    await store.write((db) =>
+      db
+        .update(balancerStates)
+        .set({ analysis: v1(params.id ?? '') })
+        .where(where),
+    );
+    try {
+      for (const p of ['/api/v1/balancers/{id}', '/dashboard-data/balancers/{id}']) {
+        const res = await call('GET', p);
+        expect(res.status, JSON.stringify(res.json)).toBe(200);
+        const analysis = (res.json as { analysis: Record<string, unknown> }).analysis;
+        expect(analysis).toMatchObject({
+          status: 'non-uniform',
+          severity: 'era-split',
+          displayStatus: 'era-split',
+          degraded: true,
+          degradedNodes: [
+            {
+              nodeId: 'nod_c',
+              url: 'http://127.0.0.1:9/mcp',
+              reason: 'refused',
+              anomaly: null,
+              authGated: false,
+            },
+          ],
+          unavailableSamples: [
+            { nodeId: null, url: 'http://127.0.0.1:9/mcp', reason: 'timeout', authGated: false },
+          ],
+          reasons: [],
+          unplacedSamples: 0,
+          regionSplit: false,
+          regions: [],
+          regionPartition: [],
+          missingRegions: [],
+          gates: [{ revision: '2026-07-28', ready: false, reasons: ['nod_b is legacy'] }],
+        });
+        // The row's time (a quiet cycle may have moved it on since), not the JSON's.
+        expect(analysis.analyzedAt).toBeGreaterThanOrEqual(before?.analyzedAt ?? Infinity);
+        expect(analysis.partition).toEqual([
+          expect.objectContaining({ key: 'k-modern', toolNames: null, catalogDiff: null }),
+          expect.objectContaining({ key: 'k-legacy', toolNames: null, catalogDiff: null }),
+        ]);
+        for (const old of ['state', 'isDegraded', 'at', 'v', 'balancerId'])
+          expect(analysis).not.toHaveProperty(old);
+      }
+      const detail = routeEntries().find((r) => r.operationId === 'getBalancer');
+      const res = await call('GET', '/api/v1/balancers/{id}');
+      const parsed = (detail?.response as z.ZodType).safeParse(res.json);
+      expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+      expect(parsed.data).toEqual(res.json);
+    } finally {
+      await store.write((db) => db.update(balancerStates).set({ analysis: before?.analysis }).where(where));
+    }
+  });
+});

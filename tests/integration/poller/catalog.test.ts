@@ -75,7 +75,7 @@ describe('catalog drift between real v2 nodes', () => {
     });
     const result = await cycle(bal.id);
     const { analysis } = result;
-    expect(analysis.state).toBe('non-uniform');
+    expect(analysis.status).toBe('non-uniform');
     expect(analysis.severity).toBe('drift');
     expect(analysis.reasons).toEqual(['catalog differs']);
     const nodeIdOf = new Map((await listNodes(store, bal.id)).map((n) => [n.url, n.id]));
@@ -103,7 +103,7 @@ describe('catalog drift between real v2 nodes', () => {
     });
     const before = await toolLists(a);
     const { analysis } = await cycle(bal.id);
-    expect(analysis.state).toBe('uniform');
+    expect(analysis.status).toBe('uniform');
     expect(analysis.partition[0]?.fingerprint.catalogDigest).toBeNull();
     expect(await toolLists(a)).toBe(before);
   }, 60_000);

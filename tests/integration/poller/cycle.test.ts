@@ -52,7 +52,7 @@ describe('a balancer behind a round-robin proxy, real SDK peers', () => {
     });
     const first = await runOneCycle(store, b.id);
     expect(first.probes).toBe(6);
-    expect(first.analysis.state).toBe('non-uniform');
+    expect(first.analysis.status).toBe('non-uniform');
     expect(first.analysis.severity).toBe('era-split');
     expect(first.analysis.counts).toEqual({ nodes: 2, availableNodes: 2, samples: 4, availableSamples: 4 });
     // Samples name their upstream by host:port, which attributes them to the listed nodes themselves.
@@ -101,7 +101,7 @@ describe('a balancer behind a round-robin proxy, real SDK peers', () => {
     expect(r.analysis.counts.samples).toBe(4);
     expect(await listNodes(store, b.id)).toEqual([]);
     // The v1 upstream is not allow-listed here, so it is unavailable: degraded beside, never a split.
-    expect(r.analysis.state).toBe('uniform');
+    expect(r.analysis.status).toBe('uniform');
     expect(r.analysis.unavailableSamples).toHaveLength(2);
     expect(r.analysis.unavailableSamples[0]?.reason).toBe('ambiguous_not_allowlisted');
   });
@@ -142,7 +142,7 @@ describe('one name, several loopback addresses', () => {
       expect(n.state?.verdict.address).toBe(n.address);
     }
     // Both are modern with the same supported revisions from the modern side: uniform.
-    expect(r.analysis.state).toBe('uniform');
+    expect(r.analysis.status).toBe('uniform');
     expect(await a.received()).not.toEqual([]);
     expect(await b2.received()).not.toEqual([]);
 
@@ -152,7 +152,7 @@ describe('one name, several loopback addresses', () => {
         throw new Error('ENOTFOUND');
       },
     });
-    expect(failed.analysis.degraded.map((d) => d.reason)).toEqual(['dns_failed', 'dns_failed']);
+    expect(failed.analysis.degradedNodes.map((d) => d.reason)).toEqual(['dns_failed', 'dns_failed']);
     expect(failed.events.map((e) => e.type).sort()).toEqual([
       'balancer.severity_changed',
       'gate.closed',
@@ -175,10 +175,10 @@ describe('header values from the environment', () => {
       ...wide,
     });
     const r = await runOneCycle(store, b.id, { variables: {} });
-    expect(r.analysis.degraded[0]?.reason).toBe('header_env_missing:ERAWATCH_TEST_UNSET_TOKEN');
+    expect(r.analysis.degradedNodes[0]?.reason).toBe('header_env_missing:ERAWATCH_TEST_UNSET_TOKEN');
     expect(await peer.received()).toEqual([]);
     const ok = await runOneCycle(store, b.id, { variables: { ERAWATCH_TEST_UNSET_TOKEN: 'Bearer x' } });
-    expect(ok.analysis.degraded).toEqual([]);
+    expect(ok.analysis.degradedNodes).toEqual([]);
     // Degraded ends: the level goes back to uniform.
     expect(ok.events.map((e) => e.type)).toEqual([
       'balancer.severity_changed',

@@ -41,7 +41,7 @@ it('a node switched from legacy to modern on the same host:port produces exactly
   await old.stop();
   running.splice(running.indexOf(old), 1);
   const down = await runOneCycle(store, b.id);
-  expect(down.analysis.degraded.map((d) => d.reason)).toEqual(['refused']);
+  expect(down.analysis.degradedNodes.map((d) => d.reason)).toEqual(['refused']);
 
   const upgraded = await startPeer('v2-modern', { port: old.port, name: 'switch-node', version: '2.0.0' });
   running.push(upgraded);

@@ -210,7 +210,7 @@ describe('the poller and the CLI', () => {
     });
     const result = await runOneCycle(env.store, b.id);
     expect(result.analysis.displayStatus).toBe('auth-gated');
-    expect(result.analysis.degraded).toEqual([
+    expect(result.analysis.degradedNodes).toEqual([
       expect.objectContaining({ reason: 'auth_required', authGated: true }),
     ]);
     expect(result.analysis.gates[0]?.reasons).toEqual([
@@ -239,7 +239,7 @@ describe('the poller and the CLI', () => {
       },
     });
     const ok = await runOneCycle(env.store, b.id);
-    expect(ok.analysis.degraded).toEqual([]);
+    expect(ok.analysis.degradedNodes).toEqual([]);
     expect(ok.analysis.displayStatus).toBe('uniform');
     expect((await listNodes(env.store, b.id))[0]?.state).toMatchObject({
       clientEra: 'modern',
@@ -247,7 +247,9 @@ describe('the poller and the CLI', () => {
     });
     delete process.env.ERAWATCH_TEST_OAUTH_SECRET;
     const missing = await runOneCycle(env.store, b.id);
-    expect(missing.analysis.degraded[0]?.reason).toBe('oauth_secret_env_missing:ERAWATCH_TEST_OAUTH_SECRET');
+    expect(missing.analysis.degradedNodes[0]?.reason).toBe(
+      'oauth_secret_env_missing:ERAWATCH_TEST_OAUTH_SECRET',
+    );
   });
 
   it('erawatch probe --oauth-* reads the secret from the named variable and prints the evidence', async () => {

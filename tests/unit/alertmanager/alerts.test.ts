@@ -10,7 +10,7 @@ import {
 } from '@/lib/alertmanager/alerts';
 import type { Fingerprint, PartitionGroup, UnavailableNode } from '@/lib/rollout/types';
 import { analysisViewOf } from '@/lib/schemas/balancer-analysis';
-import type { StoredAnalysisJson } from '@/lib/schemas/snapshot';
+import type { AnalysisFields } from '@/lib/rollout/analysis';
 
 const modern: Fingerprint = {
   era: 'modern',
@@ -29,21 +29,31 @@ const legacy: Fingerprint = {
 };
 
 function group(fp: Fingerprint, nodeIds: string[], sampleCount = 0): PartitionGroup {
-  return { key: fp.era, fingerprint: fp, nodeIds, sampleCount, sampleNodeIds: [] };
+  return {
+    key: fp.era,
+    fingerprint: fp,
+    nodeIds,
+    sampleCount,
+    sampleNodeIds: [],
+    toolNames: null,
+    catalogDiff: null,
+  };
 }
 
 /** An analysis as the poller stores it, read back as the store's edge hands it on. */
-function analysis(over: Partial<StoredAnalysisJson>): BalancerAnalysisView {
+function analysis(over: Partial<AnalysisFields>): BalancerAnalysisView {
   return analysisViewOf(
     {
       balancerId: 'bal_1',
-      at: 1_000,
-      state: 'uniform',
+      analyzedAt: 1_000,
+      status: 'uniform',
       severity: null,
       partition: [group(modern, ['n1', 'n2'])],
-      degraded: [],
+      degradedNodes: [],
       unavailableSamples: [],
-      isDegraded: false,
+      unplacedSamples: 0,
+      reasons: [],
+      degraded: false,
       flapping: [],
       cacheHazard: {
         maxTtlMs: null,
@@ -51,6 +61,7 @@ function analysis(over: Partial<StoredAnalysisJson>): BalancerAnalysisView {
         contradictingSamples: 0,
         contradictingShare: null,
         differingSamples: 0,
+        catalogTtlMs: null,
       },
       gates: [],
       window: null,
@@ -58,6 +69,10 @@ function analysis(over: Partial<StoredAnalysisJson>): BalancerAnalysisView {
       holdAlerts: false,
       displayStatus: 'uniform',
       counts: { nodes: 2, availableNodes: 2, samples: 0, availableSamples: 0 },
+      regionSplit: false,
+      regions: [],
+      regionPartition: [],
+      missingRegions: [],
       ...over,
     },
     null,
@@ -69,6 +84,7 @@ const down = (nodeId: string, reason: string): UnavailableNode => ({
   url: `http://${nodeId}/mcp`,
   reason,
   anomaly: null,
+  authGated: false,
 });
 const labels = { n1: 'http://10.0.0.1/mcp', n2: 'http://10.0.0.2/mcp' };
 const raise = (a: BalancerAnalysisView) =>
@@ -90,8 +106,8 @@ describe('alertsFor', () => {
     deadline: 5_000,
     stuck: false,
   };
-  const split = { state: 'non-uniform' as const, partition: [group(modern, ['n1']), group(legacy, ['n2'])] };
-  it.each<[string, Partial<StoredAnalysisJson>, string[][]]>([
+  const split = { status: 'non-uniform' as const, partition: [group(modern, ['n1']), group(legacy, ['n2'])] };
+  it.each<[string, Partial<AnalysisFields>, string[][]]>([
     ['a uniform healthy balancer raises nothing', {}, []],
     ['era-split is critical', { ...split, severity: 'era-split' }, [['ErawatchNonUniform', 'critical']]],
     ['drift is a warning', { ...split, severity: 'drift' }, [['ErawatchNonUniform', 'warning']]],
@@ -112,26 +128,26 @@ describe('alertsFor', () => {
       'every node down is unavailable',
       {
         partition: [],
-        degraded: [down('n1', 'refused'), down('n2', 'timeout')],
+        degradedNodes: [down('n1', 'refused'), down('n2', 'timeout')],
         counts: { nodes: 2, availableNodes: 0, samples: 0, availableSamples: 0 },
       },
       [['ErawatchBalancerUnavailable', 'critical']],
     ],
     [
       'one node down is only degraded: no alert',
-      { degraded: [down('n2', 'refused')], partition: [group(modern, ['n1'])] },
+      { degradedNodes: [down('n2', 'refused')], partition: [group(modern, ['n1'])] },
       [],
     ],
     [
       'an auth-gated node is its own alert, not unavailable',
-      { partition: [group(modern, ['n1'])], degraded: [down('n2', 'auth_required')] },
+      { partition: [group(modern, ['n1'])], degradedNodes: [down('n2', 'auth_required')] },
       [['ErawatchAuthGated', 'warning']],
     ],
     [
       'every node auth-gated: auth-gated only',
       {
         partition: [],
-        degraded: [down('n1', 'auth_required'), down('n2', 'auth_failed')],
+        degradedNodes: [down('n1', 'auth_required'), down('n2', 'auth_failed')],
         counts: { nodes: 2, availableNodes: 0, samples: 0, availableSamples: 0 },
       },
       [['ErawatchAuthGated', 'warning']],
@@ -140,7 +156,7 @@ describe('alertsFor', () => {
       'all down, some for auth: both',
       {
         partition: [],
-        degraded: [down('n1', 'auth_required'), down('n2', 'refused')],
+        degradedNodes: [down('n1', 'auth_required'), down('n2', 'refused')],
         counts: { nodes: 2, availableNodes: 0, samples: 0, availableSamples: 0 },
       },
       [
@@ -183,8 +199,8 @@ describe('alertsFor: regions', () => {
     ...group(fp, nodeIds),
     regions,
   });
-  const regionSplit = (west: Fingerprint, east: Fingerprint): Partial<StoredAnalysisJson> => ({
-    state: 'non-uniform',
+  const regionSplit = (west: Fingerprint, east: Fingerprint): Partial<AnalysisFields> => ({
+    status: 'non-uniform',
     severity: 'region-split',
     displayStatus: 'region-split',
     partition: [inRegion(west, ['n1'], ['eu-west']), inRegion(east, ['n2'], ['us-east'])],
@@ -210,7 +226,7 @@ describe('alertsFor: regions', () => {
     );
   });
 
-  it.each<[string, Partial<StoredAnalysisJson>, string[][]]>([
+  it.each<[string, Partial<AnalysisFields>, string[][]]>([
     [
       'regions on one era but different versions are a warning',
       regionSplit(modern, { ...modern, serverVersion: '3.0.0' }),
@@ -243,8 +259,8 @@ describe('describePartition', () => {
     const text = describePartition(
       analysis({
         partition: [group(modern, ['n1'], 3)],
-        degraded: [down('n2', 'timeout')],
-        unavailableSamples: [{ nodeId: null, url: 'x', reason: 'timeout' }],
+        degradedNodes: [down('n2', 'timeout')],
+        unavailableSamples: [{ nodeId: null, url: 'x', reason: 'timeout', authGated: false }],
       }),
       labels,
     );
@@ -262,7 +278,7 @@ describe('catalog drift', () => {
       catalogDiff: diff,
     });
     const a = analysis({
-      state: 'non-uniform',
+      status: 'non-uniform',
       severity: 'drift',
       reasons: ['catalog differs'],
       partition: [

@@ -22,13 +22,13 @@ function analysisWith(
   const at = o.at ?? 1_000;
   return {
     balancerId: 'bal_1',
-    at,
-    state: 'uniform',
+    analyzedAt: at,
+    status: 'uniform',
     severity: null,
     partition: [{ key: 'modern', nodeIds: ['nod_1', 'nod_2'] }],
-    degraded: [],
-    isDegraded: false,
-    regions: [{ region: 'default', at, state: 'uniform' }],
+    degradedNodes: [],
+    degraded: false,
+    regions: [{ region: 'default', analyzedAt: at, status: 'uniform' }],
     snapshot: {
       at,
       cycle: o.cycle ?? 3,

@@ -143,10 +143,10 @@ describe('analyzeCycle: state, severity and degradation', () => {
 
   it.each(cases)('$name', (c) => {
     const a = analyzeCycle(cycleInput({ nodes: c.nodes, samples: c.samples ?? [] }));
-    expect(a.state).toBe(c.state);
+    expect(a.status).toBe(c.state);
     expect(a.severity).toBe(c.severity);
-    expect(a.degraded.map((d) => d.nodeId)).toEqual(c.degraded);
-    expect(a.isDegraded).toBe(c.degraded.length > 0 || a.unavailableSamples.length > 0);
+    expect(a.degradedNodes.map((d) => d.nodeId)).toEqual(c.degraded);
+    expect(a.degraded).toBe(c.degraded.length > 0 || a.unavailableSamples.length > 0);
     expect(a.displayStatus).toBe(c.display);
     expect(a.snapshot.state).toBe(c.state);
   });
@@ -164,7 +164,7 @@ describe('analyzeCycle: state, severity and degradation', () => {
         ],
       }),
     );
-    expect(a.degraded).toEqual([
+    expect(a.degradedNodes).toEqual([
       { nodeId: 'n1', url: 'http://127.0.0.1/n1', reason: 'auth_required', anomaly: null, authGated: true },
       {
         nodeId: 'n2',
@@ -205,12 +205,12 @@ describe('analyzeCycle: state, severity and degradation', () => {
         ],
       }),
     );
-    expect(a.state).toBe('uniform');
-    expect(a.degraded).toEqual([]);
+    expect(a.status).toBe('uniform');
+    expect(a.degradedNodes).toEqual([]);
     expect(a.unavailableSamples).toEqual([
       { nodeId: null, url: 'http://lb/mcp', reason: 'reset', authGated: false },
     ]);
-    expect(a.isDegraded).toBe(true);
+    expect(a.degraded).toBe(true);
     expect(a.displayStatus).toBe('degraded');
   });
 });
@@ -269,7 +269,7 @@ describe('analyzeCycle: partition', () => {
         catalogDiff: null,
       },
     ]);
-    expect(a.state).toBe('non-uniform');
+    expect(a.status).toBe('non-uniform');
     expect(a.severity).toBe('era-split');
   });
 
@@ -324,7 +324,7 @@ describe('analyzeCycle: flapping', () => {
     );
     expect(a.flapping.map((f) => f.nodeId)).toEqual(flapping ? ['a'] : []);
     expect(a.displayStatus).toBe(flapping ? 'flapping' : 'uniform');
-    expect(a.state).toBe('uniform');
+    expect(a.status).toBe('uniform');
   });
 
   it('reports how many changes were counted', () => {
@@ -397,7 +397,7 @@ describe('analyzeCycle: cache hazard', () => {
     const a = analyzeCycle(
       cycleInput({ samples: [sample(modernVerdict()), sample(newer), sample(modernVerdict())] }),
     );
-    expect(a.state).toBe('non-uniform');
+    expect(a.status).toBe('non-uniform');
     expect(a.cacheHazard.differingSamples).toBe(1);
     expect(a.cacheHazard.contradictingSamples).toBe(0);
     expect(a.cacheHazard.contradictingShare).toBe(0);
@@ -452,7 +452,7 @@ describe('analyzeCycle: rollout windows', () => {
       label: '6 of 10 nodes on 2026-07-28',
       stuck: false,
     });
-    expect(a.state).toBe('non-uniform');
+    expect(a.status).toBe('non-uniform');
     expect(a.severity).toBe('era-split');
     expect(a.rolling).toBe(true);
     expect(a.holdAlerts).toBe(true);
@@ -470,7 +470,7 @@ describe('analyzeCycle: rollout windows', () => {
 
   it('is stuck past the deadline when uniform on something other than the target', () => {
     const a = analyzeCycle(cycleInput({ nodes: fleet(0, 3), window, at: window.deadline + 1 }));
-    expect(a.state).toBe('uniform');
+    expect(a.status).toBe('uniform');
     expect(a.window).toMatchObject({ status: 'stuck', onTarget: 0, total: 3 });
     expect(a.displayStatus).toBe('stuck');
   });

@@ -49,7 +49,7 @@ describe('the catalog as a fingerprint dimension', () => {
         ],
       }),
     );
-    expect(a.state).toBe('non-uniform');
+    expect(a.status).toBe('non-uniform');
     expect(a.severity).toBe('drift');
     expect(a.reasons).toEqual(['catalog differs']);
     expect(a.partition.map((g) => g.nodeIds)).toEqual([['a', 'b'], ['c']]);
@@ -95,7 +95,7 @@ describe('the catalog as a fingerprint dimension', () => {
       }),
     );
     expect(agree.cacheHazard.catalogTtlMs).toBeNull();
-    expect(agree.state).toBe('uniform');
+    expect(agree.status).toBe('uniform');
   });
 
   it('names every dimension that differs', () => {

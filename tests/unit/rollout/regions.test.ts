@@ -48,11 +48,11 @@ describe('analyzeRegions: the verdict across regions', () => {
       ...base,
       regions: [region('us-east', shopV3), region('eu-west', shopV2)],
     });
-    expect(perRegion.map((r) => [r.region, r.analysis.state])).toEqual([
+    expect(perRegion.map((r) => [r.region, r.analysis.status])).toEqual([
       ['us-east', 'uniform'],
       ['eu-west', 'uniform'],
     ]);
-    expect(combined.state).toBe('non-uniform');
+    expect(combined.status).toBe('non-uniform');
     expect(combined.severity).toBe('region-split');
     expect(combined.displayStatus).toBe('region-split');
     expect(combined.regionSplit).toBe(true);
@@ -65,7 +65,7 @@ describe('analyzeRegions: the verdict across regions', () => {
       ['2.0.0', ['eu-west'], ['eu-west-a', 'eu-west-b']],
       ['3.0.0', ['us-east'], ['us-east-a', 'us-east-b']],
     ]);
-    expect(combined.regions?.map((r) => [r.region, r.state, r.keys.length])).toEqual([
+    expect(combined.regions?.map((r) => [r.region, r.status, r.keys.length])).toEqual([
       ['eu-west', 'uniform', 1],
       ['us-east', 'uniform', 1],
     ]);
@@ -82,7 +82,7 @@ describe('analyzeRegions: the verdict across regions', () => {
       ...base,
       regions: [region('eu-west', shopV2), region('us-east', shopV2)],
     });
-    expect(combined.state).toBe('uniform');
+    expect(combined.status).toBe('uniform');
     expect(combined.severity).toBeNull();
     expect(combined.regionSplit).toBe(false);
     expect(combined.regionPartition).toEqual([
@@ -119,10 +119,10 @@ describe('analyzeRegions: the verdict across regions', () => {
         { region: 'us-east', nodes: [node('us-a', unavailableVerdict('timeout'))], samples: [] },
       ],
     });
-    expect(combined.state).toBe('uniform');
+    expect(combined.status).toBe('uniform');
     expect(combined.regionSplit).toBe(false);
-    expect(combined.isDegraded).toBe(true);
-    expect(combined.degraded.map((d) => [d.nodeId, d.region, d.reason])).toEqual([
+    expect(combined.degraded).toBe(true);
+    expect(combined.degradedNodes.map((d) => [d.nodeId, d.region, d.reason])).toEqual([
       ['us-a', 'us-east', 'timeout'],
     ]);
     expect(combined.gates[0]?.reasons).toEqual(['us-east: 1 node unavailable: us-a (timeout)']);
@@ -135,7 +135,7 @@ describe('analyzeRegions: the verdict across regions', () => {
       expectedRegions: ['eu-west', 'us-east'],
     });
     expect(combined.missingRegions).toEqual(['us-east']);
-    expect(combined.state).toBe('uniform');
+    expect(combined.status).toBe('uniform');
     expect(combined.gates[0]).toEqual({
       revision: MODERN,
       ready: false,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PartitionGroup } from '@/lib/rollout/types';
 import { analysisViewOf, type BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
-import type { StoredAnalysisJson } from '@/lib/schemas/snapshot';
+import type { AnalysisFields } from '@/lib/rollout/analysis';
 import {
   countFleet,
   eraMixOf,
@@ -28,20 +28,24 @@ function group(era: 'modern' | 'legacy', nodeIds: string[], sampleCount = 0): Pa
     nodeIds,
     sampleCount,
     sampleNodeIds: [],
+    toolNames: null,
+    catalogDiff: null,
   };
 }
 
-function analysis(over: Partial<StoredAnalysisJson>): BalancerAnalysisView {
+function analysis(over: Partial<AnalysisFields>): BalancerAnalysisView {
   return analysisViewOf(
     {
       balancerId: 'b1',
-      at: 1_000,
-      state: 'uniform',
+      analyzedAt: 1_000,
+      status: 'uniform',
       severity: null,
       partition: [],
-      degraded: [],
+      degradedNodes: [],
       unavailableSamples: [],
-      isDegraded: false,
+      unplacedSamples: 0,
+      reasons: [],
+      degraded: false,
       flapping: [],
       cacheHazard: {
         maxTtlMs: null,
@@ -49,6 +53,7 @@ function analysis(over: Partial<StoredAnalysisJson>): BalancerAnalysisView {
         contradictingSamples: 0,
         contradictingShare: null,
         differingSamples: 0,
+        catalogTtlMs: null,
       },
       gates: [],
       window: null,
@@ -56,6 +61,10 @@ function analysis(over: Partial<StoredAnalysisJson>): BalancerAnalysisView {
       holdAlerts: false,
       displayStatus: 'uniform',
       counts: { nodes: 0, availableNodes: 0, samples: 0, availableSamples: 0 },
+      regionSplit: false,
+      regions: [],
+      regionPartition: [],
+      missingRegions: [],
       ...over,
     },
     null,
@@ -83,7 +92,7 @@ describe('eraMixOf', () => {
   it('counts nodes per client era and unavailable nodes beside them', () => {
     const a = analysis({
       partition: [group('modern', ['n1', 'n2'], 3), group('legacy', ['n3'], 1)],
-      degraded: [{ nodeId: 'n4', url: 'u', reason: 'timeout', anomaly: null }],
+      degradedNodes: [{ nodeId: 'n4', url: 'u', reason: 'timeout', anomaly: null, authGated: false }],
       counts: { nodes: 4, availableNodes: 3, samples: 4, availableSamples: 4 },
     });
     expect(eraMixOf(a)).toEqual({ modern: 2, legacy: 1, unavailable: 1, authGated: 0 });
@@ -92,9 +101,9 @@ describe('eraMixOf', () => {
   it('counts auth-gated nodes apart from unavailable ones', () => {
     const a = analysis({
       partition: [group('modern', ['n1'], 0)],
-      degraded: [
+      degradedNodes: [
         { nodeId: 'n2', url: 'u', reason: 'auth_required', anomaly: null, authGated: true },
-        { nodeId: 'n3', url: 'u', reason: 'timeout', anomaly: null },
+        { nodeId: 'n3', url: 'u', reason: 'timeout', anomaly: null, authGated: false },
       ],
       counts: { nodes: 3, availableNodes: 1, samples: 0, availableSamples: 0 },
     });
@@ -105,7 +114,7 @@ describe('eraMixOf', () => {
   it('counts samples when the balancer has no directly probed node', () => {
     const a = analysis({
       partition: [group('modern', [], 3), group('legacy', [], 1)],
-      unavailableSamples: [{ nodeId: null, url: 'u', reason: 'refused' }],
+      unavailableSamples: [{ nodeId: null, url: 'u', reason: 'refused', authGated: false }],
       counts: { nodes: 0, availableNodes: 0, samples: 5, availableSamples: 4 },
     });
     expect(eraMixOf(a)).toEqual({ modern: 3, legacy: 1, unavailable: 1, authGated: 0 });
@@ -119,7 +128,7 @@ describe('toFleetRow', () => {
     const r = toFleetRow({
       ...base,
       analysis: analysis({
-        state: 'non-uniform',
+        status: 'non-uniform',
         severity: 'era-split',
         displayStatus: 'rolling',
         rolling: true,
@@ -135,7 +144,7 @@ describe('toFleetRow', () => {
           deadline: 5,
           stuck: false,
         },
-        at: 42,
+        analyzedAt: 42,
       }),
     });
     expect(r).toMatchObject({
