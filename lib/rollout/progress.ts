@@ -82,25 +82,31 @@ function spanFingerprint(s: ProgressSpan, known: ReadonlyMap<string, Fingerprint
   );
 }
 
-export function computeProgress(input: ProgressInput): BalancerProgress {
-  const { now, partition, window } = input;
-  const stallCycles = input.stallCycles ?? DEFAULT_STALL_CYCLES;
-  const known = new Map(partition.map((g) => [g.key, g.fingerprint]));
-  const largest = partition[0] ?? null;
-  const matches = (key: string, fp: Fingerprint): boolean =>
-    window ? matchesTarget(fp, key, window.target) : largest !== null && key === largest.key;
+type Matches = (key: string, fp: Fingerprint) => boolean;
 
-  const available = partition.reduce((n, g) => n + g.nodeIds.length, 0);
-  const onTarget = partition
-    .filter((g) => matches(g.key, g.fingerprint))
-    .reduce((n, g) => n + g.nodeIds.length, 0);
-  const complete = available > 0 && partition.length === 1 && onTarget === available;
+/** Each node's spans, oldest first. */
+function spansByNode(spans: readonly ProgressSpan[]): Map<string, ProgressSpan[]> {
+  const byNode = new Map<string, ProgressSpan[]>();
+  for (const s of spans) {
+    const list = byNode.get(s.nodeId) ?? [];
+    list.push(s);
+    byNode.set(s.nodeId, list);
+  }
+  for (const list of byNode.values()) list.sort((a, b) => a.startedAt - b.startedAt);
+  return byNode;
+}
 
+/** The revision the target stands for: the window's, else the target group's, else the largest group's. */
+function targetRevisionOf(
+  input: ProgressInput,
+  matches: Matches,
+): { targetRevision: string | null; servingTargetRevision: number } {
+  const { partition, window } = input;
   const targetGroup = partition.find((g) => matches(g.key, g.fingerprint)) ?? null;
   const targetRevision =
     (window ? (window.target.negotiatedVersion ?? window.target.supportedIncludes) : undefined) ??
     targetGroup?.fingerprint.negotiatedVersion ??
-    largest?.fingerprint.negotiatedVersion ??
+    partition[0]?.fingerprint.negotiatedVersion ??
     null;
   const servingTargetRevision =
     targetRevision === null
@@ -108,18 +114,17 @@ export function computeProgress(input: ProgressInput): BalancerProgress {
       : partition
           .filter((g) => g.fingerprint.supported.includes(targetRevision))
           .reduce((n, g) => n + g.nodeIds.length, 0);
+  return { targetRevision, servingTargetRevision };
+}
 
-  // Per node, its spans oldest first.
-  const byNode = new Map<string, ProgressSpan[]>();
-  for (const s of input.spans) {
-    const list = byNode.get(s.nodeId) ?? [];
-    list.push(s);
-    byNode.set(s.nodeId, list);
-  }
-  for (const list of byNode.values()) list.sort((a, b) => a.startedAt - b.startedAt);
-  const isOn = (s: ProgressSpan) =>
-    s.clientEra !== 'unavailable' && matches(s.fingerprintKey, spanFingerprint(s, known));
-
+/** The change of the on-target count over the last 10 minutes and hour, read from the spans. */
+function changesOf(
+  input: ProgressInput,
+  byNode: ReadonlyMap<string, ProgressSpan[]>,
+  isOn: (s: ProgressSpan) => boolean,
+  onTarget: number,
+) {
+  const { now } = input;
   /** On-target count at `at`, or null when no node's history reaches back that far. */
   const onTargetAt = (at: number): number | null => {
     let seen = 0;
@@ -144,8 +149,11 @@ export function computeProgress(input: ProgressInput): BalancerProgress {
   const change1h = changeOver(HOUR_MS);
   const recent = change10m ?? change1h;
   const trend: ProgressTrend = recent === null ? 'unknown' : recent > 0 ? 'up' : recent < 0 ? 'down' : 'flat';
+  return { change10m, change1h, trend, baseline };
+}
 
-  // The last time a node moved onto or off the target (an outage is not a move).
+/** The last time a node moved onto or off the target (an outage is not a move). */
+function lastMoveOf(byNode: ReadonlyMap<string, ProgressSpan[]>, isOn: (s: ProgressSpan) => boolean) {
   let lastMoveAt: number | null = null;
   for (const list of byNode.values()) {
     let prev: boolean | null = null;
@@ -157,23 +165,57 @@ export function computeProgress(input: ProgressInput): BalancerProgress {
       prev = on;
     }
   }
+  return lastMoveAt;
+}
 
-  let etaAt: number | null = null;
-  let stalled = false;
-  if (window && !complete) {
-    const remaining = available - onTarget;
-    const elapsed = (periodMs: number) => Math.max(1, now - baseline(periodMs));
-    const rate =
-      change10m !== null && change10m > 0
-        ? change10m / elapsed(TEN_MINUTES_MS)
-        : change1h !== null && change1h > 0
-          ? change1h / elapsed(HOUR_MS)
-          : 0;
-    if (rate > 0 && remaining > 0) etaAt = Math.round(now + remaining / rate);
-    const quietSince = Math.max(lastMoveAt ?? window.openedAt, window.openedAt);
-    stalled = now - quietSince >= stallCycles * input.intervalMs;
-    if (stalled) etaAt = null;
-  }
+/** Inside an open window and not complete: the estimate to uniform at the current rate, or stalled. */
+function estimateOf(
+  input: ProgressInput,
+  p: {
+    remaining: number;
+    change10m: number | null;
+    change1h: number | null;
+    lastMoveAt: number | null;
+    baseline: (periodMs: number) => number;
+  },
+): { etaAt: number | null; stalled: boolean } {
+  const { now, window } = input;
+  if (!window) return { etaAt: null, stalled: false };
+  const stallCycles = input.stallCycles ?? DEFAULT_STALL_CYCLES;
+  const elapsed = (periodMs: number) => Math.max(1, now - p.baseline(periodMs));
+  const rate =
+    p.change10m !== null && p.change10m > 0
+      ? p.change10m / elapsed(TEN_MINUTES_MS)
+      : p.change1h !== null && p.change1h > 0
+        ? p.change1h / elapsed(HOUR_MS)
+        : 0;
+  const quietSince = Math.max(p.lastMoveAt ?? window.openedAt, window.openedAt);
+  const stalled = now - quietSince >= stallCycles * input.intervalMs;
+  const etaAt = !stalled && rate > 0 && p.remaining > 0 ? Math.round(now + p.remaining / rate) : null;
+  return { etaAt, stalled };
+}
+
+export function computeProgress(input: ProgressInput): BalancerProgress {
+  const { partition, window } = input;
+  const known = new Map(partition.map((g) => [g.key, g.fingerprint]));
+  const largest = partition[0] ?? null;
+  const matches: Matches = (key, fp) =>
+    window ? matchesTarget(fp, key, window.target) : largest !== null && key === largest.key;
+
+  const available = partition.reduce((n, g) => n + g.nodeIds.length, 0);
+  const onTarget = partition
+    .filter((g) => matches(g.key, g.fingerprint))
+    .reduce((n, g) => n + g.nodeIds.length, 0);
+  const complete = available > 0 && partition.length === 1 && onTarget === available;
+
+  const byNode = spansByNode(input.spans);
+  const isOn = (s: ProgressSpan) =>
+    s.clientEra !== 'unavailable' && matches(s.fingerprintKey, spanFingerprint(s, known));
+  const { change10m, change1h, trend, baseline } = changesOf(input, byNode, isOn, onTarget);
+  const lastMoveAt = lastMoveOf(byNode, isOn);
+  const { etaAt, stalled } = complete
+    ? { etaAt: null, stalled: false }
+    : estimateOf(input, { remaining: available - onTarget, change10m, change1h, lastMoveAt, baseline });
 
   return {
     basis: window ? 'window' : 'largest-group',
@@ -182,8 +224,7 @@ export function computeProgress(input: ProgressInput): BalancerProgress {
     available,
     share: available === 0 ? 0 : onTarget / available,
     complete,
-    targetRevision,
-    servingTargetRevision,
+    ...targetRevisionOf(input, matches),
     change10m,
     change1h,
     trend,
