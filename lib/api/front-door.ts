@@ -51,10 +51,6 @@ interface FrontDoorState {
    */
   budget: number;
   admitted: number;
-  /** Of those, the requests without credentials (held to `anonymousShare` of the budget). */
-  anonymousAdmitted: number;
-  /** Requests refused by the door in this sample (for lack of a slot or of budget). */
-  refusedNow: number;
   /** Whether requests without credentials are held to their share (not in local mode: nobody has any). */
   shareAnonymous: boolean;
   inFlight: number;
@@ -77,8 +73,6 @@ function state(): FrontDoorState {
     held: [],
     budget: Number.POSITIVE_INFINITY,
     admitted: 0,
-    anonymousAdmitted: 0,
-    refusedNow: 0,
     shareAnonymous: false,
     inFlight: 0,
     anonymousInFlight: 0,
@@ -133,72 +127,35 @@ const MIN_OPEN_SLOTS = 8;
 /** Requests that held their slots longer than this (their median, over a sample) mean too many are admitted. */
 const SLOW_HOLD_MS = 1_000;
 
-/** Never fewer admitted per sample than this. */
-const MIN_BUDGET = 8;
-
-/**
- * What the process did in one sample: requests admitted (given a slot) and refused by the door. A sample that
- * admitted fewer than MIN_BUDGET is quiet: a lag then comes from elsewhere (other processes on a shared CPU, the
- * start-up's first compilations), not from the requests admitted, and admitting fewer would not shorten it.
- */
-export interface SampleLoad {
-  admitted: number;
-  refused: number;
-}
-
-const QUIET: SampleLoad = { admitted: 0, refused: 0 };
-
-function busy(load: SampleLoad): boolean {
-  return load.admitted >= MIN_BUDGET;
-}
-
-/**
- * Whether the door may open up again: the loop is quick, or it keeps up (lag at most LAG_HIGH_MS) and nobody
- * was turned away in the sample (no flood, or the flood is over).
- */
-function mayReopen(lagMs: number, load: SampleLoad): boolean {
-  return lagMs < LAG_LOW_MS || (lagMs <= LAG_HIGH_MS && load.refused === 0);
-}
-
 /**
  * The slots open after one sample. Under overload the time a request waits is not spent waiting for a slot but
  * on the event loop, which every admitted request shares: 32 requests in flight on a starved CPU each took 32
  * times their own work, and so did every request waiting to be parsed behind them. So the slots open follow
- * how the process keeps up with what it admitted: when the loop lags by more than LAG_HIGH_MS in a busy sample
- * (MIN_BUDGET admitted or more), or the requests that finished held their slots for more than SLOW_HOLD_MS
- * (their median), a quarter of the open slots close (never below MIN_OPEN_SLOTS); a lag in a quiet sample
- * closes none. When the loop is quick, or keeps up and refused nobody, and requests finish quickly, one
- * reopens, up to the limit.
+ * how the process keeps up: when the loop lags by more than LAG_HIGH_MS, or the requests that finished held
+ * their slots for more than SLOW_HOLD_MS (their median), a quarter of the open slots close (never below
+ * MIN_OPEN_SLOTS); when the loop is quick and requests finish quickly, one reopens, up to the limit.
  */
-export function openSlotsAfter(
-  open: number,
-  limit: number,
-  lagMs: number,
-  medianHeldMs = 0,
-  load: SampleLoad = { admitted: MIN_BUDGET, refused: 0 },
-): number {
+export function openSlotsAfter(open: number, limit: number, lagMs: number, medianHeldMs = 0): number {
   const floor = Math.min(MIN_OPEN_SLOTS, limit);
-  if ((lagMs > LAG_HIGH_MS && busy(load)) || medianHeldMs > SLOW_HOLD_MS) {
-    return Math.max(floor, Math.floor(open * 0.75));
-  }
-  if (mayReopen(lagMs, load) && medianHeldMs < SLOW_HOLD_MS / 4) return Math.min(limit, open + 1);
+  if (lagMs > LAG_HIGH_MS || medianHeldMs > SLOW_HOLD_MS) return Math.max(floor, Math.floor(open * 0.75));
+  if (lagMs < LAG_LOW_MS && medianHeldMs < SLOW_HOLD_MS / 4) return Math.min(limit, open + 1);
   return Math.max(floor, Math.min(limit, open));
 }
 
+/** Never fewer admitted per sample than this. */
+const MIN_BUDGET = 8;
+
 /**
- * Requests to admit in the next sample: while the loop lags by more than LAG_HIGH_MS in a busy sample, three
- * quarters of what was admitted in it (at least MIN_BUDGET); a lag in a quiet sample lowers nothing, so the
- * first requests after a quiet spell on a loaded machine are not refused. Once the loop is quick, or keeps up
- * and refused nobody, a quarter more each sample, and no bound once it is well above what is admitted.
+ * Requests to admit in the next sample: while the loop lags by more than LAG_HIGH_MS, three quarters of what was
+ * admitted in the last one (at least MIN_BUDGET); once it is quick again, a quarter more each sample, and no
+ * bound once it is well above what is admitted.
  */
-export function budgetAfter(budget: number, lagMs: number, load: SampleLoad = QUIET): number {
-  if (lagMs > LAG_HIGH_MS && busy(load)) {
-    return Math.max(MIN_BUDGET, Math.floor(Math.min(budget, load.admitted) * 0.75));
-  }
-  if (mayReopen(lagMs, load)) {
+export function budgetAfter(budget: number, admitted: number, lagMs: number): number {
+  if (lagMs > LAG_HIGH_MS) return Math.max(MIN_BUDGET, Math.floor(Math.min(budget, admitted) * 0.75));
+  if (lagMs < LAG_LOW_MS) {
     if (!Number.isFinite(budget)) return budget;
     const next = Math.ceil(budget * 1.25) + 1;
-    return next > load.admitted * 4 && next > 1_000 ? Number.POSITIVE_INFINITY : next;
+    return next > admitted * 4 && next > 1_000 ? Number.POSITIVE_INFINITY : next;
   }
   return budget;
 }
@@ -215,37 +172,22 @@ function watchLag(s: FrontDoorState): void {
   s.lagWatch = setInterval(() => {
     const now = performance.now();
     const lag = now - last - LAG_SAMPLE_MS;
-    const load = { admitted: s.admitted, refused: s.refusedNow };
-    s.open = openSlotsAfter(s.open, s.limit, lag, median(s.held), load);
-    s.budget = budgetAfter(s.budget, lag, load);
+    s.open = openSlotsAfter(s.open, s.limit, lag, median(s.held));
+    s.budget = budgetAfter(s.budget, s.admitted, lag);
     s.admitted = 0;
-    s.anonymousAdmitted = 0;
-    s.refusedNow = 0;
     s.held = [];
     last = now;
   }, LAG_SAMPLE_MS);
   s.lagWatch.unref();
 }
 
-/**
- * Takes one slot; null when the slots open or this sample's budget are taken, or, without credentials, their
- * share of either: requests without credentials cannot spend what the admin and token holders need.
- */
+/** Takes one slot; null when the slots open (or, without credentials, the anonymous share) are taken. */
 function takeSlot(s: FrontDoorState, anonymous: boolean): (() => void) | null {
   if (s.limit > 0) {
-    const refused =
-      s.inFlight >= s.open ||
-      s.admitted >= s.budget ||
-      (anonymous &&
-        (s.anonymousInFlight >= anonymousShare(s.limit) ||
-          s.anonymousAdmitted >= Math.max(1, Math.floor(s.budget / 4))));
-    if (refused) {
-      s.refusedNow++;
-      return null;
-    }
+    if (s.inFlight >= s.open || s.admitted >= s.budget) return null;
+    if (anonymous && s.anonymousInFlight >= anonymousShare(s.limit)) return null;
   }
   s.admitted++;
-  if (anonymous) s.anonymousAdmitted++;
   s.inFlight++;
   if (anonymous) s.anonymousInFlight++;
   let released = false;
@@ -364,10 +306,8 @@ export function installFrontDoor(settings: Pick<Settings, 'maxConcurrentRequests
     if (!internal && !isHealthCheck(request.url)) {
       let release: (() => void) | null = null;
       if (isReadiness(request.url)) {
-        if (s.limit > 0 && s.readinessInFlight >= READINESS_SLOTS) {
-          verdict = 'overloaded';
-          s.refusedNow++;
-        } else {
+        if (s.limit > 0 && s.readinessInFlight >= READINESS_SLOTS) verdict = 'overloaded';
+        else {
           s.readinessInFlight++;
           release = () => s.readinessInFlight--;
         }
