@@ -144,6 +144,8 @@ export function openSlotsAfter(open: number, limit: number, lagMs: number, media
 
 /** Never fewer admitted per sample than this. */
 const MIN_BUDGET = 8;
+/** At most this many admitted in the sample after a lagging one that admitted fewer than MIN_BUDGET. */
+const QUIET_LAG_BUDGET = 32;
 
 /**
  * Requests to admit in the next sample: while the loop lags by more than LAG_HIGH_MS, three quarters of what was
@@ -151,7 +153,12 @@ const MIN_BUDGET = 8;
  * bound once it is well above what is admitted.
  */
 export function budgetAfter(budget: number, admitted: number, lagMs: number): number {
-  if (lagMs > LAG_HIGH_MS) return Math.max(MIN_BUDGET, Math.floor(Math.min(budget, admitted) * 0.75));
+  if (lagMs > LAG_HIGH_MS) {
+    // A lag in a quiet sample is not this process's load (another process, the first compilations after
+    // start): the first requests after it are served, and a burst that follows is still not admitted whole.
+    if (admitted < MIN_BUDGET) return Math.min(budget, QUIET_LAG_BUDGET);
+    return Math.max(MIN_BUDGET, Math.floor(Math.min(budget, admitted) * 0.75));
+  }
   if (lagMs < LAG_LOW_MS) {
     if (!Number.isFinite(budget)) return budget;
     const next = Math.ceil(budget * 1.25) + 1;

@@ -492,11 +492,7 @@ async function readCapped(req: Request, cap: number): Promise<Buffer> {
     try {
       next = await reader.read();
     } catch {
-      throw new HttpProblem(
-        408,
-        'body_timeout',
-        'the request body did not arrive: it was cut for arriving too slowly, or the client went away',
-      );
+      throw bodyCut();
     }
     const { done, value } = next;
     if (done) break;
@@ -507,7 +503,19 @@ async function readCapped(req: Request, cap: number): Promise<Buffer> {
     }
     chunks.push(value);
   }
+  // A stream that ended before the declared length was cut (the front door's 408, or the client went away):
+  // it is not a body to handle, and takes no slot.
+  const declared = Number(req.headers.get('content-length') ?? 'NaN');
+  if (Number.isInteger(declared) && size < declared) throw bodyCut();
   return Buffer.concat(chunks);
+}
+
+function bodyCut(): HttpProblem {
+  return new HttpProblem(
+    408,
+    'body_timeout',
+    'the request body did not arrive: it was cut for arriving too slowly, or the client went away',
+  );
 }
 
 /** Parses URL query parameters with `schema`; failures are 400 with a pointer per parameter. */

@@ -34,6 +34,9 @@ describe('budgetAfter', () => {
     expect(budgetAfter(Infinity, 200, 2_500)).toBe(150);
     expect(budgetAfter(150, 150, 2_500)).toBe(112);
     expect(budgetAfter(10, 10, 2_500)).toBe(8);
+    // A lag in a quiet sample (fewer than 8 admitted) lowers it to 32 at most.
+    expect(budgetAfter(Infinity, 0, 2_500)).toBe(32);
+    expect(budgetAfter(20, 3, 2_500)).toBe(20);
     expect(budgetAfter(112, 50, 100)).toBe(112);
     expect(budgetAfter(112, 50, 10)).toBe(141);
     expect(budgetAfter(2_000, 10, 10)).toBe(Infinity);
