@@ -16,6 +16,7 @@ function Bar({ p, height }: { p: BalancerProgressView; height: number }) {
   return (
     <span
       role="progressbar"
+      aria-label={`Nodes on the ${p.basis === 'window' ? 'rollout target' : 'largest group'}: ${p.onTarget} of ${p.available}`}
       aria-valuemin={0}
       aria-valuemax={p.available}
       aria-valuenow={p.onTarget}
