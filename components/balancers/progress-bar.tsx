@@ -97,7 +97,8 @@ export function FleetProgressCell({ progress: p }: { progress: BalancerProgressV
       <span className="mono">
         {p.onTarget}/{p.available}
       </span>
-      <span aria-label={`trend ${p.trend}`}>{t.arrow}</span>
+      <span aria-hidden="true">{t.arrow}</span>
+      <span className="visually-hidden">trend {p.trend}</span>
       {p.stalled ? <span className="muted">stalled</span> : null}
     </span>
   );
