@@ -263,7 +263,7 @@ function FleetRowView({
       </span>
       {/* The rollout's compact progress bar and trend while it is not uniform, else the era mix. */}
       <span role="cell" className="col-mix">
-        {row.progressMeasure && !row.progressMeasure.complete ? (
+        {row.progressMeasure && !row.progressMeasure.complete && row.progressMeasure.available > 0 ? (
           <FleetProgressCell progress={row.progressMeasure} />
         ) : row.progress ? (
           <span title={row.progress}>{row.progress}</span>
