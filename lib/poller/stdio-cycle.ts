@@ -71,7 +71,7 @@ export function createStdioProbe(
   baseEnv: Env,
   transportOptions: Omit<StdioTransportOptions, 'baseEnv'> = {},
 ): StdioProbeFn {
-  // The same variables as the settings were read from (Next's typing of process.env only adds NODE_ENV).
+  // The variables the settings were parsed from, typed as a child's environment (Node's type adds NODE_ENV).
   const launchOptions = { ...transportOptions, baseEnv: { ...baseEnv } as NodeJS.ProcessEnv };
   return async (target, options, signal) => {
     const transport = StdioTransport.launch(stdioSpecOf(target), launchOptions);
