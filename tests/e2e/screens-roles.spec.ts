@@ -2,46 +2,19 @@
 // /login?next=… while the API keeps its 401; the login page says what this server requires; and as a viewer,
 // an operator and an admin every screen passes axe at 360 px (dark) and 1440 px (light) without overflowing.
 import { expect, test, type Page } from '@playwright/test';
-import { freePort, startApp, type RunningApp } from './support/app';
+import type { RunningApp } from './support/app';
 import { lookAt, lookAtPaired, overflowPx } from './support/screens';
-import {
-  OIDC_GROUP_SETTINGS,
-  OIDC_USERS,
-  startOidcProvider,
-  type OidcFixture,
-} from '../support/oidc-provider';
+import { OIDC_USERS } from '../support/oidc-provider';
+import { signInWithSso, startSsoApp, type SsoApp } from './support/sso';
 
 const SECRET = 'e2e-screens-admin-secret-0123456789abcdef';
+let sso: SsoApp;
 let app: RunningApp;
-let provider: OidcFixture;
 let balancerId = '';
 
 test.beforeAll(async () => {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  provider = await startOidcProvider({
-    redirectUris: [`${url}/auth/callback`],
-    postLogoutRedirectUris: [`${url}/login`],
-  });
-  app = await startApp(
-    {
-      ERAWATCH_POLLER: 'off',
-      ERAWATCH_ADMIN_SECRET: SECRET,
-      ERAWATCH_PUBLIC_URL: url,
-      ERAWATCH_OIDC_ISSUER: provider.issuer,
-      ERAWATCH_OIDC_CLIENT_ID: provider.clientId,
-      ERAWATCH_OIDC_CLIENT_SECRET: provider.clientSecret,
-      ...OIDC_GROUP_SETTINGS,
-    },
-    { port },
-  );
-  const res = await fetch(`${app.url}/api/v1/balancers`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'checkout', publicUrl: 'https://mcp.example.test/mcp' }),
-  });
-  expect(res.status).toBe(201);
-  balancerId = ((await res.json()) as { id: string }).id;
+  sso = await startSsoApp(SECRET, { name: 'checkout', publicUrl: 'https://mcp.example.test/mcp' });
+  ({ app, balancerId } = sso);
 });
 
 test.afterEach(async () => {
@@ -52,18 +25,11 @@ test.afterEach(async () => {
 });
 
 test.afterAll(async () => {
-  await app?.stop();
-  await provider?.close();
+  await sso?.stop();
 });
 
-async function signIn(page: Page, sub: string, next = '/'): Promise<void> {
-  await page.goto(`${app.url}/login?next=${encodeURIComponent(next)}`);
-  await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
-  await page.locator('input[name="login"]').fill(sub);
-  await page.locator('input[name="password"]').fill('any password');
-  await page.getByRole('button', { name: 'Sign-in' }).click();
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await expect(page).toHaveURL(`${app.url}${next}`);
+function signIn(page: Page, sub: string, next = '/'): Promise<void> {
+  return signInWithSso(sso, page, sub, next);
 }
 
 test('signed out, pages go to the login page and come back after it; the API keeps its 401', async ({

@@ -4,62 +4,31 @@
 // shows the operator's change of a balancer to the admin, who also ends the viewer's session.
 import { expect, test, type Page } from '@playwright/test';
 import { verifySession } from '@/lib/auth/session';
-import { freePort, screenshotPath, startApp, type RunningApp } from './support/app';
-import {
-  OIDC_GROUP_SETTINGS,
-  OIDC_USERS,
-  startOidcProvider,
-  type OidcFixture,
-} from '../support/oidc-provider';
+import { screenshotPath, type RunningApp } from './support/app';
+import { OIDC_USERS, type OidcFixture } from '../support/oidc-provider';
+import { signInWithSso, startSsoApp, type SsoApp } from './support/sso';
 
 const SECRET = 'e2e-sso-admin-secret-0123456789abcdef';
+let sso: SsoApp;
 let app: RunningApp;
 let provider: OidcFixture;
 let balancerId = '';
 
 test.beforeAll(async () => {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  provider = await startOidcProvider({
-    redirectUris: [`${url}/auth/callback`],
-    postLogoutRedirectUris: [`${url}/login`],
+  sso = await startSsoApp(SECRET, {
+    name: 'checkout',
+    publicUrl: 'https://mcp.example.test/mcp',
+    samplesPerCycle: 4,
   });
-  app = await startApp(
-    {
-      ERAWATCH_POLLER: 'off',
-      ERAWATCH_ADMIN_SECRET: SECRET,
-      ERAWATCH_PUBLIC_URL: url,
-      ERAWATCH_OIDC_ISSUER: provider.issuer,
-      ERAWATCH_OIDC_CLIENT_ID: provider.clientId,
-      ERAWATCH_OIDC_CLIENT_SECRET: provider.clientSecret,
-      ...OIDC_GROUP_SETTINGS,
-    },
-    { port },
-  );
-  const res = await fetch(`${app.url}/api/v1/balancers`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${SECRET}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'checkout', publicUrl: 'https://mcp.example.test/mcp', samplesPerCycle: 4 }),
-  });
-  expect(res.status).toBe(201);
-  balancerId = ((await res.json()) as { id: string }).id;
+  ({ app, provider, balancerId } = sso);
 });
 
 test.afterAll(async () => {
-  await app?.stop();
-  await provider?.close();
+  await sso?.stop();
 });
 
-/** Signs in through the provider's pages as `sub`, as a person would. */
-async function signIn(page: Page, sub: string): Promise<void> {
-  await page.goto(`${app.url}/login`);
-  await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
-  await expect(page).toHaveURL(new RegExp(`^${provider.issuer}`));
-  await page.locator('input[name="login"]').fill(sub);
-  await page.locator('input[name="password"]').fill('any password');
-  await page.getByRole('button', { name: 'Sign-in' }).click();
-  await page.getByRole('button', { name: 'Continue' }).click();
-  await expect(page).toHaveURL(`${app.url}/`);
+function signIn(page: Page, sub: string, next = '/'): Promise<void> {
+  return signInWithSso(sso, page, sub, next);
 }
 
 /** A write from the signed-in page's own session, as the dashboard sends it. */
