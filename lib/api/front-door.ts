@@ -88,6 +88,17 @@ function isHealthCheck(url: string | undefined): boolean {
   return url === '/healthz' || (url?.startsWith('/healthz?') ?? false);
 }
 
+/**
+ * The build's own files (scripts, styles, fonts, the icon): read from disk, the same for everyone, and what most
+ * of a page load is. They hold no slot, so a page that was let in is never half-loaded by its own assets.
+ */
+function isStaticAsset(url: string | undefined): boolean {
+  return (
+    url !== undefined &&
+    (url.startsWith('/_next/static/') || /^\/(?:favicon\.ico|icon\.svg)(?:\?|$)/.test(url))
+  );
+}
+
 function isReadiness(url: string | undefined): boolean {
   return url === '/readyz' || (url?.startsWith('/readyz?') ?? false);
 }
@@ -149,8 +160,9 @@ const QUIET_LAG_BUDGET = 32;
 
 /**
  * Requests to admit in the next sample: while the loop lags by more than LAG_HIGH_MS, three quarters of what was
- * admitted in the last one (at least MIN_BUDGET); once it is quick again, a quarter more each sample, and no
- * bound once it is well above what is admitted.
+ * admitted in the last one (at least MIN_BUDGET); once it is below that again, a quarter more each sample (a
+ * loaded machine rarely gives a quiet loop, and the admitted load is answered in time), and no bound once it is
+ * well above what is admitted and the loop is quick.
  */
 export function budgetAfter(budget: number, admitted: number, lagMs: number): number {
   if (lagMs > LAG_HIGH_MS) {
@@ -159,12 +171,9 @@ export function budgetAfter(budget: number, admitted: number, lagMs: number): nu
     if (admitted < MIN_BUDGET) return Math.min(budget, QUIET_LAG_BUDGET);
     return Math.max(MIN_BUDGET, Math.floor(Math.min(budget, admitted) * 0.75));
   }
-  if (lagMs < LAG_LOW_MS) {
-    if (!Number.isFinite(budget)) return budget;
-    const next = Math.ceil(budget * 1.25) + 1;
-    return next > admitted * 4 && next > 1_000 ? Number.POSITIVE_INFINITY : next;
-  }
-  return budget;
+  if (!Number.isFinite(budget)) return budget;
+  const next = Math.ceil(budget * 1.25) + 1;
+  return lagMs < LAG_LOW_MS && next > admitted * 4 && next > 1_000 ? Number.POSITIVE_INFINITY : next;
 }
 
 function median(values: number[]): number {
@@ -310,7 +319,7 @@ export function installFrontDoor(settings: Pick<Settings, 'maxConcurrentRequests
     // This process's own server-side reads of its API run inside a page request that already holds a slot.
     const internal = request.headers[INTERNAL_REQUEST_HEADER] === internalRequestNonce();
     delete request.headers[INTERNAL_REQUEST_HEADER];
-    if (!internal && !isHealthCheck(request.url)) {
+    if (!internal && !isHealthCheck(request.url) && !isStaticAsset(request.url)) {
       let release: (() => void) | null = null;
       if (isReadiness(request.url)) {
         if (s.limit > 0 && s.readinessInFlight >= READINESS_SLOTS) verdict = 'overloaded';

@@ -195,6 +195,10 @@ describe('with an admin secret', () => {
       // /healthz is never refused for load, and /readyz has slots of its own.
       expect((await send(server, '/healthz')).status).toBe(200);
       expect([200, 503]).toContain((await send(server, '/readyz')).status);
+      // The build's own files hold no slot: a page that was let in loads its scripts.
+      const chunk = fs.readdirSync(path.join(root, '.next/static/chunks')).find((f) => f.endsWith('.js'));
+      const asset = await send(server, `/_next/static/chunks/${chunk ?? 'missing.js'}`);
+      expect(asset.status).toBe(200);
     } finally {
       for (const r of held) r.destroy();
     }
