@@ -19,6 +19,7 @@ describe('bodyFromForm', () => {
       name: 'edge',
       publicUrl: 'http://127.0.0.1:9/mcp',
       nodeUrls: ['http://127.0.0.1:1/mcp', 'http://127.0.0.1:2/mcp'],
+      nodeNames: {},
       resolveDns: false,
       allowLegacy: false,
       auditLegacy: false,
@@ -31,6 +32,27 @@ describe('bodyFromForm', () => {
       tlsCa: null,
       auth: null,
     });
+  });
+
+  it('sends a node line with a name after its URL as { url, name }, and shows stored names that way', () => {
+    const body = bodyFromForm({
+      ...EMPTY_FORM,
+      nodeUrls: 'http://127.0.0.1:1/mcp   search-1 (eu)\nhttp://127.0.0.1:2/mcp',
+    });
+    expect(body.nodeUrls).toEqual([
+      { url: 'http://127.0.0.1:1/mcp', name: 'search-1 (eu)' },
+      'http://127.0.0.1:2/mcp',
+    ]);
+    // Names live on the lines: one taken off a line must not survive in the stored names.
+    expect(body.nodeNames).toEqual({});
+    const placed = placeErrors(
+      problemFromBody(
+        422,
+        { title: 'x', errors: [{ pointer: '/nodeUrls/0/name', detail: 'must be at most 80 characters' }] },
+        'x',
+      ),
+    );
+    expect(placed.fields.nodeUrls).toBe('line 1: must be at most 80 characters');
   });
 
   it('sends the CA bundle as typed (trimmed), and null for the system roots', () => {
