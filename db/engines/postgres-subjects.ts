@@ -227,7 +227,16 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
   const inserted = w.newNodes.map((n) => {
     const seq = takeSeq();
     seqs.set(n.id, seq);
-    return { id: n.id, k: n.key, q: seq, o: n.origin, u: n.url, a: n.address, sb: n.servedBy, nm: n.name ?? null };
+    return {
+      id: n.id,
+      k: n.key,
+      q: seq,
+      o: n.origin,
+      u: n.url,
+      a: n.address,
+      sb: n.servedBy,
+      nm: n.name ?? null,
+    };
   });
   if (inserted.length > 0)
     b.push(sql`INSERT INTO nodes (id, balancer_id, key, seq, origin, url, address, served_by, name, created_at,

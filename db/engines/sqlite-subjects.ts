@@ -159,7 +159,19 @@ export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite, regi
   for (const n of w.newNodes) {
     const seq = takeSeq();
     seqs.set(n.id, seq);
-    s.insertNode.run(n.id, w.balancerId, n.key, seq, n.origin, n.url, n.address, n.servedBy, n.name ?? null, w.at, w.at);
+    s.insertNode.run(
+      n.id,
+      w.balancerId,
+      n.key,
+      seq,
+      n.origin,
+      n.url,
+      n.address,
+      n.servedBy,
+      n.name ?? null,
+      w.at,
+      w.at,
+    );
   }
   for (const r of w.renamed ?? []) s.renameNode.run(r.name, r.nodeId);
   for (const r of w.results) {

@@ -141,9 +141,9 @@ export const NodeName = z
 export const NodeEntry = z.union(
   [
     httpUrl,
-    z
-      .strictObject({ url: httpUrl, name: NodeName })
-      .meta({ description: 'a node URL with its display name, e.g. { url: http://10.0.0.5/mcp, name: search-3 }' }),
+    z.strictObject({ url: httpUrl, name: NodeName }).meta({
+      description: 'a node URL with its display name, e.g. { url: http://10.0.0.5/mcp, name: search-3 }',
+    }),
   ],
   { error: 'must be a node URL, or { url, name }' },
 );
@@ -155,18 +155,13 @@ export const entryUrl = (e: NodeEntry): string => (typeof e === 'string' ? e : e
 const balancerFields = {
   name: BalancerName,
   publicUrl: httpUrl,
-  nodeUrls: z
-    .array(NodeEntry)
-    .max(1000, 'at most 1000 node URLs')
-    .default([])
-    .meta({ description: 'the nodes to probe directly: each a URL, or { url, name } to give it a display name' }),
-  nodeNames: z
-    .record(z.string(), NodeName)
-    .optional()
-    .meta({
-      description:
-        'display names of listed nodes by URL (as the API shows them); a name given in nodeUrls wins; each key must be in nodeUrls',
-    }),
+  nodeUrls: z.array(NodeEntry).max(1000, 'at most 1000 node URLs').default([]).meta({
+    description: 'the nodes to probe directly: each a URL, or { url, name } to give it a display name',
+  }),
+  nodeNames: z.record(z.string(), NodeName).optional().meta({
+    description:
+      'display names of listed nodes by URL (as the API shows them); a name given in nodeUrls wins; each key must be in nodeUrls',
+  }),
   resolveDns: z.boolean().default(false),
   samplesPerCycle: z.int().min(0).max(50).default(4),
   intervalMs: z.int().min(1_000).max(86_400_000).default(30_000),
