@@ -32,6 +32,8 @@ export interface NewNode {
   url: string;
   address: string | null;
   servedBy: string | null;
+  /** Its display name (nodes.name); null or absent when none is known. */
+  name?: string | null;
 }
 
 export interface NodeResult {
@@ -50,6 +52,8 @@ export interface CycleWrite {
   balancerId: string;
   at: number;
   newNodes: NewNode[];
+  /** Known nodes whose display name changed this cycle (a new node's is in `newNodes`). */
+  renamed?: Array<{ nodeId: string; name: string | null }>;
   results: NodeResult[];
   /** The balancer's analysis to store: this region's combined with the others' (see storeRegionAnalysis). */
   analysis: BalancerAnalysis;

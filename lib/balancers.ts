@@ -1,9 +1,14 @@
 // Registering a balancer and changing it: its fields are validated and defaulted here (the contract in
 // lib/schemas/balancer), a change's merged settings validated as a whole; the store keeps what it is given.
 import type { Store } from '@/db';
-import { insertBalancer, updateBalancerSettings, type Balancer } from '@/db/queries/balancers';
+import {
+  insertBalancer,
+  updateBalancerSettings,
+  type Balancer,
+  type StoredBalancerSettings,
+} from '@/db/queries/balancers';
 import { parseInput, parsePatch } from '@/lib/schemas/common';
-import { CreateBalancerInput, UpdateBalancerInput } from '@/lib/schemas/balancer';
+import { CreateBalancerInput, UpdateBalancerInput, entryUrl } from '@/lib/schemas/balancer';
 
 /** Validates and stores a new balancer. Bad input: ValidationError; a name taken: ConflictError. */
 export function createBalancer(
@@ -12,6 +17,24 @@ export function createBalancer(
   now: number = Date.now(),
 ): Promise<Balancer> {
   return insertBalancer(store, parseInput(CreateBalancerInput, input), now);
+}
+
+/**
+ * A change merged over the current settings. A new node list without `nodeNames` keeps the names of the URLs
+ * it still lists (a name given with a URL in the list wins); `nodeNames` sent replaces them all.
+ */
+function mergeChanges(
+  current: StoredBalancerSettings,
+  changes: Partial<UpdateBalancerInput>,
+): Record<string, unknown> {
+  const merged: Record<string, unknown> = { ...current, ...changes };
+  if (changes.nodeUrls !== undefined && changes.nodeNames === undefined) {
+    const listed = new Set(changes.nodeUrls.map(entryUrl));
+    merged.nodeNames = Object.fromEntries(
+      Object.entries(current.nodeNames).filter(([url]) => listed.has(url)),
+    );
+  }
+  return merged;
 }
 
 /**
@@ -28,7 +51,7 @@ export function updateBalancer(
   return updateBalancerSettings(
     store,
     id,
-    (current) => parseInput(CreateBalancerInput, { ...current, ...changes }),
+    (current) => parseInput(CreateBalancerInput, mergeChanges(current, changes)),
     now,
   );
 }

@@ -110,7 +110,7 @@ export function BalancerForm({ mode, initial, id }: Props) {
         field="nodeUrls"
         label="Node URLs"
         error={errors.fields.nodeUrls}
-        help="Optional: one URL per line, each node behind the balancer probed directly."
+        help="Optional: one URL per line, each node behind the balancer probed directly; a name after the URL (https://10.0.0.5/mcp search-3) is what the dashboard calls it."
       >
         <textarea
           rows={4}

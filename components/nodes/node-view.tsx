@@ -22,6 +22,31 @@ import {
 } from '@/lib/ui/evidence';
 import { isEra, presentCheck, presentEra, presentVerdict, type Presentation } from '@/lib/ui/presentation';
 
+/** Under a named node's title, the URL (and address) it is probed at: the name never hides where it is. */
+function NodeAddress({ n }: { n: NodeDetail }) {
+  if (!n.name) return null;
+  return (
+    <p className="sub" style={{ marginTop: -6 }}>
+      <span className="muted">URL </span>
+      <a className="mono" href={n.url} target="_blank" rel="noopener noreferrer" data-testid="node-url">
+        {n.url}
+      </a>
+      {n.origin === 'dns' && n.address ? (
+        <>
+          {' '}
+          <span className="muted">at address</span> <span className="mono">{n.address}</span>
+        </>
+      ) : null}
+      {n.origin === 'sample' && n.servedBy ? (
+        <>
+          {' '}
+          <span className="muted">· served-by</span> <span className="mono">{n.servedBy}</span>
+        </>
+      ) : null}
+    </p>
+  );
+}
+
 function stamp(at: number): string {
   return new Date(at).toISOString().replace('T', ' ').slice(0, 19) + ' UTC';
 }
@@ -47,11 +72,12 @@ export function NodeView({ id }: { id: string }) {
         / node
       </div>
       <div className="page-head">
-        <h1 className="mono" style={{ fontSize: 16 }}>
+        <h1 className="mono" style={{ fontSize: 16 }} data-testid="node-title">
           {nodeLabel(n)}
         </h1>
         <VerdictHead verdict={v} testId="node-verdict" />
       </div>
+      <NodeAddress n={n} />
       {node.error ? <LoadError error={node.error} what="the latest state" /> : null}
       {v ? (
         <>

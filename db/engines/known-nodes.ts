@@ -23,6 +23,8 @@ export type KnownNodeRow = {
   consecutiveFailures: number | null;
   /** The latest probe's time in the region (the ticks row). */
   probedAt: number | null;
+  /** The node's display name as stored (nodes.name). */
+  name: string | null;
 };
 
 /** The columns of one tuple, in order: both engines' statements name them in this order. */
@@ -41,6 +43,7 @@ export type KnownNodeTuple = [
   number | null,
   number | null,
   number | null,
+  string | null,
 ];
 
 export function knownNodesFromJson(text: string | null | undefined): KnownNodeRow[] {
@@ -60,6 +63,7 @@ export function knownNodesFromJson(text: string | null | undefined): KnownNodeRo
     failures: t[11],
     consecutiveFailures: t[12],
     probedAt: t[13],
+    name: t[14],
   }));
 }
 
@@ -79,7 +83,7 @@ export async function postgresKnownNodeRows(
   const rows = await db.execute<KnownNodeRow>(sql`SELECT n.id, n.seq, n.key, n.origin, n.address,
       n.last_seen_at AS "lastSeenAt", s.fingerprint_key AS "fingerprintKey", s.verdict_digest AS "verdictDigest",
       s.last_available_key AS "lastAvailableKey", s.fingerprint_since AS "fingerprintSince", k.probes,
-      k.failures, k.consecutive_failures AS "consecutiveFailures", k.probed_at AS "probedAt"
+      k.failures, k.consecutive_failures AS "consecutiveFailures", k.probed_at AS "probedAt", n.name
     FROM nodes n
     LEFT JOIN LATERAL (SELECT fingerprint_key, verdict_digest, last_available_key, fingerprint_since
       FROM subject_states WHERE subject_id = n.id AND region = ${region} LIMIT 1) s ON true

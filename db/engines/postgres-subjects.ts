@@ -227,12 +227,28 @@ export async function postgresWriteCycle(tx: Tx, w: CycleWrite, regionId = 0): P
   const inserted = w.newNodes.map((n) => {
     const seq = takeSeq();
     seqs.set(n.id, seq);
-    return { id: n.id, k: n.key, q: seq, o: n.origin, u: n.url, a: n.address, sb: n.servedBy };
+    return {
+      id: n.id,
+      k: n.key,
+      q: seq,
+      o: n.origin,
+      u: n.url,
+      a: n.address,
+      sb: n.servedBy,
+      nm: n.name ?? null,
+    };
   });
   if (inserted.length > 0)
-    b.push(sql`INSERT INTO nodes (id, balancer_id, key, seq, origin, url, address, served_by, created_at, last_seen_at)
-      SELECT x.id, ${w.balancerId}, x.k, x.q, x.o, x.u, x.a, x.sb, ${w.at}, ${w.at}
-      FROM jsonb_to_recordset(${rows(inserted)}::jsonb) AS x(id text, k text, q int, o text, u text, a text, sb text)`);
+    b.push(sql`INSERT INTO nodes (id, balancer_id, key, seq, origin, url, address, served_by, name, created_at,
+        last_seen_at)
+      SELECT x.id, ${w.balancerId}, x.k, x.q, x.o, x.u, x.a, x.sb, x.nm, ${w.at}, ${w.at}
+      FROM jsonb_to_recordset(${rows(inserted)}::jsonb)
+        AS x(id text, k text, q int, o text, u text, a text, sb text, nm text)`);
+  if ((w.renamed ?? []).length > 0)
+    b.push(sql`UPDATE nodes SET name = x.nm
+      FROM jsonb_to_recordset(${rows((w.renamed ?? []).map((r) => ({ id: r.nodeId, nm: r.name })))}::jsonb)
+        AS x(id text, nm text)
+      WHERE nodes.id = x.id`);
   const renumbered: Array<{ id: string; q: number }> = [];
   const seen: string[] = [];
   const folds: Array<{ k: number; lo: number; m0: number }> = [];

@@ -30,7 +30,7 @@ function readsFor(sqlite: Database.Database): Reads {
         .prepare(
           `SELECT json_group_array(json_array(n.id, n.seq, n.key, n.origin, n.address, n.last_seen_at,
              s.fingerprint_key, s.verdict_digest, s.last_available_key, s.fingerprint_since, k.probes,
-             k.failures, k.consecutive_failures, k.probed_at))
+             k.failures, k.consecutive_failures, k.probed_at, n.name))
            FROM nodes n LEFT JOIN subject_states s ON s.subject_id = n.id AND s.region = @region
              LEFT JOIN subject_ticks k ON k.subject_id = n.id AND k.region = @region
            WHERE n.balancer_id = @balancer`,

@@ -21,6 +21,7 @@ interface Statements {
   maxSeq: Database.Statement;
   setSeq: Database.Statement;
   touchNode: Database.Statement;
+  renameNode: Database.Statement;
   prior: Database.Statement;
   upsertState: Database.Statement;
   upsertTicks: Database.Statement;
@@ -54,9 +55,11 @@ function statementsFor(sqlite: Database.Database): Statements {
   });
   const s: Statements = {
     insertNode: sqlite.prepare(
-      `INSERT INTO nodes (id, balancer_id, key, seq, origin, url, address, served_by, created_at, last_seen_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO nodes (id, balancer_id, key, seq, origin, url, address, served_by, name, created_at,
+         last_seen_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ),
+    renameNode: sqlite.prepare('UPDATE nodes SET name = ? WHERE id = ?'),
     maxSeq: sqlite.prepare('SELECT coalesce(max(seq), 0) AS seq FROM nodes'),
     setSeq: sqlite.prepare('UPDATE nodes SET seq = ? WHERE id = ?'),
     touchNode: sqlite.prepare('UPDATE nodes SET last_seen_at = ? WHERE id = ?'),
@@ -156,8 +159,21 @@ export function sqliteWriteProbes(sqlite: Database.Database, w: ProbeWrite, regi
   for (const n of w.newNodes) {
     const seq = takeSeq();
     seqs.set(n.id, seq);
-    s.insertNode.run(n.id, w.balancerId, n.key, seq, n.origin, n.url, n.address, n.servedBy, w.at, w.at);
+    s.insertNode.run(
+      n.id,
+      w.balancerId,
+      n.key,
+      seq,
+      n.origin,
+      n.url,
+      n.address,
+      n.servedBy,
+      n.name ?? null,
+      w.at,
+      w.at,
+    );
   }
+  for (const r of w.renamed ?? []) s.renameNode.run(r.name, r.nodeId);
   for (const r of w.results) {
     let seq = r.seq ?? seqs.get(r.nodeId);
     if (seq === undefined) {

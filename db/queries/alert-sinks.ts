@@ -253,6 +253,7 @@ export async function readAlertSubjects(store: Store): Promise<AlertSubjectRow[]
         url: nodes.url,
         servedBy: nodes.servedBy,
         address: nodes.address,
+        name: nodes.name,
       })
       .from(nodes)
       .where(

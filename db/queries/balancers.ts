@@ -34,6 +34,7 @@ export function toBalancer(row: BalancerRow): Balancer {
     name: row.name,
     publicUrl: row.publicUrl,
     nodeUrls: row.nodeUrls,
+    nodeNames: row.nodeNames,
     resolveDns: row.resolveDns,
     samplesPerCycle: row.samplesPerCycle,
     intervalMs: row.intervalMs,

@@ -85,6 +85,7 @@ export async function readNodeSummaries(store: Store, balancerId: string): Promi
       url: n.url,
       address: n.address,
       servedBy: n.servedBy,
+      name: n.name,
       state: st
         ? {
             ...(st.region !== undefined ? { region: st.region } : {}),
@@ -120,6 +121,7 @@ export async function readNodeIdentities(
         url: nodes.url,
         servedBy: nodes.servedBy,
         address: nodes.address,
+        name: nodes.name,
       })
       .from(nodes)
       .where(inArray(nodes.id, [...ids])),

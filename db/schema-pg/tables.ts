@@ -29,6 +29,11 @@ export const balancers = pgTable('balancers', {
   name: text('name').notNull().unique(),
   publicUrl: text('public_url').notNull(),
   nodeUrls: jsonb('node_urls').$type<string[]>().notNull(),
+  /** Names configured for listed node URLs, by URL. */
+  nodeNames: jsonb('node_names')
+    .$type<Record<string, string>>()
+    .notNull()
+    .default(sql`'{}'::jsonb`),
   resolveDns: boolean('resolve_dns').notNull(),
   samplesPerCycle: integer('samples_per_cycle').notNull(),
   intervalMs: integer('interval_ms').notNull(),
@@ -72,6 +77,8 @@ export const nodes = pgTable(
     url: text('url').notNull(),
     address: text('address'),
     servedBy: text('served_by'),
+    /** The display name: as configured for a listed node, else the attribution (x-served-by-style) value, else the reverse-DNS name for a DNS node; null: none known. */
+    name: text('name'),
     createdAt: bigint('created_at', { mode: 'number' }).notNull(),
     lastSeenAt: bigint('last_seen_at', { mode: 'number' }).notNull(),
   },

@@ -26,6 +26,11 @@ export const balancers = sqliteTable('balancers', {
   name: text('name').notNull().unique(),
   publicUrl: text('public_url').notNull(),
   nodeUrls: text('node_urls', { mode: 'json' }).$type<string[]>().notNull(),
+  /** Names configured for listed node URLs, by URL. */
+  nodeNames: text('node_names', { mode: 'json' })
+    .$type<Record<string, string>>()
+    .notNull()
+    .default(sql`'{}'`),
   resolveDns: integer('resolve_dns', { mode: 'boolean' }).notNull(),
   samplesPerCycle: integer('samples_per_cycle').notNull(),
   intervalMs: integer('interval_ms').notNull(),
@@ -69,6 +74,8 @@ export const nodes = sqliteTable(
     url: text('url').notNull(),
     address: text('address'),
     servedBy: text('served_by'),
+    /** The display name: as configured for a listed node, else the attribution (x-served-by-style) value, else the reverse-DNS name for a DNS node; null: none known. */
+    name: text('name'),
     createdAt: integer('created_at').notNull(),
     lastSeenAt: integer('last_seen_at').notNull(),
   },

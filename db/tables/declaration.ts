@@ -130,6 +130,11 @@ export const TABLES = {
       name: text('name', { ...nn, unique: true }),
       publicUrl: text('public_url', nn),
       nodeUrls: json('node_urls', 'string[]', nn),
+      nodeNames: json('node_names', 'Record<string, string>', {
+        ...nn,
+        default: { sql: { sqlite: `'{}'`, pg: `'{}'::jsonb` } },
+        doc: 'Names configured for listed node URLs, by URL.',
+      }),
       resolveDns: bool('resolve_dns', nn),
       samplesPerCycle: int('samples_per_cycle', nn),
       intervalMs: int('interval_ms', nn),
@@ -176,6 +181,9 @@ export const TABLES = {
       url: text('url', nn),
       address: text('address'),
       servedBy: text('served_by'),
+      name: text('name', {
+        doc: 'The display name: as configured for a listed node, else the attribution (x-served-by-style) value, else the reverse-DNS name for a DNS node; null: none known.',
+      }),
       createdAt: big('created_at', nn),
       lastSeenAt: big('last_seen_at', nn),
     },

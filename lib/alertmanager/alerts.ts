@@ -84,6 +84,63 @@ function summaryOf(name: AlertName, subject: AlertSubject): string {
   }
 }
 
+/** The longest `node` label value sent: a name is at most 80 characters, a URL label may be longer. */
+export const NODE_LABEL_MAX = 200;
+
+/**
+ * A label value as Alertmanager takes it: valid UTF-8 (a lone surrogate becomes U+FFFD), control characters
+ * escaped (`\xNN`), at most NODE_LABEL_MAX characters (the last one `…` when cut).
+ */
+export function labelValue(value: string): string {
+  let out = '';
+  for (const ch of value) {
+    const c = ch.charCodeAt(0);
+    const shown =
+      c < 0x20 || (c >= 0x7f && c <= 0x9f)
+        ? `\\x${c.toString(16).padStart(2, '0')}`
+        : c >= 0xd800 && c <= 0xdfff && ch.length === 1
+          ? '\uFFFD'
+          : ch;
+    if (out.length + shown.length > NODE_LABEL_MAX - 1) return `${out}…`;
+    out += shown;
+  }
+  return out;
+}
+
+/** The nodes an alert is about, by id: the odd ones out, the down ones or the refused ones. */
+function concernedNodes(name: AlertName, a: BalancerAnalysisView): string[] {
+  switch (name) {
+    case 'ErawatchNonUniform': {
+      // The nodes outside the one largest group; with no single largest group every node is in question.
+      const sizes = a.partition.map((g) => g.nodeIds.length).sort((x, y) => y - x);
+      if (sizes.length < 2 || sizes[0] === sizes[1]) return [];
+      const largest = Math.max(...sizes);
+      return a.partition.filter((g) => g.nodeIds.length < largest).flatMap((g) => g.nodeIds);
+    }
+    case 'ErawatchBalancerUnavailable':
+      return a.degradedNodes.map((d) => d.nodeId);
+    case 'ErawatchAuthGated':
+      return a.degradedNodes.filter((d) => AUTH_REASONS.has(d.reason)).map((d) => d.nodeId);
+    default:
+      return [];
+  }
+}
+
+/**
+ * What an alert says about its nodes: one node is its `node` label (an alert per node that is in question,
+ * as Alertmanager groups and silences by label); several are named in the `nodes` annotation.
+ */
+function nodeParts(
+  name: AlertName,
+  subject: AlertSubject,
+): { labels: Record<string, string>; annotations: Record<string, string> } {
+  const ids = [...new Set(concernedNodes(name, subject.analysis))];
+  const names = ids.map((id) => subject.nodeLabels[id] ?? id);
+  if (names.length === 1) return { labels: { node: labelValue(names[0] ?? '') }, annotations: {} };
+  if (names.length > 1) return { labels: {}, annotations: { nodes: listIds(names.map(labelValue), 10) } };
+  return { labels: {}, annotations: {} };
+}
+
 function firingNames(
   a: BalancerAnalysisView,
 ): Array<{ name: AlertName; severity: string; extra: Record<string, string> }> {
@@ -126,18 +183,20 @@ export function alertsFor(subject: AlertSubject, baseUrl: string): DesiredAlert[
   const url = dashboardUrl(baseUrl, subject.balancerId);
   const partition = describePartition(subject.analysis, subject.nodeLabels);
   return firingNames(subject.analysis).map(({ name, severity, extra }) => {
+    const nodes = nodeParts(name, subject);
     const labels = {
       alertname: name,
       balancer: subject.balancerName,
       severity,
       ...extra,
+      ...nodes.labels,
     };
     return {
       balancerId: subject.balancerId,
       alertname: name,
       fingerprint: labelFingerprint(labels),
       labels,
-      annotations: { summary: summaryOf(name, subject), partition, dashboard: url },
+      annotations: { summary: summaryOf(name, subject), partition, dashboard: url, ...nodes.annotations },
       generatorUrl: url,
     };
   });

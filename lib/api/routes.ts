@@ -6,7 +6,7 @@
 // The key of each entry is its operationId. `access` is the one field that says who may call it.
 import { z } from 'zod';
 import { AlertSink, CreateAlertSinkInput, SinkAlert, UpdateAlertSinkInput } from '@/lib/schemas/alert-sink';
-import { CreateBalancerInput, UpdateBalancerInput } from '@/lib/schemas/balancer';
+import { StrictCreateBalancerInput, UpdateBalancerInput } from '@/lib/schemas/balancer';
 import { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import {
   BalancerListItemView,
@@ -144,7 +144,7 @@ export const ROUTES = {
     summary: 'Register a balancer',
     tag: 'balancers',
     access: 'operator',
-    body: CreateBalancerInput.strict(),
+    body: StrictCreateBalancerInput,
     response: BalancerView,
     status: 201,
     problems: [...WRITE, 409],

@@ -141,7 +141,13 @@ function exportBalancer(
     envNeeded.push(name);
     auth = { ...auth, clientSecret: `\${${name}}` };
   }
-  return { ...settings, headers, auth };
+  // A named node is written `{ url, name }` where it is listed; the file needs no separate `nodeNames`.
+  const { nodeNames, ...rest } = settings;
+  const listed = rest.nodeUrls.map((url) => {
+    const name = nodeNames[url];
+    return name === undefined ? url : { url, name };
+  });
+  return { ...rest, nodeUrls: listed, headers, auth };
 }
 
 /** A stdio target as the config file has it: env values that came from `${VAR}` are written as that template. */

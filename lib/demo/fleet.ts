@@ -255,8 +255,12 @@ function demoBalancers(
   proxies: ReadonlyMap<string, RoundRobinProxy>,
   intervalMs: number,
 ): CreateBalancerInput[] {
+  // Each node registered with the name the console and the rollout script call it (search-3), as an operator
+  // names a pod or an instance.
   const nodeUrlsOf = (balancer: string) =>
-    [...slots.values()].filter((s) => s.spec.balancer === balancer).map((s) => s.peer.url);
+    [...slots.values()]
+      .filter((s) => s.spec.balancer === balancer)
+      .map((s) => ({ url: s.peer.url, name: s.spec.id }));
   const proxyUrlOf = (balancer: string) => proxies.get(balancer)?.url ?? '';
   const common = { intervalMs, ...PROBE_TIMEOUTS, samplesPerCycle: 3, attributionHeader: 'x-served-by' };
   const of = (name: string) => ({ ...common, name, publicUrl: proxyUrlOf(name), nodeUrls: nodeUrlsOf(name) });

@@ -5,14 +5,17 @@ import { checkRegisteredUrl, type EgressPolicy } from './egress';
 
 export interface TargetUrls {
   publicUrl?: string | undefined;
-  nodeUrls?: readonly string[] | undefined;
+  /** Plain URLs, or listed nodes given with their names (`{ url, name }`). */
+  nodeUrls?: ReadonlyArray<string | { url: string }> | undefined;
 }
 
-/** One issue per refused URL, with its dotted path (`publicUrl`, `nodeUrls.3`). */
+/** One issue per refused URL, with its dotted path (`publicUrl`, `nodeUrls.3`, `nodeUrls.4.url`). */
 export function targetUrlIssues(fields: TargetUrls, policy: EgressPolicy): FieldIssue[] {
   const urls: Array<[string, string]> = [];
   if (fields.publicUrl !== undefined) urls.push(['publicUrl', fields.publicUrl]);
-  (fields.nodeUrls ?? []).forEach((u, i) => urls.push([`nodeUrls.${i}`, u]));
+  (fields.nodeUrls ?? []).forEach((u, i) =>
+    urls.push(typeof u === 'string' ? [`nodeUrls.${i}`, u] : [`nodeUrls.${i}.url`, u.url]),
+  );
   return urls.flatMap(([path, url]) => {
     const refusal = checkRegisteredUrl(url, policy);
     return refusal ? [{ path, message: refusal }] : [];

@@ -14,7 +14,11 @@ import type { Limiter } from './limiter';
 import { combineStep } from './regions';
 import { unavailableVerdict } from '@/lib/probe/types';
 import { hostOf, nodeKey, planCycle, type CyclePlan, type PlannedNode } from './targets';
-import type { Clock, ProbeFn, ResolveFn } from './types';
+import type { Clock, ProbeFn, ResolveFn, ReverseFn } from './types';
+import { nodeNameOf, remoteName } from './node-names';
+import { nodeLabel } from '@/lib/schemas/node-label';
+import type { NodeIdentity } from '@/lib/schemas/balancer-view';
+import type { EventDraft } from '@/lib/rollout/types';
 import type { Env } from '@/lib/settings';
 import { listPollWorkers } from '@/db/queries/units';
 import {
@@ -32,6 +36,8 @@ import { analysisDigest } from '@/lib/rollout/digest';
 export interface CycleDeps {
   probe: ProbeFn;
   resolve: ResolveFn;
+  /** The reverse-DNS name of a DNS node's address (bounded and cached); without it DNS nodes get none. */
+  reverse?: ReverseFn;
   now: Clock;
   /** Where `env:NAME` header values and secrets are read from. */
   variables: Env;
@@ -149,13 +155,19 @@ interface PlannedCycle extends CyclePlan {
 interface ProbedCycle {
   nodeVerdicts: Verdict[];
   sampleVerdicts: Verdict[];
+  /** The reverse-DNS names of the DNS nodes' addresses, looked up while they were probed. */
+  reverseNames: Map<string, string | null>;
 }
 
 /** The observe step's answer: what the write stores and what the analysis saw. */
 interface ObservedCycle {
   newNodes: NewNode[];
+  /** Known nodes whose name changed this cycle. */
+  renamed: Array<{ nodeId: string; name: string | null }>;
   results: NodeResult[];
   analysis: BalancerAnalysis;
+  /** How each node of the cycle is known (its name, else its URL or address), by id: events carry it. */
+  labels: Map<string, string>;
 }
 
 export async function runCycle(store: Store, balancerId: string, deps: CycleDeps): Promise<CycleResult> {
@@ -164,7 +176,11 @@ export async function runCycle(store: Store, balancerId: string, deps: CycleDeps
   // the previous snapshot, recent changes, the open window).
   const inputs = await readCycleInputs(store, balancerId, deps.region, started - DEFAULT_FLAP_WINDOW_MS);
   const plan = await planProbes(inputs, deps);
-  const probed = await probeAll(inputs, plan, deps, deps.dueAt ?? started);
+  const reverseNames = lookUpReverseNames(plan, deps.reverse);
+  const probed = {
+    ...(await probeAll(inputs, plan, deps, deps.dueAt ?? started)),
+    reverseNames: await reverseNames,
+  };
   const at = deps.now();
   const observed = observe(inputs, plan, probed, at, deps);
   if (deps.signal?.aborted) throw new CycleAbandonedError(balancerId);
@@ -212,6 +228,19 @@ async function planProbes(inputs: CycleInputs, deps: CycleDeps): Promise<Planned
   return { ...plan, dnsProblem };
 }
 
+/** The DNS nodes' reverse names, looked up at once (each lookup is bounded in time and cached). */
+async function lookUpReverseNames(
+  plan: PlannedCycle,
+  reverse: ReverseFn | undefined,
+): Promise<Map<string, string | null>> {
+  const addresses = [
+    ...new Set(plan.nodes.flatMap((p) => (p.origin === 'dns' && p.address ? [p.address] : []))),
+  ];
+  if (!reverse || addresses.length === 0) return new Map();
+  const names = await Promise.all(addresses.map((a) => reverse(a).catch(() => null)));
+  return new Map(addresses.map((a, i) => [a, names[i] ?? null]));
+}
+
 /** The catalog cadence, and each known node's entry in the previous snapshot (its last full catalog). */
 function catalogContext(inputs: CycleInputs) {
   const { balancer, known, previous } = inputs;
@@ -234,7 +263,7 @@ async function probeAll(
   plan: PlannedCycle,
   deps: CycleDeps,
   dueAt: number,
-): Promise<ProbedCycle> {
+): Promise<Omit<ProbedCycle, 'reverseNames'>> {
   const balancerId = inputs.balancer.id;
   const probeOne = (target: ProbeTarget, skipReason: string | null): Promise<Verdict> =>
     deps.limiter.run(async () => {
@@ -296,10 +325,62 @@ function resultOf(nodeId: string, knownNode: KnownNode | undefined, verdict: Ver
   };
 }
 
+/** How a known node is labelled without this cycle's facts: from its key, origin, address and stored name. */
+function knownIdentity(k: KnownNode, publicUrl: string): NodeIdentity {
+  const value = k.key.slice(k.key.indexOf(':') + 1);
+  const origin = k.origin === 'listed' || k.origin === 'dns' ? k.origin : 'sample';
+  return {
+    origin,
+    url: origin === 'listed' ? value : publicUrl,
+    address: k.address,
+    servedBy: origin === 'sample' ? value : null,
+    name: k.name ?? null,
+  };
+}
+
+/**
+ * The cycle's names: each node named once (the first time the cycle names it), a known node whose name
+ * changed listed for the write, and every node's label (known nodes' first, then this cycle's) for its events.
+ */
+function nodeNamer(inputs: CycleInputs) {
+  const { known, balancer } = inputs;
+  const renamed: ObservedCycle['renamed'] = [];
+  const labels = new Map(
+    [...known.values()].map((k) => [k.id, nodeLabel(knownIdentity(k, balancer.publicUrl))]),
+  );
+  const named = new Set<string>();
+  const note = (nodeId: string, key: string, identity: NodeIdentity) => {
+    if (named.has(nodeId)) return;
+    named.add(nodeId);
+    const before = known.get(key);
+    if (before && before.id === nodeId && (before.name ?? null) !== identity.name)
+      renamed.push({ nodeId, name: identity.name });
+    labels.set(nodeId, nodeLabel(identity));
+  };
+  return { renamed, labels, note };
+}
+
+/** A planned node's name this cycle: configured, attributed on its answer, or its address's reverse name. */
+function plannedName(
+  inputs: CycleInputs,
+  p: PlannedNode,
+  verdict: Verdict,
+  probed: ProbedCycle,
+): string | null {
+  return nodeNameOf({
+    origin: p.origin,
+    configured: p.origin === 'listed' ? (inputs.balancer.nodeNames[p.url] ?? null) : null,
+    verdict,
+    servedBy: null,
+    reverse: p.address ? (probed.reverseNames.get(p.address) ?? null) : null,
+    known: inputs.known.get(p.key)?.name ?? null,
+  });
+}
+
 /**
  * Observe: each verdict becomes a node result (a sample attributed to a node it names, a new node minted for
- * a name never seen), the nodes' recent fingerprint changes are brought up to now, and this region's analysis
- * is made from them.
+ * a name never seen), each node is named, the nodes' recent fingerprint changes are brought up to now, and
+ * this region's analysis is made from them.
  */
 function observe(
   inputs: CycleInputs,
@@ -310,6 +391,7 @@ function observe(
 ): ObservedCycle {
   const { balancer, known } = inputs;
   const { newNodes, idFor } = nodeIds(known);
+  const namer = nodeNamer(inputs);
   const results: NodeResult[] = [];
   const observations: NodeObservation[] = [];
   // Read with the inputs, from the flap window's start then; the window ends now (only this unit's holder
@@ -321,7 +403,10 @@ function observe(
   plan.nodes.forEach((p, i) => {
     const verdict = probed.nodeVerdicts[i];
     if (!verdict) return;
-    const nodeId = idFor(p.key, { origin: p.origin, url: p.url, address: p.address, servedBy: null });
+    const identity = { origin: p.origin, url: p.url, address: p.address, servedBy: null };
+    const name = plannedName(inputs, p, verdict, probed);
+    const nodeId = idFor(p.key, { ...identity, name });
+    namer.note(nodeId, p.key, { ...identity, name });
     const result = resultOf(nodeId, known.get(p.key), verdict);
     results.push(result);
     const changes = recent.get(nodeId) ?? [];
@@ -331,36 +416,63 @@ function observe(
       nodeId,
       verdict,
       recentChanges: changedNow ? [...changes, verdict.probedAt] : changes,
+      name,
     });
   });
-  const samples: SampleObservation[] = [];
-  const sampleStates = new Map<string, NodeResult>();
-  for (const verdict of probed.sampleVerdicts) {
-    if (!verdict.servedBy) {
-      samples.push({ verdict, nodeId: null });
-      continue;
-    }
-    const key = attributionKey(verdict.servedBy, plan.nodes);
-    const servedBy = verdict.servedBy;
-    const nodeId = idFor(key, { origin: 'sample', url: balancer.publicUrl, address: null, servedBy });
-    samples.push({ verdict, nodeId });
-    // A sample-only node's state is its latest attributed sample of the cycle.
-    if (key.startsWith('sample:')) sampleStates.set(nodeId, resultOf(nodeId, known.get(key), verdict));
-  }
-  results.push(...sampleStates.values());
+  const samples = observeSamples(inputs, plan, probed, idFor, namer);
+  results.push(...samples.states);
   const open = inputs.openWindow;
   const analysis = analyzeCycle({
     balancerId: balancer.id,
     at,
     nodes: observations,
-    samples,
+    samples: samples.observations,
     window: open
       ? { id: open.id, target: open.target, openedAt: open.openedAt, deadline: open.deadline }
       : null,
     gateRevisions: deps.gateRevisions ?? [...DEFAULT_MODERN_VERSIONS],
     previous: inputs.previous,
   });
-  return { newNodes, results, analysis };
+  return { newNodes, renamed: namer.renamed, results, analysis, labels: namer.labels };
+}
+
+/** Samples: each attributed to the node its served-by value names, a node seen only this way named by it. */
+function observeSamples(
+  inputs: CycleInputs,
+  plan: PlannedCycle,
+  probed: ProbedCycle,
+  idFor: ReturnType<typeof nodeIds>['idFor'],
+  namer: ReturnType<typeof nodeNamer>,
+): { observations: SampleObservation[]; states: NodeResult[] } {
+  const { balancer, known } = inputs;
+  const observations: SampleObservation[] = [];
+  const sampleStates = new Map<string, NodeResult>();
+  for (const verdict of probed.sampleVerdicts) {
+    if (!verdict.servedBy) {
+      observations.push({ verdict, nodeId: null });
+      continue;
+    }
+    const key = attributionKey(verdict.servedBy, plan.nodes);
+    const servedBy = verdict.servedBy;
+    const identity = { origin: 'sample' as const, url: balancer.publicUrl, address: null, servedBy };
+    const name = remoteName(servedBy);
+    const nodeId = idFor(key, { ...identity, name });
+    observations.push({ verdict, nodeId });
+    // A sample-only node's state is its latest attributed sample of the cycle.
+    if (key.startsWith('sample:')) {
+      namer.note(nodeId, key, { ...identity, name });
+      sampleStates.set(nodeId, resultOf(nodeId, known.get(key), verdict));
+    }
+  }
+  return { observations, states: [...sampleStates.values()] };
+}
+
+/** Each event about a node carries the node's name (its label when it has none) as `data.nodeName`. */
+function withNodeNames(events: EventDraft[], labels: ReadonlyMap<string, string>): EventDraft[] {
+  return events.map((e) => {
+    const nodeName = e.nodeId === null ? undefined : labels.get(e.nodeId);
+    return nodeName === undefined ? e : { ...e, data: { ...e.data, nodeName } };
+  });
 }
 
 /**
@@ -405,11 +517,12 @@ async function writeCycle(
       kind: 'node',
       ...own,
       newNodes: observed.newNodes,
+      renamed: observed.renamed,
       results: observed.results,
       analysis: step.combined,
       analysisDigest: digest,
       analysisUnchanged: digest === previousCombinedDigest,
-      events: step.events,
+      events: withNodeNames(step.events, observed.labels),
     });
   });
   return { analysis: combined, events };

@@ -1,9 +1,10 @@
-// The production probe and resolver: the real probe engine over one shared keep-alive Agent, and the
-// system resolver for every A/AAAA record of a host.
-import { lookup } from 'node:dns/promises';
+// The production probe and resolver: the real probe engine over one shared keep-alive Agent, the system
+// resolver for every A/AAAA record of a host, and the system's reverse lookup of a DNS node's address.
+import { lookup, lookupService } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { createProbeAgent, probeEgressPolicy, probeNode, type ProbeAgent } from '@/lib/probe';
 import type { Settings } from '@/lib/settings';
+import { createReverseNames, type ReverseFn } from './reverse-dns';
 import type { ProbeFn, ResolveFn } from './types';
 
 /** One keep-alive agent per source address ('' for the system's choice), and one without loopback. */
@@ -88,3 +89,15 @@ export const resolveAllAddresses: ResolveFn = async (hostname) => {
   const records = await lookup(hostname, { all: true, verbatim: true });
   return [...new Set(records.map((r) => r.address))];
 };
+
+/**
+ * The system's name for an address (getnameinfo: /etc/hosts, then DNS PTR records, as the host is set up),
+ * which answers offline for the addresses /etc/hosts names.
+ */
+export async function systemReverseLookup(address: string): Promise<string | null> {
+  const { hostname } = await lookupService(address, 0);
+  return hostname;
+}
+
+/** The reverse names every cycle of this process shares: 2 s per lookup, names kept 1 h, failures 5 min. */
+export const defaultReverseNames: ReverseFn = createReverseNames({ lookup: systemReverseLookup });

@@ -7,7 +7,7 @@ import { startPollerWith, type PollerHandle, type PollerOptions, type PollerStat
 
 export type { CycleResult, CycleDeps } from './balancer-cycle';
 export type { PollerHandle, PollerOptions, PollerStatus, LagSummary } from './poll-role';
-export type { ProbeFn, ResolveFn, Clock } from './types';
+export type { ProbeFn, ResolveFn, ReverseFn, Clock } from './types';
 export type { PollWorker } from '@/db/queries/units';
 export { pruneOldData, DEFAULT_RETENTION_MS } from './prune';
 

@@ -16,14 +16,19 @@ import {
 } from '@/db/queries/units';
 import type { Settings } from '@/lib/settings';
 import { ClaimLoop } from './claim-loop';
-import { closeDefaultProbe, createDefaultProbe, resolveAllAddresses } from './default-probe';
+import {
+  closeDefaultProbe,
+  createDefaultProbe,
+  defaultReverseNames,
+  resolveAllAddresses,
+} from './default-probe';
 import { createPollerEvents, type PollerEvents } from './events';
 import { LeaseKeeper } from './lease-renewal';
 import { createLimiter } from './limiter';
 import { Schedule } from './schedule';
 import { PollerCounters, type PollerStatus } from './status';
 import { createStdioProbe, type StdioProbeFn } from './stdio-cycle';
-import type { Clock, ProbeFn, ResolveFn } from './types';
+import type { Clock, ProbeFn, ResolveFn, ReverseFn } from './types';
 import { handBackUnit, runUnitCycle, type HeldUnit, type UnitCycleDeps } from './unit-cycle';
 
 export type { LagSummary, PollerStatus } from './status';
@@ -36,6 +41,8 @@ export interface PollerOptions {
   /** Probes one stdio target (default: launch its command, probe, end the process). */
   stdioProbe?: StdioProbeFn;
   resolve?: ResolveFn;
+  /** DNS nodes' reverse names (default: the system's, bounded and cached). */
+  reverse?: ReverseFn;
   now?: Clock;
   leaseRenewMs?: number;
   /** Most units this worker holds at once (default: the concurrency). */
@@ -117,6 +124,7 @@ export function startPollerWith(opts: PollerOptions): PollerHandle {
     probe: opts.probe ?? createDefaultProbe(settings),
     stdioProbe: opts.stdioProbe ?? createStdioProbe(settings.environment),
     resolve: opts.resolve ?? resolveAllAddresses,
+    reverse: opts.reverse ?? defaultReverseNames,
     variables: settings.environment,
   };
   const cycleDeps: UnitCycleDeps = {

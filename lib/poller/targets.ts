@@ -117,6 +117,8 @@ export function planCycle(
     publicUrl: b.publicUrl,
     ...(oauth ? { oauth } : {}),
     ...(ca.pem ? { tlsCa: ca.pem } : {}),
+    // Every probe reads the attribution header: a sample's value names its node, a node's own is its name.
+    ...(b.attributionHeader ? { attributionHeader: b.attributionHeader } : {}),
   };
   const nodes: PlannedNode[] = [];
   const seen = new Set<string>();
@@ -138,11 +140,7 @@ export function planCycle(
       target: { url: b.publicUrl, connectAddress: address, ...base },
     });
   }
-  const sampleTarget: ProbeTarget = {
-    url: b.publicUrl,
-    ...base,
-    ...(b.attributionHeader ? { attributionHeader: b.attributionHeader } : {}),
-  };
+  const sampleTarget: ProbeTarget = { url: b.publicUrl, ...base };
   const samples = Array.from({ length: b.samplesPerCycle }, () => sampleTarget);
   return {
     nodes,

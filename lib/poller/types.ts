@@ -7,3 +7,5 @@ export type ProbeFn = (target: ProbeTarget, options: ProbeOptions) => Promise<Ve
 export type ResolveFn = (hostname: string) => Promise<string[]>;
 
 export type Clock = () => number;
+
+export type { ReverseFn } from './reverse-dns';

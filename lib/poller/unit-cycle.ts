@@ -26,7 +26,7 @@ import type { Limiter } from './limiter';
 import { followingDue, type Scheduled } from './schedule';
 import { runStdioCycle, type StdioProbeFn } from './stdio-cycle';
 import type { PollerCounters } from './status';
-import type { Clock, ProbeFn, ResolveFn } from './types';
+import type { Clock, ProbeFn, ResolveFn, ReverseFn } from './types';
 
 /** A unit this worker holds while its cycle runs. */
 export interface HeldUnit extends LeasedUnit {
@@ -41,6 +41,8 @@ export interface UnitCycleDeps {
   probe: ProbeFn;
   stdioProbe: StdioProbeFn;
   resolve: ResolveFn;
+  /** DNS nodes' reverse names; none looked up without it. */
+  reverse?: ReverseFn;
   now: Clock;
   variables: Env;
   limiter: Limiter;
@@ -69,7 +71,7 @@ interface SubjectOutcome {
 }
 
 /** What every subject kind's cycle is given: the unit's limiter, fence, region and clock. */
-type CommonCycleDeps = Omit<CycleDeps, 'probe' | 'resolve' | 'variables'>;
+type CommonCycleDeps = Omit<CycleDeps, 'probe' | 'resolve' | 'reverse' | 'variables'>;
 
 /**
  * The one place a subject kind's cycle is chosen: its prober and how its results are reported. A new kind of
@@ -88,6 +90,7 @@ const SUBJECT_CYCLES: Record<
         return verdict;
       },
       resolve: deps.resolve,
+      reverse: deps.reverse,
       variables: deps.variables,
     });
     deps.events.emit('cycle', r);

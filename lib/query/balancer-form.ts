@@ -6,7 +6,7 @@ import type { Balancer } from './types';
 export interface BalancerFormValues {
   name: string;
   publicUrl: string;
-  /** One URL per line. */
+  /** One URL per line, optionally followed by a space and the node's display name. */
   nodeUrls: string;
   resolveDns: boolean;
   samplesPerCycle: string;
@@ -95,7 +95,9 @@ export function formFromBalancer(b: Balancer): BalancerFormValues {
   return {
     name: b.name,
     publicUrl: b.publicUrl,
-    nodeUrls: b.nodeUrls.join('\n'),
+    nodeUrls: b.nodeUrls
+      .map((url) => (b.nodeNames[url] === undefined ? url : `${url} ${b.nodeNames[url]}`))
+      .join('\n'),
     resolveDns: b.resolveDns,
     samplesPerCycle: String(b.samplesPerCycle),
     intervalMs: String(b.intervalMs),
@@ -129,6 +131,12 @@ function lines(text: string): string[] {
     .filter((l) => l !== '');
 }
 
+/** A node line: `URL` or `URL name` (a URL holds no spaces, so the name is everything after the first run). */
+function nodeEntry(line: string): string | { url: string; name: string } {
+  const m = /^(\S+)\s+(.+)$/.exec(line);
+  return m?.[1] && m[2] ? { url: m[1], name: m[2] } : line;
+}
+
 /** A number when the text is one; otherwise the text itself, so the API names the field in its answer. */
 function numberOrText(text: string): number | string {
   const t = text.trim();
@@ -140,7 +148,9 @@ export function bodyFromForm(v: BalancerFormValues): Record<string, unknown> {
   const body: Record<string, unknown> = {
     name: v.name,
     publicUrl: v.publicUrl.trim(),
-    nodeUrls: lines(v.nodeUrls),
+    nodeUrls: lines(v.nodeUrls).map(nodeEntry),
+    // The names are on the lines: one taken off a line goes (the API keeps unsent names otherwise).
+    nodeNames: {},
     resolveDns: v.resolveDns,
     allowLegacy: v.allowLegacy,
     auditLegacy: v.auditLegacy,

@@ -40,6 +40,8 @@ export interface NodeObservation {
   verdict: Verdict;
   /** Epoch ms of this node's recent fingerprint changes, from history. */
   recentChanges: number[];
+  /** The node's display name, when one is known (configured, attributed or reverse DNS): what reasons call it. */
+  name?: string | null;
 }
 
 export interface SampleObservation {

@@ -136,7 +136,7 @@ export interface AlertSubject {
   balancerId: string;
   balancerName: string;
   analysis: BalancerAnalysisView;
-  /** How operators know each node (URL or address), by node id. */
+  /** How operators know each node (its name, else its URL or address), by node id. */
   nodeLabels: Record<string, string>;
 }
 

@@ -49,6 +49,9 @@ export const BalancerView = z
     name: z.string(),
     publicUrl: z.string(),
     nodeUrls: z.array(z.string()),
+    nodeNames: z
+      .record(z.string(), z.string())
+      .meta({ description: 'display names of listed nodes, by URL (only the named ones)' }),
     resolveDns: z.boolean(),
     samplesPerCycle: z.int(),
     intervalMs: z.int(),
@@ -90,6 +93,7 @@ export const BalancerView = z
 /** A list page carries no node URL lists (up to 1,000 per balancer) and no headers: the item links to the full view. */
 export const BalancerListItemView = BalancerView.omit({
   nodeUrls: true,
+  nodeNames: true,
   headers: true,
   legacyVersions: true,
   auth: true,
@@ -127,6 +131,10 @@ export const NodeView = z
     url: z.string(),
     address: z.string().nullable(),
     servedBy: z.string().nullable(),
+    name: z.string().nullable().meta({
+      description:
+        'the display name: as configured for a listed node, else the attribution header value on its answers (a sampled node its served-by value), else the reverse-DNS name of a DNS node; null: none known',
+    }),
     createdAt: Timestamp,
     lastSeenAt: Timestamp,
     state: NodeStateView.nullable().meta({
@@ -167,7 +175,10 @@ export type NodeWithState = Omit<z.output<typeof NodeView>, 'state' | 'regions'>
 };
 
 /** How operators know a node: what the dashboard and alerts label it by. */
-export type NodeIdentity = Pick<z.output<typeof NodeView>, 'origin' | 'url' | 'servedBy' | 'address'>;
+export type NodeIdentity = Pick<
+  z.output<typeof NodeView>,
+  'origin' | 'url' | 'servedBy' | 'address' | 'name'
+>;
 
 /** One hour of a node's probes, for its latency chart. */
 export const RollupEntry = z

@@ -125,10 +125,43 @@ export const CaBundle = z
       'CA certificates the HTTPS nodes are verified with instead of the system roots: PEM, file:/absolute/path or env:NAME (read at probe time)',
   });
 
+/** The most characters a node's display name has: a configured one is refused past it, a remote one cut. */
+export const NODE_NAME_MAX = 80;
+
+/** A node's display name as an operator configures it: trimmed, 1..80 characters, no control characters. */
+export const NodeName = z
+  .string({ error: 'must be a name (text)' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(NODE_NAME_MAX, `must be at most ${NODE_NAME_MAX} characters`)
+  .refine((v) => !hasControlCharacters(v), CONTROL_CHARACTERS_ISSUE)
+  .meta({ description: `the node's display name: 1 to ${NODE_NAME_MAX} characters, no control characters` });
+
+/** One listed node: its URL, or its URL with the name operators know it by. */
+export const NodeEntry = z.union(
+  [
+    httpUrl,
+    z.strictObject({ url: httpUrl, name: NodeName }).meta({
+      description: 'a node URL with its display name, e.g. { url: http://10.0.0.5/mcp, name: search-3 }',
+    }),
+  ],
+  { error: 'must be a node URL, or { url, name }' },
+);
+export type NodeEntry = z.input<typeof NodeEntry>;
+
+/** The URL of a listed node, given plain or with its name. */
+export const entryUrl = (e: NodeEntry): string => (typeof e === 'string' ? e : e.url);
+
 const balancerFields = {
   name: BalancerName,
   publicUrl: httpUrl,
-  nodeUrls: z.array(httpUrl).max(1000, 'at most 1000 node URLs').default([]),
+  nodeUrls: z.array(NodeEntry).max(1000, 'at most 1000 node URLs').default([]).meta({
+    description: 'the nodes to probe directly: each a URL, or { url, name } to give it a display name',
+  }),
+  nodeNames: z.record(z.string(), NodeName).optional().meta({
+    description:
+      'display names of listed nodes by URL (as the API shows them); a name given in nodeUrls wins; each key must be in nodeUrls',
+  }),
   resolveDns: z.boolean().default(false),
   samplesPerCycle: z.int().min(0).max(50).default(4),
   intervalMs: z.int().min(1_000).max(86_400_000).default(30_000),
@@ -152,9 +185,44 @@ const balancerFields = {
   tlsCa: CaBundle.nullable().default(null),
 };
 
-export const CreateBalancerInput = z.object(balancerFields).refine(deadlineFits, deadlineIssue);
+type NodeFields = { nodeUrls: NodeEntry[]; nodeNames?: Record<string, string> | undefined };
+
+/** Every key of `nodeNames` must name a URL of `nodeUrls`: a name for a node not listed would be lost. */
+function nodeNamesListed(v: NodeFields, ctx: z.RefinementCtx): void {
+  const listed = new Set(v.nodeUrls.map(entryUrl));
+  for (const url of Object.keys(v.nodeNames ?? {}))
+    if (!listed.has(url))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['nodeNames'],
+        message: `names ${JSON.stringify(url.slice(0, 200))}, which is not in nodeUrls`,
+      });
+}
+
+/** The stored form: `nodeUrls` plain URLs, every name in `nodeNames` (a name given with its URL wins). */
+export function splitNodeNames<T extends NodeFields>(
+  v: T,
+): Omit<T, 'nodeUrls' | 'nodeNames'> & { nodeUrls: string[]; nodeNames: Record<string, string> } {
+  const nodeNames: Record<string, string> = { ...v.nodeNames };
+  for (const e of v.nodeUrls) if (typeof e !== 'string') nodeNames[e.url] = e.name;
+  return { ...v, nodeUrls: v.nodeUrls.map(entryUrl), nodeNames };
+}
+
+/** A registration; its output keeps node URLs and their names apart (`nodeUrls: string[]`, `nodeNames`). */
+export const CreateBalancerInput = z
+  .object(balancerFields)
+  .refine(deadlineFits, deadlineIssue)
+  .superRefine(nodeNamesListed)
+  .transform(splitNodeNames);
 export type CreateBalancerInput = z.input<typeof CreateBalancerInput>;
 export type BalancerSettings = z.output<typeof CreateBalancerInput>;
+
+/** The same, refusing unknown keys: the API's body and the config file's entries. */
+export const StrictCreateBalancerInput = z
+  .strictObject(balancerFields)
+  .refine(deadlineFits, deadlineIssue)
+  .superRefine(nodeNamesListed)
+  .transform(splitNodeNames);
 
 /** Partial update; the merged result is validated again with CreateBalancerInput. */
 export const UpdateBalancerInput = z.object(balancerFields).partial();

@@ -2,7 +2,7 @@
 // published JSON Schema, the API and the file can never disagree. Client-safe.
 import { z } from 'zod';
 import { CreateAlertSinkInput } from './alert-sink';
-import { CreateBalancerInput } from './balancer';
+import { StrictCreateBalancerInput } from './balancer';
 import { StdioTargetInput } from './stdio-target';
 import { CreateWebhookInput } from './webhook';
 
@@ -44,7 +44,7 @@ export const OidcConfig = z
 export const ConfigFile = z
   .strictObject({
     version: z.literal(CONFIG_VERSION, { error: `must be ${CONFIG_VERSION}` }).default(CONFIG_VERSION),
-    balancers: z.array(CreateBalancerInput.strict()).max(10_000).default([]),
+    balancers: z.array(StrictCreateBalancerInput).max(10_000).default([]),
     webhooks: z
       .array(CreateWebhookInput)
       .max(1_000)

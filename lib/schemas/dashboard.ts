@@ -32,6 +32,7 @@ export const NodeSummaryView = NodeView.pick({
   url: true,
   address: true,
   servedBy: true,
+  name: true,
 }).extend({
   state: NodeView.shape.state
     .unwrap()

@@ -24,6 +24,11 @@ const region = z
   .string()
   .optional()
   .meta({ description: 'the region whose probe found it (named regions only)' });
+/** Every event about a node names it, as the dashboard does. */
+const nodeName = z.string().optional().meta({
+  description:
+    "the node's display name (configured, attribution header, served-by or reverse DNS), else how the dashboard labels it (its URL, or address and URL); absent on events stored before names",
+});
 const servedEra = z.object({ era: AvailableEra.nullable(), servedEras: z.enum(SERVED_ERAS).nullable() });
 const down = {
   reason: z
@@ -35,6 +40,7 @@ const down = {
     .optional()
     .meta({ description: 'set when the node moved between down and refused at the door' }),
   region,
+  nodeName,
 };
 
 /** What `data` holds, per event type. */
@@ -55,8 +61,9 @@ export const EVENT_DATA = {
     servedEras: z.enum(SERVED_ERAS).nullable(),
     downReason: z.string().nullable(),
     region,
+    nodeName,
   }),
-  'node.era_changed': z.object({ from: servedEra, to: servedEra, region }),
+  'node.era_changed': z.object({ from: servedEra, to: servedEra, region, nodeName }),
   'node.catalog_changed': z.object({
     added: z.array(z.string()),
     removed: z.array(z.string()),
@@ -64,8 +71,9 @@ export const EVENT_DATA = {
     from: z.string().meta({ description: 'the catalog digest before' }),
     to: z.string(),
     region,
+    nodeName,
   }),
-  'node.flapping': z.object({ region }),
+  'node.flapping': z.object({ region, nodeName }),
   'rollout.stuck': z.object({
     windowId: z.string(),
     progress: z.string().nullable(),

@@ -14,6 +14,7 @@ import {
   type UnitKind,
 } from '@/db/queries/units';
 import type { CycleResult, ProbeFn, ResolveFn } from '@/lib/poller';
+import type { ReverseFn } from '@/lib/poller/types';
 import type { StdioCycleResult } from '@/lib/poller/stdio-cycle';
 import { createDefaultProbe, resolveAllAddresses } from '@/lib/poller/default-probe';
 import { createPollerEvents } from '@/lib/poller/events';
@@ -31,6 +32,8 @@ export interface CycleOptions {
   probe?: ProbeFn;
   stdioProbe?: StdioProbeFn;
   resolve?: ResolveFn;
+  /** DNS nodes' reverse names; none looked up unless given. */
+  reverse?: ReverseFn;
   now?: () => number;
   variables?: Env;
   region?: string;
@@ -128,6 +131,7 @@ async function runOneUnit(
       probe: opts.probe ?? createDefaultProbe(settings),
       stdioProbe: opts.stdioProbe ?? createStdioProbe(settings.environment),
       resolve: opts.resolve ?? resolveAllAddresses,
+      ...(opts.reverse ? { reverse: opts.reverse } : {}),
       now,
       variables: opts.variables ?? settings.environment,
       limiter: opts.limiter ?? createLimiter(settings.pollerConcurrency),

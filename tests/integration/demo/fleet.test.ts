@@ -117,6 +117,15 @@ describe('demo fleet', () => {
           .filter((n) => n.balancer === name)
           .map((n) => n.url),
       );
+      // Each node is named as the console names it.
+      expect(settings.nodeNames).toEqual(
+        Object.fromEntries(
+          f
+            .nodes()
+            .filter((n) => n.balancer === name)
+            .map((n) => [n.url, n.id]),
+        ),
+      );
       expect(settings.publicUrl).toBe(f.proxies().find((p) => p.balancer === name)?.url);
       expect(settings.attributionHeader).toBe('x-served-by');
       expect(settings.intervalMs).toBe(5_000);

@@ -4,6 +4,8 @@ import {
   alertsFor,
   describePartition,
   labelFingerprint,
+  labelValue,
+  NODE_LABEL_MAX,
   postableAlerts,
   sinkWants,
   type BalancerAnalysisView,
@@ -191,6 +193,66 @@ describe('alertsFor', () => {
         alertname: 'ErawatchNonUniform',
       }),
     );
+  });
+});
+
+describe('alertsFor: the node an alert is about', () => {
+  const named = (a: BalancerAnalysisView, nodeLabels: Record<string, string>) =>
+    alertsFor({ balancerId: 'bal_1', balancerName: 'shop', analysis: a, nodeLabels }, 'https://ew.example/');
+
+  it('one odd node out carries its name as the node label (and so is its own alert)', () => {
+    const [alert] = named(
+      analysis({
+        status: 'non-uniform',
+        severity: 'era-split',
+        partition: [group(modern, ['n1', 'n2']), group(legacy, ['n3'])],
+      }),
+      { n1: 'search-1', n2: 'search-2', n3: 'search-3' },
+    );
+    expect(alert?.labels).toEqual({
+      alertname: 'ErawatchNonUniform',
+      balancer: 'shop',
+      severity: 'critical',
+      split: 'era-split',
+      node: 'search-3',
+    });
+    expect(alert?.fingerprint).toBe(labelFingerprint(alert?.labels ?? {}));
+    expect(alert?.annotations.nodes).toBeUndefined();
+  });
+
+  it('several nodes are named in the nodes annotation, not in a label; a tie names none', () => {
+    const [gated] = named(
+      analysis({
+        partition: [group(modern, ['n1'])],
+        degradedNodes: [down('n2', 'auth_required'), down('n3', 'auth_failed')],
+      }),
+      { n1: 'search-1', n2: 'search-2', n3: 'search-3' },
+    );
+    expect(gated?.labels.node).toBeUndefined();
+    expect(gated?.annotations.nodes).toBe('search-2, search-3');
+    const [tie] = named(
+      analysis({
+        status: 'non-uniform',
+        severity: 'drift',
+        partition: [group(modern, ['n1']), group(legacy, ['n2'])],
+      }),
+      { n1: 'search-1', n2: 'search-2' },
+    );
+    expect(tie?.labels.node).toBeUndefined();
+    expect(tie?.annotations.nodes).toBeUndefined();
+  });
+
+  it('label values are escaped and bounded as Alertmanager needs them', () => {
+    expect(labelValue('pod\u0007-1\u009b')).toBe('pod\\x07-1\\x9b');
+    expect(labelValue('a\ud800b')).toBe('a\uFFFDb');
+    const long = labelValue(`http://10.0.0.1/${'p'.repeat(500)}`);
+    expect(long).toHaveLength(NODE_LABEL_MAX);
+    expect(long.endsWith('…')).toBe(true);
+    const [alert] = named(
+      analysis({ partition: [group(modern, ['n1'])], degradedNodes: [down('n2', 'auth_required')] }),
+      { n1: 'search-1', n2: 'bad\u0001name' },
+    );
+    expect(alert?.labels.node).toBe('bad\\x01name');
   });
 });
 

@@ -58,9 +58,10 @@ describe('planCycle', () => {
       allowLegacy: true,
       auditLegacy: false,
       publicUrl: 'https://api.example.com/mcp',
+      attributionHeader: 'x-served-by',
     });
-    // Attribution belongs to samples through the balancer only.
-    expect(plan.nodes[0]?.target.attributionHeader).toBeUndefined();
+    // Every probe reads the attribution header: a sample's value names its node, a node's own is its name.
+    expect(plan.nodes[0]?.target.attributionHeader).toBe('x-served-by');
     expect(plan.samples).toHaveLength(3);
     expect(plan.samples[0]).toMatchObject({
       url: 'https://api.example.com/mcp',

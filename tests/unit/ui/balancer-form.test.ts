@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { problemFromBody } from '@/lib/query/problem';
-import { EMPTY_FORM, bodyFromForm, placeErrors } from '@/lib/query/balancer-form';
+import { EMPTY_FORM, bodyFromForm, formFromBalancer, placeErrors } from '@/lib/query/balancer-form';
+import type { Balancer } from '@/lib/query/types';
 
 describe('bodyFromForm', () => {
   it('sends lists, numbers and headers, leaving empty optional numbers to the API defaults', () => {
@@ -19,6 +20,7 @@ describe('bodyFromForm', () => {
       name: 'edge',
       publicUrl: 'http://127.0.0.1:9/mcp',
       nodeUrls: ['http://127.0.0.1:1/mcp', 'http://127.0.0.1:2/mcp'],
+      nodeNames: {},
       resolveDns: false,
       allowLegacy: false,
       auditLegacy: false,
@@ -31,6 +33,42 @@ describe('bodyFromForm', () => {
       tlsCa: null,
       auth: null,
     });
+  });
+
+  it('sends a node line with a name after its URL as { url, name }, and shows stored names that way', () => {
+    const body = bodyFromForm({
+      ...EMPTY_FORM,
+      nodeUrls: 'http://127.0.0.1:1/mcp   search-1 (eu)\nhttp://127.0.0.1:2/mcp',
+    });
+    expect(body.nodeUrls).toEqual([
+      { url: 'http://127.0.0.1:1/mcp', name: 'search-1 (eu)' },
+      'http://127.0.0.1:2/mcp',
+    ]);
+    // Names live on the lines: one taken off a line must not survive in the stored names.
+    expect(body.nodeNames).toEqual({});
+    const edited = formFromBalancer({
+      ...({} as Balancer),
+      nodeUrls: ['http://127.0.0.1:1/mcp', 'http://127.0.0.1:2/mcp'],
+      nodeNames: { 'http://127.0.0.1:1/mcp': 'search-1 (eu)' },
+      legacyVersions: [],
+      headers: {},
+      regions: null,
+      auth: null,
+    });
+    expect(edited.nodeUrls).toBe('http://127.0.0.1:1/mcp search-1 (eu)\nhttp://127.0.0.1:2/mcp');
+    // What the edit form shows is sent back as it was stored.
+    expect(bodyFromForm({ ...EMPTY_FORM, nodeUrls: edited.nodeUrls }).nodeUrls).toEqual([
+      { url: 'http://127.0.0.1:1/mcp', name: 'search-1 (eu)' },
+      'http://127.0.0.1:2/mcp',
+    ]);
+    const placed = placeErrors(
+      problemFromBody(
+        422,
+        { title: 'x', errors: [{ pointer: '/nodeUrls/0/name', detail: 'must be at most 80 characters' }] },
+        'x',
+      ),
+    );
+    expect(placed.fields.nodeUrls).toBe('line 1: must be at most 80 characters');
   });
 
   it('sends the CA bundle as typed (trimmed), and null for the system roots', () => {
