@@ -117,6 +117,11 @@ export function BalancerView({ id }: { id: string }) {
         </div>
         {nodes.error && !nodes.data ? <LoadError error={nodes.error} what="the nodes" /> : null}
         {nodes.isPending ? <Loading what="nodes" /> : <Matrix nodes={nodeList} analysis={a} />}
+        {a && nodeList.length < a.counts.nodes ? (
+          <p className="muted panel-body" data-testid="matrix-first-page">
+            The first {nodeList.length} of {a.counts.nodes} nodes, by name.
+          </p>
+        ) : null}
       </section>
       <div className="grid-2">
         <section className="panel" aria-labelledby="mix-h">
