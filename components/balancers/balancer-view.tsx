@@ -15,7 +15,8 @@ import { browserFetcher } from '@/lib/query/fetch-json';
 import { balancerEventsQuery, balancerNodesQuery, balancerQuery } from '@/lib/query/options';
 import type { BalancerDetail, EventItem, NodeSummary, BalancerAnalysisView } from '@/lib/query/types';
 import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
-import type { NodeSnapshot, PartitionGroup } from '@/lib/rollout/types';
+import type { NodeSnapshot } from '@/lib/rollout/types';
+import type { PartitionGroupView as PartitionGroup } from '@/lib/schemas/balancer-analysis';
 import {
   FINGERPRINT_FIELDS,
   describeCatalogDiff,
@@ -116,6 +117,11 @@ export function BalancerView({ id }: { id: string }) {
         </div>
         {nodes.error && !nodes.data ? <LoadError error={nodes.error} what="the nodes" /> : null}
         {nodes.isPending ? <Loading what="nodes" /> : <Matrix nodes={nodeList} analysis={a} />}
+        {a && nodeList.length < a.counts.nodes ? (
+          <p className="muted panel-body" data-testid="matrix-first-page">
+            The first {nodeList.length} of {a.counts.nodes} nodes, by name.
+          </p>
+        ) : null}
       </section>
       <div className="grid-2">
         <section className="panel" aria-labelledby="mix-h">
@@ -501,7 +507,7 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: BalancerAnalysisV
             letter={groupLetter(i)}
             baseLetter={baseLetter}
             diffs={diffs}
-            names={names}
+            nodes={nodes}
           />
         ))}
         <UnavailableGroup
@@ -511,6 +517,11 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: BalancerAnalysisV
           p={{ label: 'Unavailable', icon: 'unavailable', tone: 'bad', hint: 'not part of the partition' }}
           note="reported beside the partition, never as divergence"
         />
+        {a.degradedNodeCount > a.degradedNodes.length ? (
+          <p className="muted" data-testid="degraded-more">
+            {a.degradedNodes.length} of {a.degradedNodeCount} unavailable nodes listed
+          </p>
+        ) : null}
         <UnavailableGroup
           nodes={a.degradedNodes.filter((d) => isAuthGatedReason(d.reason))}
           names={names}
@@ -562,10 +573,14 @@ function GroupCard(props: {
   letter: string;
   baseLetter: string;
   diffs: Set<FingerprintField>;
-  names: Map<string, string>;
+  nodes: NodeSummary[];
 }) {
-  const { group: g, letter, baseLetter, diffs, names } = props;
-  const shown = g.nodeIds.slice(0, 30);
+  const { group: g, letter, baseLetter, diffs, nodes } = props;
+  // The group's nodes among the rows loaded (a response counts a group, it does not list it).
+  const shown = [...new Map(nodes.filter((n) => n.groupKey === g.key).map((n) => [n.id, n])).values()].slice(
+    0,
+    30,
+  );
   return (
     <div className="group" data-testid="partition-group">
       <div className="group-head">
@@ -588,13 +603,13 @@ function GroupCard(props: {
         ) : null}
       </dl>
       <div className="group-nodes">
-        {shown.map((id, i) => (
-          <span key={id}>
+        {shown.map((n, i) => (
+          <span key={`${n.id}|${n.state?.region ?? ''}`}>
             {i > 0 ? ', ' : ''}
-            <Link href={`/nodes/${encodeURIComponent(id)}`}>{names.get(id) ?? id}</Link>
+            <Link href={`/nodes/${encodeURIComponent(n.id)}`}>{nodeLabel(n)}</Link>
           </span>
         ))}
-        {g.nodeIds.length > shown.length ? ` and ${g.nodeIds.length - shown.length} more` : ''}
+        {g.nodeCount > shown.length ? ` and ${g.nodeCount - shown.length} more` : ''}
       </div>
     </div>
   );
@@ -602,7 +617,7 @@ function GroupCard(props: {
 
 function groupCounts(g: PartitionGroup): string {
   const parts: string[] = [];
-  if (g.nodeIds.length > 0) parts.push(`${g.nodeIds.length} node${g.nodeIds.length === 1 ? '' : 's'}`);
+  if (g.nodeCount > 0) parts.push(`${g.nodeCount} node${g.nodeCount === 1 ? '' : 's'}`);
   if (g.sampleCount > 0) {
     parts.push(`${g.sampleCount} sample${g.sampleCount === 1 ? '' : 's'} via the public URL`);
   }

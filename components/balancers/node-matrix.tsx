@@ -6,7 +6,7 @@ import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import type { NodeSummary } from '@/lib/query/types';
 import { SERVED_ERA_LABELS } from '@/lib/rollout/labels';
-import type { BalancerAnalysis } from '@/lib/rollout/types';
+import type { BalancerAnalysisView } from '@/lib/query/types';
 import { regionOfRow, revisionColumns, rowRegions } from '@/lib/ui/balancer';
 import { nodeLabel } from '@/lib/schemas/node-label';
 import { presentEra, presentVerdict } from '@/lib/ui/presentation';
@@ -27,7 +27,7 @@ export function NodeMatrix({
   label = 'Nodes by revision',
 }: {
   nodes: NodeSummary[];
-  analysis: Pick<BalancerAnalysis, 'partition'> | null;
+  analysis: Pick<BalancerAnalysisView, 'partition'> | null;
   label?: string;
 }) {
   const scrollRef = useRef<HTMLDivElement>(null);
@@ -37,27 +37,19 @@ export function NodeMatrix({
   );
   const regions = useMemo(() => rowRegions(nodes), [nodes]);
   const showRegion = regions.length > 1 || (regions.length === 1 && regions[0] !== 'default');
-  // A group lists the regions that presented it; a node's row joins the group seen from its own region.
-  const groupOf = useMemo(() => {
-    const m = new Map<string, string>();
-    analysis?.partition.forEach((g, i) =>
-      g.nodeIds.forEach((id) => {
-        for (const region of g.regions ?? ['default']) {
-          const slot = `${id}|${region}`;
-          if (!m.has(slot)) m.set(slot, letter(i));
-        }
-      }),
-    );
-    return m;
-  }, [analysis]);
-  const groupOfRow = (n: NodeSummary) => groupOf.get(`${n.id}|${regionOfRow(n)}`);
+  // A row carries its group's fingerprint key; the group's letter is its place in the partition.
+  const letterOf = useMemo(
+    () => new Map((analysis?.partition ?? []).map((g, i) => [g.key, letter(i)])),
+    [analysis],
+  );
+  const groupOfRow = (n: NodeSummary) => (n.groupKey === null ? undefined : letterOf.get(n.groupKey));
   const multiGroup = (analysis?.partition.length ?? 0) > 1;
   // Nodes whose group is not the largest come first, so contradicting nodes are visible without scrolling.
   const rows = useMemo(
     () =>
       [...nodes].sort((a, b) => {
-        const ga = groupOf.get(`${a.id}|${regionOfRow(a)}`) ?? '~';
-        const gb = groupOf.get(`${b.id}|${regionOfRow(b)}`) ?? '~';
+        const ga = (a.groupKey === null ? undefined : letterOf.get(a.groupKey)) ?? '~';
+        const gb = (b.groupKey === null ? undefined : letterOf.get(b.groupKey)) ?? '~';
         const wa = ga === 'A' ? 1 : 0;
         const wb = gb === 'A' ? 1 : 0;
         return (
@@ -67,7 +59,7 @@ export function NodeMatrix({
           regionOfRow(a).localeCompare(regionOfRow(b))
         );
       }),
-    [nodes, groupOf],
+    [nodes, letterOf],
   );
   // See fleet-view: no React Compiler memoisation here, so the virtualizer's changing functions are fine.
   // eslint-disable-next-line react-hooks/incompatible-library
