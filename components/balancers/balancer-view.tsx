@@ -3,19 +3,18 @@ import { useRole } from '@/components/session/role';
 import { catalogDriftOf } from '@/lib/rollout/gate';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useMemo, useState } from 'react';
+import { useState } from 'react';
 import { Timeline } from '@/components/events/timeline';
 import { Age, Since } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { Icon } from '@/components/ui/icon';
-import { MixChart } from '@/components/ui/mix-chart';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { useNow } from '@/components/ui/use-now';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { balancerEventsQuery, balancerNodesQuery, balancerQuery } from '@/lib/query/options';
 import type { BalancerDetail, EventItem, NodeSummary, BalancerAnalysisView } from '@/lib/query/types';
 import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
-import type { NodeSnapshot, PartitionGroup } from '@/lib/rollout/types';
+import type { PartitionGroup } from '@/lib/rollout/types';
 import {
   FINGERPRINT_FIELDS,
   describeCatalogDiff,
@@ -25,7 +24,6 @@ import {
   differingFields,
   fingerprintValue,
   formatDuration,
-  replayEraMix,
   rowRegions,
   splitRowsByRegion,
   type FingerprintField,
@@ -117,27 +115,14 @@ export function BalancerView({ id }: { id: string }) {
         {nodes.error && !nodes.data ? <LoadError error={nodes.error} what="the nodes" /> : null}
         {nodes.isPending ? <Loading what="nodes" /> : <Matrix nodes={nodeList} analysis={a} />}
       </section>
-      <div className="grid-2">
-        <section className="panel" aria-labelledby="mix-h">
-          <div className="panel-head">
-            <h2 id="mix-h">Era mix over time</h2>
-          </div>
-          <div className="panel-body">
-            <EraMixOverTime analysis={a} nodes={nodeList} events={events.data ?? []} />
-          </div>
-        </section>
-        <section className="panel" aria-labelledby="timeline-h">
-          <div className="panel-head">
-            <h2 id="timeline-h">Timeline</h2>
-            <Link href={`/events?balancerId=${encodeURIComponent(b.id)}`}>all events</Link>
-          </div>
-          {events.error && !events.data ? <LoadError error={events.error} what="events" /> : null}
-          <Timeline
-            events={events.data ?? []}
-            nodeNames={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))}
-          />
-        </section>
-      </div>
+      <section className="panel" aria-labelledby="timeline-h">
+        <div className="panel-head">
+          <h2 id="timeline-h">Timeline</h2>
+          <Link href={`/events?balancerId=${encodeURIComponent(b.id)}`}>all events</Link>
+        </div>
+        {events.error && !events.data ? <LoadError error={events.error} what="events" /> : null}
+        <Timeline events={events.data ?? []} nodeNames={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))} />
+      </section>
     </>
   );
 }
@@ -624,42 +609,4 @@ function FieldRow({ field, value, differs }: { field: FingerprintField; value: s
       </dd>
     </>
   );
-}
-
-function EraMixOverTime({
-  analysis: a,
-  nodes,
-  events,
-}: {
-  analysis: BalancerAnalysisView | null;
-  nodes: NodeSummary[];
-  events: EventItem[];
-}) {
-  const now = a?.analyzedAt ?? 0;
-  const points = useMemo(() => {
-    if (!a) return [];
-    const oldest = events.reduce((m, e) => Math.min(m, e.at), now);
-    const since = Math.min(oldest - 30_000, now - 2 * 60_000);
-    return replayEraMix(nodes.map(currentEra), events, since, now);
-  }, [a, nodes, events, now]);
-  if (!a || points.length === 0) return <p className="muted">The chart starts with the first probe cycle.</p>;
-  return <MixChart points={points} now={now} title="Nodes per client era over time" />;
-}
-
-/** A node's current era for the replay: its verdict, or its last available era while it is down. */
-function currentEra(n: NodeSummary): NodeSnapshot {
-  const era = n.state?.clientEra;
-  const known = era === 'modern' || era === 'legacy' ? era : null;
-  const last =
-    n.state?.verdict.verdict === 'modern' || n.state?.verdict.verdict === 'legacy'
-      ? n.state.verdict.verdict
-      : null;
-  return {
-    nodeId: n.id,
-    available: known !== null,
-    reason: known === null ? (n.state?.reason ?? 'not probed') : null,
-    fingerprintKey: null,
-    era: known ?? last,
-    servedEras: null,
-  };
 }
