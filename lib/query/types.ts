@@ -6,6 +6,18 @@ import type { pageOf } from '@/lib/schemas/common';
 import type { Event } from '@/lib/schemas/event';
 
 export type { BalancerDetail, NodeSummary, VerdictSummary } from '@/lib/schemas/dashboard';
+import type { NodeSummary } from '@/lib/schemas/dashboard';
+
+/** A node matrix row: a node (per region) with its fingerprint group's key, null when it joined none. */
+export type NodeRow = NodeSummary & { groupKey?: string | null };
+
+/** A page of the node matrix: `matched` rows pass the filter out of `total`. */
+export interface NodeRowPage {
+  items: NodeRow[];
+  matched: number;
+  total: number;
+  nextCursor: string | null;
+}
 export type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 export type { RolloutWindow } from '@/lib/schemas/rollout';
 

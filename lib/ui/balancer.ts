@@ -1,6 +1,11 @@
 // Pure helpers for the balancer detail: matrix columns, fingerprint differences, regions.
 import type { CacheHazard, Fingerprint, PartitionGroup } from '@/lib/rollout/types';
 
+/** "A", "B", … for fingerprint groups, largest first (the analysis' order). */
+export function groupLetter(index: number): string {
+  return index < 26 ? String.fromCharCode(65 + index) : `G${index + 1}`;
+}
+
 /** Every revision any node was seen to serve, newest first: the matrix's columns. */
 export function revisionColumns(sets: ReadonlyArray<readonly string[]>): string[] {
   const all = new Set<string>();
@@ -91,33 +96,4 @@ export function formatDuration(ms: number | null): string {
 /** A node row's region: the one its state was probed from (`default` before regions). */
 export function regionOfRow(n: { state: { region?: string } | null }): string {
   return n.state?.region ?? 'default';
-}
-
-/** The regions that probed any of these rows, sorted. */
-export function rowRegions(rows: ReadonlyArray<{ state: { region?: string } | null }>): string[] {
-  return [...new Set(rows.filter((r) => r.state !== null).map(regionOfRow))].sort();
-}
-
-/**
- * The matrix split by region: one section per region, in name order, each with that region's rows. A node
- * not probed yet by any region has no region and goes in a last section named null.
- */
-export function splitRowsByRegion<T extends { state: { region?: string } | null }>(
-  rows: readonly T[],
-): Array<{ region: string | null; rows: T[] }> {
-  const sections = new Map<string, T[]>();
-  const unprobed: T[] = [];
-  for (const r of rows) {
-    if (r.state === null) {
-      unprobed.push(r);
-      continue;
-    }
-    const region = regionOfRow(r);
-    sections.set(region, [...(sections.get(region) ?? []), r]);
-  }
-  const out: Array<{ region: string | null; rows: T[] }> = [...sections.keys()]
-    .sort()
-    .map((region) => ({ region, rows: sections.get(region) ?? [] }));
-  if (unprobed.length > 0) out.push({ region: null, rows: unprobed });
-  return out;
 }

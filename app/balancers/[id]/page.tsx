@@ -16,13 +16,6 @@ export default async function BalancerPage({ params }: { params: Promise<{ id: s
     prefetchRead(client, queryKeys.balancer(id), 'dashboardBalancer', { params: path }, (r) => r),
     prefetchRead(
       client,
-      queryKeys.balancerNodes(id),
-      'dashboardBalancerNodes',
-      { params: path },
-      (r) => r.items,
-    ),
-    prefetchRead(
-      client,
       queryKeys.balancerEvents(id),
       'listEvents',
       { query: balancerEventsParams(id) },

@@ -5,8 +5,7 @@ import {
   differingFields,
   formatDuration,
   revisionColumns,
-  rowRegions,
-  splitRowsByRegion,
+  regionOfRow,
 } from '@/lib/ui/balancer';
 
 const fp = (over: Partial<Fingerprint>): Fingerprint => ({
@@ -94,23 +93,10 @@ describe('formatDuration', () => {
   });
 });
 
-describe('the node matrix by region', () => {
-  const row = (id: string, region?: string | null) => ({
-    id,
-    state: region === null ? null : region === undefined ? {} : { region },
-  });
-  const rows = [row('n1', 'us-east'), row('n1', 'eu-west'), row('n2', 'eu-west'), row('n3', null)];
-
-  it('lists the regions that probed, in name order; a state stored before regions is default', () => {
-    expect(rowRegions(rows)).toEqual(['eu-west', 'us-east']);
-    expect(rowRegions([row('n1'), row('n2', null)])).toEqual(['default']);
-  });
-
-  it('splits rows into one section per region, unprobed rows last', () => {
-    expect(splitRowsByRegion(rows).map((s) => [s.region, s.rows.map((r) => r.id)])).toEqual([
-      ['eu-west', ['n1', 'n2']],
-      ['us-east', ['n1']],
-      [null, ['n3']],
-    ]);
+describe('regionOfRow', () => {
+  it('is the region a row was probed from, default for a state stored before regions', () => {
+    expect(regionOfRow({ state: { region: 'eu-west' } })).toBe('eu-west');
+    expect(regionOfRow({ state: {} })).toBe('default');
+    expect(regionOfRow({ state: null })).toBe('default');
   });
 });
