@@ -3,10 +3,17 @@
 import { and, asc, eq, inArray, max } from 'drizzle-orm';
 import type { Store } from '@/db/index';
 import { getBalancer, readBalancerAnalysis } from '@/db/queries/balancers';
-import { listNodes } from '@/db/queries/nodes';
+import { listNodes, nodeFactsOf } from '@/db/queries/nodes';
 import { readBalancerProgress } from '@/db/queries/progress';
 import { getOpenWindow } from '@/db/queries/rollouts';
-import type { NodeIdentity } from '@/lib/schemas/balancer-view';
+import type { NodeIdentity, NodeState, NodeWithState } from '@/lib/schemas/balancer-view';
+import {
+  pageNodeRows,
+  type NodeFacts,
+  type NodeListQuery,
+  type NodePage,
+  type NodeRow,
+} from '@/lib/schemas/node-query';
 import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import type { BalancerDetail, NodeSummary } from '@/lib/schemas/dashboard';
 import { parseStoredAnalysis } from '@/lib/schemas/stored';
@@ -74,35 +81,59 @@ export async function readBalancerDetail(
   return { ...balancer, analysis, window, progress: await readBalancerProgress(store, facts, now) };
 }
 
-/** A balancer's nodes for the matrix: identity and the verdict's headline, without the evidence. */
-export async function readNodeSummaries(store: Store, balancerId: string): Promise<NodeSummary[]> {
+type SummaryState = NonNullable<NodeSummary['state']>;
+
+function summaryStateOf(st: NodeState): SummaryState {
+  return {
+    ...(st.region !== undefined ? { region: st.region } : {}),
+    clientEra: st.clientEra,
+    reason: st.reason,
+    probedAt: st.probedAt,
+    verdict: {
+      verdict: st.verdict.verdict,
+      reason: st.verdict.reason,
+      negotiatedVersion: st.verdict.negotiatedVersion,
+      supported: st.verdict.supported,
+      servedEras: st.verdict.servedEras,
+      durationMs: st.verdict.durationMs,
+    },
+  };
+}
+
+/** A node's rows for the matrix, one per region that probed it, with what each is filtered and sorted by. */
+function nodeRowsOf(n: NodeWithState): Array<{ row: NodeRow; facts: NodeFacts }> {
   // Across regions a node has one row per region that probed it, each with that region's verdict.
-  return (await listNodes(store, balancerId)).flatMap((n) =>
-    (n.regions && n.regions.length > 0 ? n.regions : [n.state]).map((st) => ({
-      id: n.id,
-      balancerId: n.balancerId,
-      origin: n.origin,
-      url: n.url,
-      address: n.address,
-      servedBy: n.servedBy,
-      state: st
-        ? {
-            ...(st.region !== undefined ? { region: st.region } : {}),
-            clientEra: st.clientEra,
-            reason: st.reason,
-            probedAt: st.probedAt,
-            verdict: {
-              verdict: st.verdict.verdict,
-              reason: st.verdict.reason,
-              negotiatedVersion: st.verdict.negotiatedVersion,
-              supported: st.verdict.supported,
-              servedEras: st.verdict.servedEras,
-              durationMs: st.verdict.durationMs,
-            },
-          }
-        : null,
-    })),
-  );
+  const states = n.regions && n.regions.length > 0 ? n.regions : [n.state];
+  return states.map((st) => {
+    const facts = nodeFactsOf(n, st);
+    return {
+      facts,
+      row: {
+        id: n.id,
+        balancerId: n.balancerId,
+        origin: n.origin,
+        url: n.url,
+        address: n.address,
+        servedBy: n.servedBy,
+        state: st ? summaryStateOf(st) : null,
+        groupKey: facts.groupKey,
+      },
+    };
+  });
+}
+
+/** Every matrix row of a balancer, by node key (the first page of a large balancer is readNodeRowPage's). */
+export async function readNodeSummaries(store: Store, balancerId: string): Promise<NodeRow[]> {
+  return (await listNodes(store, balancerId)).flatMap(nodeRowsOf).map((r) => r.row);
+}
+
+/** A page of a balancer's matrix rows: identity and the verdict's headline, without the evidence. */
+export async function readNodeRowPage(
+  store: Store,
+  balancerId: string,
+  query: NodeListQuery,
+): Promise<NodePage<NodeRow>> {
+  return pageNodeRows((await listNodes(store, balancerId)).flatMap(nodeRowsOf), query);
 }
 
 /** The identity of each of these nodes (origin, URL, address, attribution), by id; unknown ids are absent. */

@@ -1,6 +1,8 @@
 import { and, asc, eq, gte, inArray, lt, or, sql } from 'drizzle-orm';
 import { NotFoundError, ValidationError } from '@/lib/errors';
 import { availabilityOf, CLIENT_ERAS } from '@/lib/probe/types';
+import { nodeLabel } from '@/lib/schemas/node-label';
+import { pageNodeRows, type NodeFacts, type NodeListQuery, type NodePage } from '@/lib/schemas/node-query';
 import type { z } from 'zod';
 import type { NodeHistoryEntry, NodeState, NodeWithState, RollupEntry } from '@/lib/schemas/balancer-view';
 import { selectRows, type Store } from '../index';
@@ -95,6 +97,48 @@ export async function listNodes(store: Store, balancerId: string): Promise<NodeW
         .orderBy(asc(nodes.key), asc(subjectStates.region)),
     ),
   );
+}
+
+/** What a node's row is filtered and sorted by, from one of its states (null: not probed). */
+export function nodeFactsOf(n: NodeWithState, st: NodeState | null): NodeFacts {
+  const available = st !== null && st.availability === 'available' && st.fingerprintKey !== 'unavailable';
+  return {
+    nodeId: n.id,
+    name: nodeLabel(n),
+    url: n.url,
+    address: n.address,
+    region: st?.region ?? 'default',
+    clientEra: st?.clientEra ?? null,
+    served: st?.verdict.servedEras ?? null,
+    groupKey: available ? st.fingerprintKey : null,
+    availability: st?.availability ?? null,
+    supported: st?.verdict.supported ?? null,
+    probedAt: st?.probedAt ?? null,
+    latencyMs: st?.verdict.durationMs ?? null,
+  };
+}
+
+/**
+ * A page of a balancer's nodes (`query`: filters, sort, cursor, limit). A node is one item, filtered and
+ * sorted by its latest verdict, or by the verdict of the region the query names.
+ */
+export async function listNodePage(
+  store: Store,
+  balancerId: string,
+  query: NodeListQuery,
+): Promise<NodePage<NodeWithState>> {
+  const nodes = await listNodes(store, balancerId);
+  const rows = nodes.map((n) => {
+    const st =
+      query.region === undefined
+        ? n.state
+        : ((n.regions ?? []).find((r) => r.region === query.region) ??
+          (n.state?.region === query.region ? n.state : null));
+    const facts = nodeFactsOf(n, st);
+    // A node the named region never probed is no row of that region.
+    return { row: n, facts: st === null && query.region !== undefined ? { ...facts, region: '' } : facts };
+  });
+  return pageNodeRows(rows, query);
 }
 
 /** One node with its current verdict and evidence, from every region that probed it. */

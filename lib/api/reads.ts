@@ -1,10 +1,10 @@
 // The reads a server page renders from, by their route-table entry: the route handler answers one as JSON,
 // and a page (lib/api/page-read.ts) calls the same function in process, so a page and the API it prefetches
 // for can never disagree on the data, and a page render sends no request to its own server.
-import { readBalancerDetail, readNodeSummaries } from '@/db/queries/dashboard';
+import { readBalancerDetail, readNodeRowPage } from '@/db/queries/dashboard';
 import { listEvents, type StoredEvent } from '@/db/queries/events';
 import { listAlertSinks } from '@/db/queries/alert-sinks';
-import { getMinuteRollups, getNode, getNodeHistory, getRollups } from '@/db/queries/nodes';
+import { getMinuteRollups, getNode, getNodeHistory, getRollups, listNodePage } from '@/db/queries/nodes';
 import { listLiveSessions } from '@/db/queries/sessions';
 import { getStdioTarget, listStdioTargets } from '@/db/queries/stdio-targets';
 import { listApiTokens } from '@/db/queries/tokens';
@@ -39,10 +39,10 @@ const reads = {
   }),
   dashboardBalancer: async ({ store, params, now }: ReadContext<'dashboardBalancer'>) =>
     balancerView(await readBalancerDetail(store, params.id, now)),
-  dashboardBalancerNodes: async ({ store, params }: ReadContext<'dashboardBalancerNodes'>) => ({
-    items: await readNodeSummaries(store, params.id),
-    nextCursor: null,
-  }),
+  dashboardBalancerNodes: ({ store, params, query }: ReadContext<'dashboardBalancerNodes'>) =>
+    asQueryErrors(async () => await readNodeRowPage(store, params.id, query)),
+  listBalancerNodes: ({ store, params, query }: ReadContext<'listBalancerNodes'>) =>
+    asQueryErrors(async () => await listNodePage(store, params.id, query)),
   dashboardNodeLabels: async ({ store, query }: ReadContext<'dashboardNodeLabels'>) => ({
     labels: await readNodeLabels(store, query.ids),
   }),

@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import { ROUTES, type OperationId, type RouteDefinition } from './routes';
 import { HttpProblem, type InvalidParam } from './problem';
-import { parseBody, readJsonBody, readQuery, withApi, type ApiContext } from './with-api';
+import { parseBody, readJsonBody, readQuery, withApi, withEtag, type ApiContext } from './with-api';
 
 type ParamNames<P extends string> = P extends `${string}{${infer N}}${infer R}` ? N | ParamNames<R> : never;
 /** `/api/v1/webhooks/{id}/deliveries/{deliveryId}` → `{ id: string; deliveryId: string }`. */
@@ -103,7 +103,7 @@ export function route<K extends OperationId>(
   }
   const wrapped = withApi<PathParams<Def<K>['path']>>(
     def.access,
-    (ctx) => {
+    async (ctx) => {
       checkRequestShape(def.path, new URL(ctx.req.url), ctx.params as Record<string, string>);
       const query = (def.query ? readQuery(ctx.req, def.query) : undefined) as QueryOf<Def<K>>;
       let raw: Promise<unknown> | null = null;
@@ -112,7 +112,8 @@ export function route<K extends OperationId>(
         if (!def.body) throw new Error(`${operationId} declares no body`);
         return parseBody(def.body, await rawBody()) as BodyOf<Def<K>>;
       };
-      return handler({ ...ctx, query, body, rawBody });
+      const res = await handler({ ...ctx, query, body, rawBody });
+      return def.etag ? await withEtag(ctx.req, res) : res;
     },
     { credentialInBody: def.credentialInBody === true },
   );

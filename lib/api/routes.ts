@@ -18,7 +18,8 @@ import {
   ProbeNowResult,
 } from '@/lib/schemas/balancer-view';
 import { pageOf } from '@/lib/schemas/common';
-import { BalancerDetailView, LatencyPoint, NodeLabelsQuery, NodeSummaryView } from '@/lib/schemas/dashboard';
+import { BalancerDetailView, LatencyPoint, NodeLabelsQuery } from '@/lib/schemas/dashboard';
+import { NodeListQuery, NodeRowView, nodePageOf } from '@/lib/schemas/node-query';
 import { BalancerProgressView } from '@/lib/schemas/progress';
 import { Event, EventQuery } from '@/lib/schemas/event';
 import { BalancerHistory, HistoryQuery } from '@/lib/schemas/history';
@@ -77,6 +78,11 @@ export interface RouteDefinition {
   status?: number;
   /** The statuses it answers with problem+json. */
   problems: readonly number[];
+  /**
+   * Answered with a weak ETag and `Cache-Control: private, no-cache`; a request whose If-None-Match holds it
+   * gets 304 with no body (lib/api/route.ts, `withEtag`).
+   */
+  etag?: true;
   /** Replaces the generated "Needs …" line, for routes whose credential is not a header. */
   description?: string;
   /**
@@ -155,6 +161,7 @@ export const ROUTES = {
     summary: 'A balancer with its settings, its current analysis and its nodes',
     tag: 'balancers',
     access: 'viewer',
+    etag: true,
     response: BalancerView.extend({
       analysis: BalancerAnalysisView.nullable().meta({ description: 'null before the first cycle' }),
       progress: BalancerProgressView.nullable().meta({
@@ -198,10 +205,13 @@ export const ROUTES = {
   listBalancerNodes: {
     method: 'GET',
     path: '/api/v1/balancers/{id}/nodes',
-    summary: "A balancer's nodes with their current verdicts",
+    summary:
+      "A balancer's nodes with their current verdicts: filtered (q, group, clientEra, served, region, lacks, availability), sorted (stable) and paged with a cursor",
     tag: 'nodes',
     access: 'viewer',
-    response: z.object({ items: z.array(NodeView) }),
+    query: NodeListQuery,
+    response: nodePageOf(NodeView).meta({ id: 'NodePage' }),
+    etag: true,
     problems: READ,
   },
   getGate: {
@@ -626,16 +636,20 @@ export const ROUTES = {
     summary: "One balancer's headline for the detail screen",
     tag: 'dashboard',
     access: 'viewer',
+    etag: true,
     response: BalancerDetailView,
     problems: READ,
   },
   dashboardBalancerNodes: {
     method: 'GET',
     path: '/dashboard-data/balancers/{id}/nodes',
-    summary: "A balancer's nodes for the matrix, without evidence",
+    summary:
+      "A balancer's rows for the matrix, without evidence: filtered, sorted and paged as the API's nodes",
     tag: 'dashboard',
     access: 'viewer',
-    response: pageOf(NodeSummaryView),
+    query: NodeListQuery,
+    response: nodePageOf(NodeRowView),
+    etag: true,
     problems: READ,
   },
   dashboardNodeLabels: {

@@ -1,5 +1,6 @@
 // The one wrapper every /api/v1 route goes through: authenticate, rate-limit, run the handler, and map every
 // thrown error to problem+json. Handlers stay thin: parse with zod, call one lib/db function, answer.
+import { createHash } from 'node:crypto';
 import type { z } from 'zod';
 import { getStore, storeUnreachable, type Store } from '@/db/index';
 import { withAnswerDeadline } from '@/db/answer-deadline';
@@ -48,6 +49,38 @@ export function json(data: unknown, status = 200, headers: Record<string, string
     status,
     headers: { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers },
   });
+}
+
+/** The weak validator of a JSON body: a hash of exactly the bytes sent. */
+export function weakEtagOf(body: string): string {
+  return `W/"${createHash('sha256').update(body).digest('base64url').slice(0, 32)}"`;
+}
+
+/** Whether an If-None-Match header holds `etag` (weak comparison, `*` included). */
+export function etagMatches(ifNoneMatch: string | null, etag: string): boolean {
+  if (ifNoneMatch === null) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  const wanted = opaque(etag);
+  return ifNoneMatch.split(',').some((t) => t.trim() === '*' || opaque(t) === wanted);
+}
+
+/**
+ * A JSON read answered with a weak ETag (a hash of its body) and `private, no-cache`: the client revalidates
+ * every time, and a body that did not change costs a 304 with no body. Other answers pass unchanged.
+ */
+export async function withEtag(req: Request, res: Response): Promise<Response> {
+  if (res.status !== 200 || !(res.headers.get('content-type') ?? '').startsWith('application/json'))
+    return res;
+  const body = await res.text();
+  const etag = weakEtagOf(body);
+  const headers = new Headers(res.headers);
+  headers.set('etag', etag);
+  headers.set('cache-control', 'private, no-cache');
+  if (etagMatches(req.headers.get('if-none-match'), etag)) {
+    headers.delete('content-type');
+    return new Response(null, { status: 304, headers });
+  }
+  return new Response(body, { status: 200, headers });
 }
 
 export function noContent(): Response {

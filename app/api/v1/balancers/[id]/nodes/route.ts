@@ -1,9 +1,7 @@
-import { listNodes } from '@/db/queries/nodes';
-import { route } from '@/lib/api/route';
-import { json } from '@/lib/api/with-api';
+// A balancer's nodes, filtered, sorted and paged (the query is lib/schemas/node-query.ts's); answered with an
+// ETag, so a client that polls it pays a 304 while nothing changed. The read is lib/api/reads.ts's.
+import { readRoute } from '@/lib/api/reads';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route('listBalancerNodes', async ({ store, params }) =>
-  json({ items: await listNodes(store, params.id) }),
-);
+export const GET = readRoute('listBalancerNodes');
