@@ -9,6 +9,7 @@ import type { WebhookDelivery, WebhookEndpoint } from '@/lib/schemas/webhook';
 import { requestJson, type Fetcher } from './fetch-json';
 import type { FleetRow } from '@/lib/ui/fleet';
 import { matrixParams, type MatrixQuery } from '@/lib/ui/node-filter';
+import { NODE_LIMIT_MAX } from '@/lib/schemas/node-query';
 import type {
   NodeRowPage,
   BalancerDetail,
@@ -56,11 +57,17 @@ export function balancerQuery(fetcher: Fetcher, id: string) {
   });
 }
 
+/** A balancer's first 1,000 nodes by name, for a pick list (the events page's node filter). */
 export function balancerNodesQuery(fetcher: Fetcher, id: string) {
   return queryOptions({
     queryKey: queryKeys.balancerNodes(id),
     queryFn: async () =>
-      (await requestJson<Page<NodeSummary>>(fetcher, `/dashboard-data/balancers/${enc(id)}/nodes`)).items,
+      (
+        await requestJson<Page<NodeSummary>>(
+          fetcher,
+          `/dashboard-data/balancers/${enc(id)}/nodes?limit=${NODE_LIMIT_MAX}`,
+        )
+      ).items,
   });
 }
 

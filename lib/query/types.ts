@@ -6,10 +6,8 @@ import type { pageOf } from '@/lib/schemas/common';
 import type { Event } from '@/lib/schemas/event';
 
 export type { BalancerDetail, NodeSummary, VerdictSummary } from '@/lib/schemas/dashboard';
-import type { NodeSummary } from '@/lib/schemas/dashboard';
-
-/** A node matrix row: a node (per region) with its fingerprint group's key, null when it joined none. */
-export type NodeRow = NodeSummary & { groupKey?: string | null };
+import type { NodeRow } from '@/lib/schemas/node-query';
+export type { NodeRow } from '@/lib/schemas/node-query';
 
 /** A page of the node matrix: `matched` rows pass the filter out of `total`. */
 export interface NodeRowPage {

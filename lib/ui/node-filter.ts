@@ -1,23 +1,14 @@
 // The node matrix's filter and sort as the URL keeps them (`?q=&group=&clientEra=&served=&region=&lacks=
 // &availability=&sort=&order=`), read leniently (an unknown value is dropped, never an error on the screen)
 // and written back without the defaults, so a shared link says only what was picked.
-import { CLIENT_ERAS, SERVED_ERAS, type ClientEra, type ServedEra } from '@/lib/probe/types';
+import type { AVAILABILITIES, ClientEra, ServedEra } from '@/lib/probe/types';
+import { NODE_SORTS, NodeFilter as NodeFilterSchema, type NodeSort } from '@/lib/schemas/node-query';
 
-export const NODE_SORTS = [
-  'name',
-  'url',
-  'clientEra',
-  'served',
-  'group',
-  'region',
-  'probedAt',
-  'latency',
-] as const;
-export type NodeSort = (typeof NODE_SORTS)[number];
-export const NODE_AVAILABILITIES = ['available', 'unavailable', 'auth-gated'] as const;
-export type NodeAvailability = (typeof NODE_AVAILABILITIES)[number];
+export { NODE_SORTS, type NodeSort };
+export { AVAILABILITIES as NODE_AVAILABILITIES } from '@/lib/probe/types';
+export type NodeAvailability = (typeof AVAILABILITIES)[number];
 
-/** What narrows the rows; '' is "any". */
+/** What narrows the rows, as the screen holds it: '' is "any". */
 export interface NodeFilter {
   q: string;
   group: string;
@@ -47,22 +38,19 @@ export const NO_FILTER: NodeFilter = {
 };
 export const DEFAULT_QUERY: MatrixQuery = { ...NO_FILTER, sort: 'name', order: 'asc' };
 
-function oneOf<T extends string>(values: readonly T[], value: string | null): T | '' {
-  return value !== null && (values as readonly string[]).includes(value) ? (value as T) : '';
+/** A filter's value from the URL as the server's schema takes it, '' when it would refuse it. */
+function field<K extends keyof NodeFilter>(key: K, value: string | null): NodeFilter[K] {
+  const parsed = NodeFilterSchema.shape[key].safeParse(value ?? undefined);
+  return (parsed.success && typeof parsed.data === 'string' ? parsed.data : '') as NodeFilter[K];
 }
 
-/** The matrix's query from a URL's parameters; what is missing or unknown is the default. */
+/** The matrix's query from a URL's parameters; what is missing or would be refused is the default. */
 export function readMatrixQuery(params: { get(name: string): string | null }): MatrixQuery {
-  const text = (name: string) => (params.get(name) ?? '').trim().slice(0, 200);
+  const filter = Object.fromEntries(FILTER_KEYS.map((key) => [key, field(key, params.get(key))]));
+  const sort = params.get('sort') ?? '';
   return {
-    q: text('q'),
-    group: text('group'),
-    clientEra: oneOf(CLIENT_ERAS, params.get('clientEra')),
-    served: oneOf(SERVED_ERAS, params.get('served')),
-    region: text('region'),
-    lacks: text('lacks'),
-    availability: oneOf(NODE_AVAILABILITIES, params.get('availability')),
-    sort: oneOf(NODE_SORTS, params.get('sort')) || 'name',
+    ...(filter as unknown as NodeFilter),
+    sort: (NODE_SORTS as readonly string[]).includes(sort) ? (sort as NodeSort) : 'name',
     order: params.get('order') === 'desc' ? 'desc' : 'asc',
   };
 }
