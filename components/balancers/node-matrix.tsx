@@ -20,6 +20,8 @@ import { NO_FILTER, toggleSort, type MatrixQuery, type NodeSort } from '@/lib/ui
 import { MatrixFilters, useMatrixQuery } from './node-matrix-filters';
 
 const ROW_HEIGHT = 36;
+/** Below 700 px a row is a card of two lines: the node, then its verdict and group (see .node-card). */
+const CARD_HEIGHT = 60;
 /** Rows past the last rendered one at which the next page is asked for, so it is there before it shows. */
 const PREFETCH_ROWS = 30;
 
@@ -172,10 +174,11 @@ function MatrixTable(props: {
   const bodyRef = useRef<HTMLDivElement>(null);
   const scrollMargin = useDocumentTop(bodyRef);
   const columns = columnsFor(revisions, showRegion, narrow);
-  const template = columns.map((c) => c.width).join(' ');
+  // A card's layout is the stylesheet's (grid areas); a wide row's columns follow the revisions shown.
+  const template = narrow ? undefined : columns.map((c) => c.width).join(' ');
   const virtualizer = useWindowVirtualizer({
     count,
-    estimateSize: () => ROW_HEIGHT,
+    estimateSize: () => (narrow ? CARD_HEIGHT : ROW_HEIGHT),
     overscan: 12,
     scrollMargin,
     initialRect: { width: 1200, height: 900 },
@@ -190,7 +193,7 @@ function MatrixTable(props: {
   const multiGroup = groups.size > 1;
   const firstGroup = [...groups.keys()][0];
   return (
-    <div className="table-wrap matrix-wrap">
+    <div className={`table-wrap matrix-wrap${narrow ? ' matrix-cards' : ''}`}>
       <div
         className="vlist"
         role="table"
@@ -300,13 +303,13 @@ function MatrixRow(props: {
     <div
       role="row"
       aria-rowindex={props.index + 2}
-      className={`vrow${props.flagged ? ' is-flagged' : ''}`}
+      className={`vrow node-card${props.flagged ? ' is-flagged' : ''}`}
       data-testid="node-row"
       data-node-url={n.url}
       data-region={n.state ? regionOfRow(n) : undefined}
       style={props.style}
     >
-      <span role="cell" title={n.url}>
+      <span role="cell" className="col-node" title={n.url}>
         <Link href={`/nodes/${encodeURIComponent(n.id)}`}>{nodeLabel(n)}</Link>
       </span>
       {shown.has('Region') ? (
@@ -314,7 +317,7 @@ function MatrixRow(props: {
           {n.state ? regionOfRow(n) : '—'}
         </span>
       ) : null}
-      <span role="cell">
+      <span role="cell" className="col-verdict">
         {v ? (
           <Badge
             p={presentVerdict(v)}
@@ -338,7 +341,8 @@ function MatrixRow(props: {
           </span>
         ))}
       {shown.has('Served') ? <span role="cell">{v ? SERVED_ERA_LABELS[v.servedEras] : '—'}</span> : null}
-      <span role="cell" data-testid="node-row-group">
+      <span role="cell" className="col-group" data-testid="node-row-group">
+        {props.group ? <span className="card-label">Group </span> : null}
         {props.group ?? (v?.verdict === 'unavailable' ? '—' : '')}
       </span>
       {shown.has('Latency') ? (
