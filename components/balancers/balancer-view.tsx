@@ -14,7 +14,7 @@ import { browserFetcher } from '@/lib/query/fetch-json';
 import { balancerEventsQuery, balancerQuery, nodeLabelsQuery } from '@/lib/query/options';
 import type { BalancerDetail, EventItem, BalancerAnalysisView } from '@/lib/query/types';
 import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
-import type { PartitionGroup } from '@/lib/rollout/types';
+import type { PartitionGroupView as PartitionGroup } from '@/lib/schemas/balancer-analysis';
 import {
   FINGERPRINT_FIELDS,
   describeCatalogDiff,
@@ -401,6 +401,7 @@ function FingerprintGroups({
   names: Map<string, string>;
 }) {
   const diffs = differingFields(a.partition);
+  const capped = a.degradedNodeCount > a.degradedNodes.length;
   // Catalog differences are against the largest group whose catalog was listed (samples carry none).
   const baseLetter = groupLetter(
     Math.max(
@@ -438,7 +439,13 @@ function FingerprintGroups({
           testId="group-unavailable"
           p={{ label: 'Unavailable', icon: 'unavailable', tone: 'bad', hint: 'not part of the partition' }}
           note="reported beside the partition, never as divergence"
+          capped={capped}
         />
+        {capped ? (
+          <p className="muted" data-testid="degraded-more">
+            {a.degradedNodes.length} of {a.degradedNodeCount} unavailable nodes listed
+          </p>
+        ) : null}
         <UnavailableGroup
           nodes={a.degradedNodes.filter((d) => isAuthGatedReason(d.reason))}
           names={names}
@@ -446,6 +453,7 @@ function FingerprintGroups({
           testId="group-auth-gated"
           p={{ label: 'Auth-gated', icon: 'lock', tone: 'warn', hint: 'refused with 401/403: not down' }}
           note="refused at the door: not down, and their era cannot be judged without a working credential"
+          capped={capped}
         />
       </div>
     </section>
@@ -498,6 +506,8 @@ function UnavailableGroup(props: {
   testId: string;
   p: Presentation;
   note: string;
+  /** Only the first of them are listed: the link does not count them. */
+  capped: boolean;
 }) {
   if (props.nodes.length === 0) return null;
   return (
@@ -505,7 +515,10 @@ function UnavailableGroup(props: {
       <div className="group-head">
         <Badge p={props.p} />
         <span className="muted">{props.note}</span>
-        <Link href={props.href}>show {plural(props.nodes.length, 'node', 'nodes')} in the matrix</Link>
+        <Link href={props.href}>
+          {props.capped ? 'show them all' : `show ${plural(props.nodes.length, 'node', 'nodes')}`} in the
+          matrix
+        </Link>
       </div>
       <div className="group-nodes">
         {props.nodes.map((d) => (
@@ -563,7 +576,7 @@ function GroupCard(props: {
 
 /** How many nodes present the group's fingerprint. */
 function groupNodeCount(g: PartitionGroup): number {
-  return g.nodeIds.length;
+  return g.nodeCount;
 }
 
 function groupCounts(g: PartitionGroup): string {

@@ -1,5 +1,5 @@
 import { and, asc, count, eq, gt, gte, inArray, lt, max, min, sql } from 'drizzle-orm';
-import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import type { StoredAnalysisView } from '@/lib/schemas/balancer-analysis';
 import { parseStoredAnalysis } from '@/lib/schemas/stored';
 import type { z } from 'zod';
 import { ConflictError, NotFoundError, ValidationError } from '@/lib/errors';
@@ -345,7 +345,7 @@ export async function countBalancers(store: Store): Promise<number> {
  * diverged, region split or converged event); null before the first cycle. A stored analysis that does not
  * parse throws StoredDataInvalidError.
  */
-export async function readBalancerAnalysis(store: Store, id: string): Promise<BalancerAnalysisView | null> {
+export async function readBalancerAnalysis(store: Store, id: string): Promise<StoredAnalysisView | null> {
   const { balancerStates, events } = store.t;
   const state = (
     await store.read((db) =>

@@ -14,7 +14,7 @@ import {
   type NodePage,
   type NodeRow,
 } from '@/lib/schemas/node-query';
-import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import { analysisResponseOf, type StoredAnalysisView } from '@/lib/schemas/balancer-analysis';
 import type { BalancerDetail, NodeSummary } from '@/lib/schemas/dashboard';
 import { parseStoredAnalysis } from '@/lib/schemas/stored';
 
@@ -23,7 +23,7 @@ export interface FleetSourceRow {
   name: string;
   publicUrl: string;
   /** In the API's vocabulary; `since` is null here (the overview reads when divergence began itself). */
-  analysis: BalancerAnalysisView | null;
+  analysis: StoredAnalysisView | null;
 }
 
 /** Every balancer with its latest analysis, by name. */
@@ -78,7 +78,8 @@ export async function readBalancerDetail(
   const analysis = await readBalancerAnalysis(store, id);
   const window = await getOpenWindow(store, id);
   const facts = { balancerId: id, intervalMs: balancer.intervalMs, analysis, window };
-  return { ...balancer, analysis, window, progress: await readBalancerProgress(store, facts, now) };
+  const progress = await readBalancerProgress(store, facts, now);
+  return { ...balancer, analysis: analysis && analysisResponseOf(analysis), window, progress };
 }
 
 type SummaryState = NonNullable<NodeSummary['state']>;

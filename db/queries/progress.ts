@@ -3,14 +3,14 @@
 import { and, eq, gt, inArray, isNull, or } from 'drizzle-orm';
 import { computeProgress, HOUR_MS, type BalancerProgress, type ProgressSpan } from '@/lib/rollout/progress';
 import { describeTarget } from '@/lib/rollout/window';
-import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import type { StoredAnalysisView } from '@/lib/schemas/balancer-analysis';
 import type { RolloutWindow } from '@/lib/schemas/rollout';
 import type { Store } from '../index';
 
 export interface ProgressFacts {
   balancerId: string;
   intervalMs: number;
-  analysis: Pick<BalancerAnalysisView, 'partition'> | null;
+  analysis: Pick<StoredAnalysisView, 'partition'> | null;
   window: Pick<RolloutWindow, 'target' | 'openedAt'> | null;
 }
 
@@ -95,7 +95,7 @@ export async function readBalancerProgress(
  */
 export async function readFleetProgress(
   store: Store,
-  balancers: ReadonlyArray<{ id: string; analysis?: Pick<BalancerAnalysisView, 'partition'> | null }>,
+  balancers: ReadonlyArray<{ id: string; analysis?: Pick<StoredAnalysisView, 'partition'> | null }>,
   now: number,
 ): Promise<Map<string, BalancerProgress>> {
   const out = new Map<string, BalancerProgress>();

@@ -5,9 +5,9 @@ import type { Fingerprint, PartitionGroup } from '@/lib/rollout/types';
 import { describeRegionSplit } from '@/lib/rollout/regions';
 import { listIds, plural } from '@/lib/rollout/text';
 import { ALERT_NAMES, type AlertName, type PostableAlert } from '@/lib/schemas/alert-sink';
-import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import type { StoredAnalysisView } from '@/lib/schemas/balancer-analysis';
 
-export type { BalancerAnalysisView };
+export type { StoredAnalysisView };
 export type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/schemas/alert-sink';
 import type { AlertSubject, DesiredAlert, KnownAlert } from '@/lib/schemas/alert-sink';
 
@@ -52,7 +52,7 @@ function describeGroup(g: PartitionGroup, labels: Record<string, string>): strin
 }
 
 /** The partition in words: each fingerprint group, then the unavailable nodes with their reasons. */
-export function describePartition(analysis: BalancerAnalysisView, labels: Record<string, string>): string {
+export function describePartition(analysis: StoredAnalysisView, labels: Record<string, string>): string {
   const parts = analysis.partition.map((g) => describeGroup(g, labels));
   if (analysis.degradedNodes.length > 0) {
     const down = analysis.degradedNodes.map((d) => `${labels[d.nodeId] ?? d.url} (${d.reason})`);
@@ -85,7 +85,7 @@ function summaryOf(name: AlertName, subject: AlertSubject): string {
 }
 
 function firingNames(
-  a: BalancerAnalysisView,
+  a: StoredAnalysisView,
 ): Array<{ name: AlertName; severity: string; extra: Record<string, string> }> {
   const out: Array<{ name: AlertName; severity: string; extra: Record<string, string> }> = [];
   // Inside an open rollout window non-uniform is expected: held, as webhook alerts are.

@@ -5,6 +5,7 @@
 import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 import type { Store } from '@/db/index';
 import { readBalancerAnalysis } from '@/db/queries/balancers';
+import { analysisResponseOf } from '@/lib/schemas/balancer-analysis';
 import { latestEventSeq, listEventsAfter, type StoredEvent } from '@/db/queries/events';
 import { localPoller } from '@/lib/poller';
 import { describeOutcome, requestBalancerCycles, type CycleRequestOutcome } from '@/lib/poller/requests';
@@ -79,7 +80,7 @@ export async function probeBalancerNow(
     at: Math.max(...regions.map((r) => r.at ?? 0)),
     durationMs: Date.now() - started,
     probes: regions.reduce((n, r) => n + r.probes, 0),
-    analysis: stored,
+    analysis: stored && analysisResponseOf(stored),
     events: await listEventsAfter(store, balancerId, mark),
     regions,
   };

@@ -11,7 +11,8 @@ import type { FleetRow } from '@/lib/ui/fleet';
 import { matrixParams, type MatrixQuery } from '@/lib/ui/node-filter';
 import { NODE_LIMIT_MAX } from '@/lib/schemas/node-query';
 import type {
-  NodeRowPage,
+  NodePage,
+  NodeRow,
   BalancerDetail,
   EventItem,
   NodeDetail,
@@ -90,7 +91,7 @@ export function balancerNodePagesQuery(fetcher: Fetcher, id: string, query: Matr
   return infiniteQueryOptions({
     queryKey: queryKeys.balancerNodePages(id, query),
     queryFn: ({ pageParam }) =>
-      requestJson<NodeRowPage>(
+      requestJson<NodePage<NodeRow>>(
         fetcher,
         `/dashboard-data/balancers/${enc(id)}/nodes?${nodePageParams(query, pageParam).toString()}`,
       ),

@@ -5,17 +5,9 @@ import type { BalancerView, NodeHistoryEntry, NodeWithState, RollupEntry } from 
 import type { pageOf } from '@/lib/schemas/common';
 import type { Event } from '@/lib/schemas/event';
 
-export type { BalancerDetail, NodeSummary, VerdictSummary } from '@/lib/schemas/dashboard';
-import type { NodeRow } from '@/lib/schemas/node-query';
-export type { NodeRow } from '@/lib/schemas/node-query';
-
-/** A page of the node matrix: `matched` rows pass the filter out of `total`. */
-export interface NodeRowPage {
-  items: NodeRow[];
-  matched: number;
-  total: number;
-  nextCursor: string | null;
-}
+export type { BalancerDetail, VerdictSummary } from '@/lib/schemas/dashboard';
+/** A matrix row (a node, per region that probed it) with its fingerprint group's key. */
+export type { NodeRow, NodeRow as NodeSummary, NodePage } from '@/lib/schemas/node-query';
 export type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
 export type { RolloutWindow } from '@/lib/schemas/rollout';
 

@@ -193,7 +193,10 @@ function describeFingerprint(fp: Fingerprint): string {
 }
 
 /** "eu-west sees modern 2026-07-28 (…); us-east sees legacy 2025-11-25 (…)". */
-export function describeRegionSplit(groups: RegionGroup[], partition: PartitionGroup[]): string {
+export function describeRegionSplit(
+  groups: RegionGroup[],
+  partition: ReadonlyArray<Pick<PartitionGroup, 'key' | 'fingerprint'>>,
+): string {
   const fpOf = new Map(partition.map((g) => [g.key, g.fingerprint]));
   return groups
     .map((g) => {

@@ -10,7 +10,7 @@ import {
 } from './common';
 import { EndpointUrl, endpointInputFields, endpointViewFields } from './endpoint';
 import { EventType } from './event';
-import type { BalancerAnalysisView } from './balancer-analysis';
+import type { StoredAnalysisView } from './balancer-analysis';
 
 export const ALERT_SINK_KINDS = ['alertmanager'] as const;
 export type AlertSinkKind = (typeof ALERT_SINK_KINDS)[number];
@@ -135,7 +135,7 @@ export type SinkAlert = z.output<typeof SinkAlert>;
 export interface AlertSubject {
   balancerId: string;
   balancerName: string;
-  analysis: BalancerAnalysisView;
+  analysis: StoredAnalysisView;
   /** How operators know each node (URL or address), by node id. */
   nodeLabels: Record<string, string>;
 }

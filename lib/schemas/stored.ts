@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import { StoredDataInvalidError, toFieldIssues } from '@/lib/errors';
 import { BalancerSnapshot, type AnalysisFields, type BalancerAnalysis } from '@/lib/rollout/analysis';
-import { analysisViewOf, type BalancerAnalysisView } from './balancer-analysis';
+import { analysisViewOf, type StoredAnalysisView } from './balancer-analysis';
 import { storedAnalysisSchemaOf, upgradeStoredAnalysis } from './stored-analysis';
 import { Verdict } from './verdict';
 
@@ -69,6 +69,6 @@ export function parseStoredAnalysis(
   since: number | null,
   at: number,
   regionTimes?: ReadonlyMap<string, number>,
-): BalancerAnalysisView {
+): StoredAnalysisView {
   return analysisViewOf(parseStoredAnalysisJson(value, at, regionTimes), since);
 }

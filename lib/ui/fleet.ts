@@ -1,7 +1,7 @@
 // The fleet overview's rows, counts, ordering and filtering: pure functions over what the API returns.
 import type { z } from 'zod';
 import type { BalancerView } from '@/lib/schemas/balancer-view';
-import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import type { StoredAnalysisView } from '@/lib/schemas/balancer-analysis';
 import type { BalancerProgressView } from '@/lib/schemas/progress';
 import { isFleetStatus, statusRank, type FleetStatus } from './presentation';
 
@@ -22,7 +22,7 @@ export interface FleetSource {
   name: string;
   publicUrl: string;
   summary?: z.output<typeof BalancerView>['summary'];
-  analysis?: BalancerAnalysisView | null;
+  analysis?: StoredAnalysisView | null;
 }
 
 export interface FleetRow {
@@ -46,7 +46,7 @@ export interface FleetRow {
 }
 
 /** Nodes per client era from the partition and the unavailable list; samples when no node is probed directly. */
-export function eraMixOf(analysis: BalancerAnalysisView): EraMix {
+export function eraMixOf(analysis: StoredAnalysisView): EraMix {
   const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0, authGated: 0 };
   const bySamples = analysis.counts.nodes === 0;
   for (const group of analysis.partition) {
@@ -58,7 +58,7 @@ export function eraMixOf(analysis: BalancerAnalysisView): EraMix {
   return mix;
 }
 
-export function gateOf(analysis: BalancerAnalysisView, revision: string = GATE_REVISION): boolean | null {
+export function gateOf(analysis: StoredAnalysisView, revision: string = GATE_REVISION): boolean | null {
   const gate = analysis.gates.find((g) => g.revision === revision) ?? analysis.gates[0];
   return gate ? gate.ready : null;
 }

@@ -13,7 +13,7 @@ import type { Store } from '@/db/index';
 import { startRoundRobinProxy, type RoundRobinProxy } from '@/lib/peers/round-robin-proxy';
 import { startPeers, type RunningPeer } from '@/lib/peers/spawn';
 import { startWorkerProcess, type WorkerProcess } from '../../support/worker-process';
-import type { BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import type { StoredAnalysisView } from '@/lib/schemas/balancer-analysis';
 import { startSourceRoutingProxy, type SourceRoutingProxy } from '../../support/source-routing-proxy';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-regions-'));
@@ -69,7 +69,7 @@ function twoRegions(location: () => Promise<string>): void {
     return store;
   }
 
-  async function analysisNow(): Promise<BalancerAnalysisView | null> {
+  async function analysisNow(): Promise<StoredAnalysisView | null> {
     const { readBalancerAnalysis } = await import('@/db/queries/balancers');
     return await readBalancerAnalysis(await storeOf(), balancerId);
   }

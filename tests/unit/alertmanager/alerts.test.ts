@@ -6,7 +6,7 @@ import {
   labelFingerprint,
   postableAlerts,
   sinkWants,
-  type BalancerAnalysisView,
+  type StoredAnalysisView,
 } from '@/lib/alertmanager/alerts';
 import type { Fingerprint, PartitionGroup, UnavailableNode } from '@/lib/rollout/types';
 import { analysisViewOf } from '@/lib/schemas/balancer-analysis';
@@ -41,7 +41,7 @@ function group(fp: Fingerprint, nodeIds: string[], sampleCount = 0): PartitionGr
 }
 
 /** An analysis as the poller stores it, read back as the store's edge hands it on. */
-function analysis(over: Partial<AnalysisFields>): BalancerAnalysisView {
+function analysis(over: Partial<AnalysisFields>): StoredAnalysisView {
   return analysisViewOf(
     {
       balancerId: 'bal_1',
@@ -87,12 +87,12 @@ const down = (nodeId: string, reason: string): UnavailableNode => ({
   authGated: false,
 });
 const labels = { n1: 'http://10.0.0.1/mcp', n2: 'http://10.0.0.2/mcp' };
-const raise = (a: BalancerAnalysisView) =>
+const raise = (a: StoredAnalysisView) =>
   alertsFor(
     { balancerId: 'bal_1', balancerName: 'shop', analysis: a, nodeLabels: labels },
     'https://ew.example/',
   );
-const names = (a: BalancerAnalysisView) => raise(a).map((x) => [x.labels.alertname, x.labels.severity]);
+const names = (a: StoredAnalysisView) => raise(a).map((x) => [x.labels.alertname, x.labels.severity]);
 
 describe('alertsFor', () => {
   const window = {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PartitionGroup } from '@/lib/rollout/types';
-import { analysisViewOf, type BalancerAnalysisView } from '@/lib/schemas/balancer-analysis';
+import { analysisViewOf, type StoredAnalysisView } from '@/lib/schemas/balancer-analysis';
 import type { AnalysisFields } from '@/lib/rollout/analysis';
 import {
   countFleet,
@@ -33,7 +33,7 @@ function group(era: 'modern' | 'legacy', nodeIds: string[], sampleCount = 0): Pa
   };
 }
 
-function analysis(over: Partial<AnalysisFields>): BalancerAnalysisView {
+function analysis(over: Partial<AnalysisFields>): StoredAnalysisView {
   return analysisViewOf(
     {
       balancerId: 'b1',

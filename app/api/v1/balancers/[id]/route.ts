@@ -8,6 +8,7 @@ import { json, noContent } from '@/lib/api/with-api';
 import { assertTargetUrlsAllowed } from '@/lib/api/target-input';
 import { balancerView } from '@/lib/api/views';
 import { audited } from '@/lib/api/audit';
+import { analysisResponseOf } from '@/lib/schemas/balancer-analysis';
 import { restoreRedacted, restoreRedactedAuth } from '@/lib/schemas/balancer-view';
 
 export const dynamic = 'force-dynamic';
@@ -18,7 +19,7 @@ export const GET = route('getBalancer', async ({ store, params, now }) => {
   const window = await getOpenWindow(store, params.id);
   return json({
     ...balancerView(balancer),
-    analysis,
+    analysis: analysis && analysisResponseOf(analysis),
     progress: await readBalancerProgress(
       store,
       { balancerId: balancer.id, intervalMs: balancer.intervalMs, analysis, window },
