@@ -2,7 +2,7 @@
 // cycle asked of every region that probes it, within a bounded wait, so the answer is not one interval old.
 import type { Store } from '@/db/index';
 import { getBalancer, getBalancerByName, readBalancerAnalysis, type Balancer } from '@/db/queries/balancers';
-import { listNodes } from '@/db/queries/nodes';
+import { listNodes, type NodeWithState } from '@/db/queries/nodes';
 import { NotFoundError } from '@/lib/errors';
 import { catalogDriftOf, judgeGate } from '@/lib/rollout/gate';
 import { describeRegionSplit } from '@/lib/rollout/regions';
@@ -36,6 +36,26 @@ function safeDecode(value: string): string {
   }
 }
 
+/** A node's display name, where the store has one (nodes gain names with their own column). */
+function nameOf(n: NodeWithState): string | null {
+  return (n as NodeWithState & { name?: string | null }).name ?? null;
+}
+
+/** What the gate judges: each node's latest verdict, or across regions every region's, named `name@region`. */
+function observationsOf(nodes: NodeWithState[]): NodeObservation[] {
+  return nodes.flatMap((n) => {
+    const label = nameOf(n) ?? n.url;
+    if (n.regions && n.regions.length > 1)
+      return n.regions.map((r) => ({
+        nodeId: `${n.id}@${r.region}`,
+        name: `${label}@${r.region}`,
+        verdict: r.verdict,
+        recentChanges: [],
+      }));
+    return n.state ? [{ nodeId: n.id, name: nameOf(n), verdict: n.state.verdict, recentChanges: [] }] : [];
+  });
+}
+
 export async function gateForBalancer(
   store: Store,
   balancer: Pick<Balancer, 'id' | 'name'>,
@@ -44,21 +64,19 @@ export async function gateForBalancer(
   fresh = false,
 ): Promise<GateAnswer> {
   const nodes = await listNodes(store, balancer.id);
-  const unprobed = nodes.filter((n) => n.state === null).map((n) => n.id);
-  // Across regions every region's verdict of a node counts, named `node@region` in the reasons.
-  const observations: NodeObservation[] = nodes.flatMap((n) =>
-    n.regions && n.regions.length > 1
-      ? n.regions.map((r) => ({ nodeId: `${n.id}@${r.region}`, verdict: r.verdict, recentChanges: [] }))
-      : n.state
-        ? [{ nodeId: n.id, verdict: n.state.verdict, recentChanges: [] }]
-        : [],
-  );
+  const unprobed = nodes.filter((n) => n.state === null).map((n) => nameOf(n) ?? n.url);
+  const observations = observationsOf(nodes);
   let judged = judgeGate(observations, unprobed, revision);
   // Regions that see different answers behind one public URL keep the gate shut, whatever each one says.
   const stored = await readBalancerAnalysis(store, balancer.id);
   if (stored?.regionSplit === true) {
     const why = `regions disagree: ${describeRegionSplit(stored.regionPartition, stored.partition)}`;
-    judged = { state: 'closed', ready: false, reasons: [...judged.reasons, why] };
+    judged = {
+      state: 'closed',
+      ready: false,
+      reasons: [...judged.reasons, why],
+      details: [...judged.details, { text: why, nodes: null }],
+    };
   }
   const probedAt = observations.map((o) => o.verdict.probedAt);
   return {
@@ -68,6 +86,7 @@ export async function gateForBalancer(
     ready: judged.ready,
     state: judged.state,
     reasons: judged.reasons,
+    details: judged.details,
     catalogDrift: stored ? catalogDriftOf(stored.partition) : null,
     observedAt: probedAt.length > 0 ? Math.min(...probedAt) : null,
     fresh,
@@ -105,5 +124,11 @@ export async function answerGate(
     outcome.kind === 'answered'
       ? `the fresh probe of region ${outcome.failed.join(', ')} stored nothing (its worker's log has the details)`
       : describeOutcome(outcome);
-  return { ...stale, ready: false, state: 'cannot_judge', reasons: [why, ...stale.reasons] };
+  return {
+    ...stale,
+    ready: false,
+    state: 'cannot_judge',
+    reasons: [why, ...stale.reasons],
+    details: [{ text: why, nodes: null }, ...stale.details],
+  };
 }

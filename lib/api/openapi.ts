@@ -114,6 +114,29 @@ export function describeAccess(access: Access): string {
   }
 }
 
+const ETAG_HEADER = {
+  description: 'a weak validator of the body: send it back as If-None-Match to get 304 while it holds',
+  schema: { type: 'string' },
+};
+
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'the ETag of the copy held: 304 with no body while it is current',
+  schema: { type: 'string' },
+};
+
+/** A read answered with an ETag: its 200 names the header, and 304 answers a matching If-None-Match. */
+function revalidated(responses: Record<string, unknown>): void {
+  const ok = responses['200'] as Record<string, unknown> | undefined;
+  if (ok) responses['200'] = { ...ok, headers: { ETag: ETAG_HEADER } };
+  responses['304'] = {
+    description: 'Not modified: If-None-Match holds the current ETag (no body)',
+    headers: { ETag: ETAG_HEADER },
+  };
+}
+
 export function buildOpenApiDocument(version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   const components: Record<string, unknown> = {};
@@ -129,6 +152,7 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
               description: 'OK',
               content: { 'application/json': { schema: schemaOf(op.response, 'output', components) } },
             };
+    if (op.etag) revalidated(responses);
     for (const status of op.problems) {
       responses[String(status)] = {
         description: `problem details (${status})`,
@@ -140,7 +164,11 @@ export function buildOpenApiDocument(version: string): Record<string, unknown> {
       summary: op.summary,
       description: op.description ?? `Needs ${describeAccess(op.access)}.`,
       tags: [op.tag],
-      parameters: [...pathParameters(op.path), ...(op.query ? queryParameters(op.query) : [])],
+      parameters: [
+        ...pathParameters(op.path),
+        ...(op.query ? queryParameters(op.query) : []),
+        ...(op.etag ? [IF_NONE_MATCH] : []),
+      ],
       responses,
       security: op.access === 'public' ? [] : [{ bearer: [] }, { session: [] }],
     };

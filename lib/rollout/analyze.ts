@@ -185,10 +185,11 @@ export function analyzeCycle(input: CycleInput): BalancerAnalysis {
     samples.map((s) => ({ verdict: s.obs.verdict, keyed: s.keyed ?? rawKeyed(s.obs.verdict) })),
   );
   cacheHazard.catalogTtlMs = catalogTtlOf(input.nodes.map((n) => n.verdict));
-  const gates = [...new Set(input.gateRevisions)].map((revision) => ({
-    revision,
-    ...evaluateGate(input.nodes, revision),
-  }));
+  // The stored gates keep their reasons; the nodes each names are the gate route's to add.
+  const gates = [...new Set(input.gateRevisions)].map((revision) => {
+    const { ready, reasons } = evaluateGate(input.nodes, revision);
+    return { revision, ready, reasons };
+  });
   const window: WindowProgress | null = input.window
     ? computeWindowProgress(input.window, {
         at,

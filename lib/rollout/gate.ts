@@ -8,68 +8,115 @@ import { RolloutInputError } from './validate';
 const LISTED_SETS = 5;
 
 /**
- * Ready only when there is at least one node, every node is available, all present the same served
- * set, and that set contains `revision`. Otherwise `reasons` name the nodes and sets in the way.
+ * Which nodes a gate reason names, as the node list's filter (lib/schemas/node-query.ts NodeFilter): the
+ * dashboard's matrix and GET /balancers/{id}/nodes select exactly them.
  */
-export function evaluateGate(
-  nodes: NodeObservation[],
-  revision: string,
-): { ready: boolean; reasons: string[] } {
-  if (typeof revision !== 'string' || revision.trim() === '') {
-    throw new RolloutInputError(['revision must be a non-empty string']);
-  }
-  if (nodes.length === 0) return { ready: false, reasons: ['no nodes to check'] };
+export interface GateNodeFilter {
+  availability?: 'unavailable' | 'auth-gated';
+  lacks?: string;
+  group?: string;
+}
 
-  const reasons: string[] = [];
+/** One reason with the nodes it names: how many, and the filter that lists them (null: no filter can). */
+export interface GateDetail {
+  text: string;
+  nodes: { count: number; filter: GateNodeFilter } | null;
+}
+
+export interface GateVerdict {
+  ready: boolean;
+  /** The details' texts, in order: what a pipeline prints. */
+  reasons: string[];
+  details: GateDetail[];
+}
+
+/** How a reason names a node: its display name, else its URL. */
+export function gateLabel(node: NodeObservation): string {
+  return node.name ?? node.verdict.url;
+}
+
+function withNodes(text: string, count: number, filter: GateNodeFilter): GateDetail {
+  return { text, nodes: { count, filter } };
+}
+
+function verdictOf(details: GateDetail[]): GateVerdict {
+  return { ready: details.length === 0, reasons: details.map((d) => d.text), details };
+}
+
+/** The unavailable and auth-gated nodes' reasons. */
+function downDetails(nodes: NodeObservation[]): GateDetail[] {
+  const details: GateDetail[] = [];
   const down = nodes.filter((n) => n.verdict.verdict === 'unavailable');
   const unavailable = down
     .filter((n) => !isAuthGatedReason(n.verdict.reason))
-    .map((n) => `${n.nodeId} (${n.verdict.reason})`)
+    .map((n) => `${gateLabel(n)} (${n.verdict.reason})`)
     .sort();
   if (unavailable.length > 0) {
-    reasons.push(`${plural(unavailable.length, 'node', 'nodes')} unavailable: ${listIds(unavailable)}`);
+    const text = `${plural(unavailable.length, 'node', 'nodes')} unavailable: ${listIds(unavailable)}`;
+    details.push(withNodes(text, unavailable.length, { availability: 'unavailable' }));
   }
-  const gated = down
-    .filter((n) => isAuthGatedReason(n.verdict.reason))
-    .map((n) => `${n.nodeId} (${n.verdict.reason})`)
-    .sort();
-  if (gated.length > 0) {
-    reasons.push(
-      `cannot judge ${plural(gated.length, 'auth-gated node', 'auth-gated nodes')}: ${listIds(gated)}`,
-    );
-  }
+  const gated = down.filter((n) => isAuthGatedReason(n.verdict.reason));
+  if (gated.length > 0) details.push(authGatedDetail(gated));
+  return details;
+}
 
-  const bySet = new Map<string, { set: string[]; nodeIds: string[] }>();
+function authGatedDetail(gated: NodeObservation[]): GateDetail {
+  const named = gated.map((n) => `${gateLabel(n)} (${n.verdict.reason})`).sort();
+  const text = `cannot judge ${plural(gated.length, 'auth-gated node', 'auth-gated nodes')}: ${listIds(named)}`;
+  return withNodes(text, gated.length, { availability: 'auth-gated' });
+}
+
+/** The served sets of the available nodes, largest first, each with its nodes' labels sorted. */
+function servedSets(nodes: NodeObservation[]): Array<{ set: string[]; labels: string[] }> {
+  const bySet = new Map<string, { set: string[]; labels: string[] }>();
   for (const node of nodes) {
     if (node.verdict.verdict === 'unavailable') continue;
     const set = normalizeRevisions(node.verdict.supported);
     const key = set.join(' ');
-    const entry = bySet.get(key) ?? { set, nodeIds: [] };
-    entry.nodeIds.push(node.nodeId);
+    const entry = bySet.get(key) ?? { set, labels: [] };
+    entry.labels.push(gateLabel(node));
     bySet.set(key, entry);
   }
-  const sets = [...bySet.values()]
-    .map((e) => ({ set: e.set, nodeIds: e.nodeIds.sort() }))
-    .sort((a, b) => b.nodeIds.length - a.nodeIds.length || (a.set.join() < b.set.join() ? -1 : 1));
+  return [...bySet.values()]
+    .map((e) => ({ set: e.set, labels: e.labels.sort() }))
+    .sort((a, b) => b.labels.length - a.labels.length || (a.set.join() < b.set.join() ? -1 : 1));
+}
 
+/**
+ * Ready only when there is at least one node, every node is available, all present the same served
+ * set, and that set contains `revision`. Otherwise the reasons name the nodes (by name, else URL) and sets in
+ * the way, each with the filter that lists its nodes.
+ */
+export function evaluateGate(nodes: NodeObservation[], revision: string): GateVerdict {
+  if (typeof revision !== 'string' || revision.trim() === '') {
+    throw new RolloutInputError(['revision must be a non-empty string']);
+  }
+  if (nodes.length === 0) return verdictOf([{ text: 'no nodes to check', nodes: null }]);
+
+  const details = downDetails(nodes);
+  const sets = servedSets(nodes);
   if (sets.length > 1) {
     const described = sets
       .slice(0, LISTED_SETS)
-      .map((s) => `${formatRevisionSet(s.set)} on ${listIds(s.nodeIds)}`)
+      .map((s) => `${formatRevisionSet(s.set)} on ${listIds(s.labels)}`)
       .join('; ');
     const more = sets.length > LISTED_SETS ? `; and ${sets.length - LISTED_SETS} more sets` : '';
-    reasons.push(`nodes present ${sets.length} different served sets: ${described}${more}`);
+    details.push({
+      text: `nodes present ${sets.length} different served sets: ${described}${more}`,
+      nodes: null,
+    });
   }
   const lacking = sets.filter((s) => !s.set.includes(revision));
   const onlyLacking = sets.length === 1 ? lacking[0] : undefined;
+  const lacks = { lacks: revision };
   if (onlyLacking) {
-    reasons.push(`the served set ${formatRevisionSet(onlyLacking.set)} does not include ${revision}`);
+    const text = `the served set ${formatRevisionSet(onlyLacking.set)} does not include ${revision}`;
+    details.push(withNodes(text, onlyLacking.labels.length, lacks));
   } else if (lacking.length > 0) {
-    const ids = lacking.flatMap((s) => s.nodeIds).sort();
-    reasons.push(`${revision} is not served by ${listIds(ids)}`);
+    const labels = lacking.flatMap((s) => s.labels).sort();
+    details.push(withNodes(`${revision} is not served by ${listIds(labels)}`, labels.length, lacks));
   }
-
-  return { ready: reasons.length === 0, reasons };
+  return verdictOf(details);
 }
 
 export const GATE_STATES = ['open', 'closed', 'cannot_judge'] as const;
@@ -83,29 +130,27 @@ export function isAuthGated(node: NodeObservation): boolean {
 /**
  * The gate with a third answer: `closed` when the nodes Erawatch can read already rule it out, `open` when
  * every node passes, and `cannot_judge` when the rest would pass but some nodes are auth-gated or not probed
- * yet (or none was probed): their answer is unknown, so the gate cannot vouch for them.
+ * yet (or none was probed): their answer is unknown, so the gate cannot vouch for them. `unprobed` are the
+ * labels (name, else URL) of the nodes not probed yet.
  */
 export function judgeGate(
   nodes: NodeObservation[],
-  unprobedIds: string[],
+  unprobed: string[],
   revision: string,
-): { state: GateState; ready: boolean; reasons: string[] } {
-  if (nodes.length === 0) return { state: 'cannot_judge', ready: false, reasons: ['no probed nodes yet'] };
+): GateVerdict & { state: GateState } {
+  if (nodes.length === 0)
+    return { state: 'cannot_judge', ...verdictOf([{ text: 'no probed nodes yet', nodes: null }]) };
   const gated = nodes.filter(isAuthGated);
   const readable = nodes.filter((n) => !isAuthGated(n));
-  const unknown: string[] = [];
-  if (gated.length > 0) {
-    const ids = gated.map((n) => `${n.nodeId} (${n.verdict.reason})`).sort();
-    unknown.push(
-      `cannot judge ${plural(gated.length, 'auth-gated node', 'auth-gated nodes')}: ${listIds(ids)}`,
-    );
-  }
-  if (unprobedIds.length > 0) unknown.push(`not probed yet: ${listIds([...unprobedIds].sort())}`);
-  if (readable.length === 0) return { state: 'cannot_judge', ready: false, reasons: unknown };
+  const unknown: GateDetail[] = [];
+  if (gated.length > 0) unknown.push(authGatedDetail(gated));
+  if (unprobed.length > 0)
+    unknown.push({ text: `not probed yet: ${listIds([...unprobed].sort())}`, nodes: null });
+  if (readable.length === 0) return { state: 'cannot_judge', ...verdictOf(unknown) };
   const result = evaluateGate(readable, revision);
-  if (!result.ready) return { state: 'closed', ready: false, reasons: [...result.reasons, ...unknown] };
-  if (unknown.length > 0) return { state: 'cannot_judge', ready: false, reasons: unknown };
-  return { state: 'open', ready: true, reasons: [] };
+  if (!result.ready) return { state: 'closed', ...verdictOf([...result.details, ...unknown]) };
+  if (unknown.length > 0) return { state: 'cannot_judge', ...verdictOf(unknown) };
+  return { state: 'open', ...verdictOf([]) };
 }
 
 /** Tool catalogs that differ while the served revisions agree: the gate stays open, but says so. */

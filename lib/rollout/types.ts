@@ -37,6 +37,8 @@ export {
 
 export interface NodeObservation {
   nodeId: string;
+  /** The node's display name, when it has one; the gate's reasons name a node by it, else by its URL. */
+  name?: string | null;
   verdict: Verdict;
   /** Epoch ms of this node's recent fingerprint changes, from history. */
   recentChanges: number[];

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { SERVED_ERAS } from '@/lib/probe/types';
 import { GATE_STATES } from '@/lib/rollout/gate';
 import { Timestamp } from './common';
+import { NodeFilter } from './node-filter';
 
 const revision = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a revision date like 2026-07-28');
 
@@ -68,7 +69,25 @@ export const GateAnswer = z
       description:
         'open: ready; closed: the readable nodes rule it out; cannot_judge: auth-gated, unprobed or unfinished fresh probe',
     }),
-    reasons: z.array(z.string()),
+    reasons: z.array(z.string()).meta({ description: 'why it is not open, for people (details[].text)' }),
+    details: z
+      .array(
+        z.object({
+          text: z.string().meta({ description: 'the reason, as in reasons' }),
+          nodes: z
+            .object({
+              count: z.int().min(0),
+              filter: NodeFilter.meta({
+                description: 'the filter of GET /balancers/{id}/nodes that lists the nodes it names',
+              }),
+            })
+            .nullable()
+            .meta({ description: 'the nodes the reason names; null when it names none a filter can select' }),
+        }),
+      )
+      .meta({
+        description: 'each reason, in order, with how many nodes it names and the filter that lists them',
+      }),
     catalogDrift: z
       .object({
         tools: z

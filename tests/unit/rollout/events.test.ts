@@ -302,7 +302,7 @@ describe('diffSnapshots: gates', () => {
     expect(perCycle[2]).toEqual([]);
     expect(perCycle[3]?.find((e) => e.type === 'gate.closed')?.data).toEqual({
       revision: MODERN,
-      reasons: ['1 node unavailable: b (refused)'],
+      reasons: ['1 node unavailable: http://127.0.0.1/b (refused)'],
     });
     expect(brief(perCycle[4] ?? [])).toEqual([]);
   });

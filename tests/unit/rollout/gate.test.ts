@@ -12,9 +12,15 @@ import {
   dualVerdict,
   legacyVerdict,
   modernVerdict,
-  node,
+  node as observed,
   unavailableVerdict,
 } from './verdict-factory';
+
+/** A node named as its id: the reasons below name nodes by name. */
+const node = (id: string, verdict: Parameters<typeof observed>[1]): NodeObservation => ({
+  ...observed(id, verdict),
+  name: id,
+});
 
 describe('evaluateGate', () => {
   it.each<{ name: string; nodes: NodeObservation[]; revision: string; ready: boolean; reasons: string[] }>([
@@ -107,7 +113,9 @@ describe('evaluateGate', () => {
       reasons: ['1 node unavailable: a (refused)'],
     },
   ])('$name', ({ nodes, revision, ready, reasons }) => {
-    expect(evaluateGate(nodes, revision)).toEqual({ ready, reasons });
+    const judged = evaluateGate(nodes, revision);
+    expect(judged).toEqual({ ready, reasons, details: expect.any(Array) });
+    expect(judged.details.map((d) => d.text)).toEqual(reasons);
   });
 
   it('shortens long node lists so reasons stay readable', () => {
@@ -207,6 +215,53 @@ describe('judgeGate', () => {
     },
   ])('$name', ({ nodes, unprobed, state, reasons }) => {
     const judged = judgeGate(nodes, unprobed ?? [], MODERN);
-    expect(judged).toEqual({ state, ready: state === 'open', reasons });
+    expect(judged).toEqual({ state, ready: state === 'open', reasons, details: expect.any(Array) });
+    expect(judged.details.map((d) => d.text)).toEqual(reasons);
+  });
+});
+
+describe('gate details', () => {
+  it('names a node by its URL when it has no name, by its name when it has one', () => {
+    const nodes = [
+      observed('a', modernVerdict()),
+      observed('b', unavailableVerdict('timeout')),
+      { ...observed('c', unavailableVerdict('refused')), name: 'search-3' },
+    ];
+    expect(evaluateGate(nodes, MODERN).reasons).toEqual([
+      '2 nodes unavailable: http://127.0.0.1/b (timeout), search-3 (refused)',
+    ]);
+  });
+
+  it('gives each reason the count and filter of the nodes it names', () => {
+    const nodes = [
+      node('a', modernVerdict()),
+      node('b', legacyVerdict()),
+      node('c', legacyVerdict()),
+      node('d', unavailableVerdict('refused')),
+      node('e', unavailableVerdict('auth_required')),
+    ];
+    expect(judgeGate(nodes, ['z'], MODERN).details).toEqual([
+      {
+        text: '1 node unavailable: d (refused)',
+        nodes: { count: 1, filter: { availability: 'unavailable' } },
+      },
+      {
+        text: 'nodes present 2 different served sets: [2025-11-25] on b, c; [2026-07-28] on a',
+        nodes: null,
+      },
+      { text: '2026-07-28 is not served by b, c', nodes: { count: 2, filter: { lacks: MODERN } } },
+      {
+        text: 'cannot judge 1 auth-gated node: e (auth_required)',
+        nodes: { count: 1, filter: { availability: 'auth-gated' } },
+      },
+      { text: 'not probed yet: z', nodes: null },
+    ]);
+  });
+
+  it('counts every node a long reason shortens', () => {
+    const nodes = Array.from({ length: 30 }, (_, i) => node(`n${i}`, legacyVerdict()));
+    const [detail] = evaluateGate(nodes, MODERN).details;
+    expect(detail?.text).toBe('the served set [2025-11-25] does not include 2026-07-28');
+    expect(detail?.nodes).toEqual({ count: 30, filter: { lacks: MODERN } });
   });
 });
