@@ -11,7 +11,8 @@ import { Icon } from '@/components/ui/icon';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { useNow } from '@/components/ui/use-now';
 import { browserFetcher } from '@/lib/query/fetch-json';
-import { balancerEventsQuery, balancerQuery, nodeLabelsQuery } from '@/lib/query/options';
+import { balancerEventsQuery, balancerQuery, gateQuery, nodeLabelsQuery } from '@/lib/query/options';
+import type { GateAnswer } from '@/lib/schemas/rollout';
 import type { BalancerDetail, EventItem, BalancerAnalysisView } from '@/lib/query/types';
 import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
 import type { PartitionGroupView as PartitionGroup } from '@/lib/schemas/balancer-analysis';
@@ -32,7 +33,7 @@ import { presentGate, presentStatus, type Presentation } from '@/lib/ui/presenta
 import { isAuthGatedReason } from '@/lib/probe/types';
 import { describeRegionSplit } from '@/lib/rollout/regions';
 import { BalancerActions, WindowControls } from './balancer-actions';
-import { matrixHref, type NodeFilter } from '@/lib/ui/node-filter';
+import { matrixHref } from '@/lib/ui/node-filter';
 import { plural } from '@/lib/rollout/text';
 import { NodeMatrix } from './node-matrix';
 import { BalancerHistoryPanel } from './balancer-history';
@@ -316,7 +317,7 @@ function GatePanel({
               />
             </p>
             {g.reasons.length > 0 ? (
-              <GateReasons balancerId={balancerId} details={gateDetails(g)} names={names} />
+              <GateReasons balancerId={balancerId} gate={g} names={names} />
             ) : (
               <p className="muted" style={{ margin: 0 }}>
                 Every node is available and presents the same served set
@@ -467,29 +468,28 @@ const CANNOT_JUDGE: Presentation = {
   hint: 'Only auth-gated nodes stand in the way: their era is unknown.',
 };
 
-/** A gate reason, and the nodes it names as a matrix filter (null when it names none). */
-interface GateDetail {
-  text: string;
-  nodes: { count: number; filter: Partial<NodeFilter> } | null;
-}
+type GateSnapshot = BalancerAnalysisView['gates'][number];
 
-function gateDetails(g: BalancerAnalysisView['gates'][number]): GateDetail[] {
-  const details = (g as { details?: GateDetail[] }).details;
-  return details ?? g.reasons.map((text) => ({ text, nodes: null }));
-}
-
-/** Each reason in full, with a link to the matrix showing the nodes it names. */
-function GateReasons(props: { balancerId: string; details: GateDetail[]; names: Map<string, string> }) {
+/**
+ * Each reason in full, with a link to the matrix showing the nodes it names: the gate's own answer gives
+ * each reason's node count and filter (until it answers, the analysis' reasons stand alone).
+ */
+function GateReasons(props: { balancerId: string; gate: GateSnapshot; names: Map<string, string> }) {
+  const answer = useQuery(
+    gateQuery(browserFetcher, props.balancerId, props.gate.revision, !props.gate.ready),
+  );
+  const details: GateDetail[] =
+    answer.data?.details ?? props.gate.reasons.map((text) => ({ text, nodes: null }));
   return (
     <ul className="reasons">
-      {props.details.map((d) => (
+      {details.map((d) => (
         <li key={d.text} data-testid="gate-reason">
           <span className="reason-text">{withNodeNames(d.text, props.names)}</span>
-          {d.nodes ? (
+          {d.nodes && d.nodes.count > 0 ? (
             <>
               {' '}
               <Link href={matrixHref(props.balancerId, d.nodes.filter)} data-testid="gate-reason-nodes">
-                {plural(d.nodes.count, 'node', 'nodes')}
+                show {plural(d.nodes.count, 'node', 'nodes')}
               </Link>
             </>
           ) : null}
@@ -498,6 +498,8 @@ function GateReasons(props: { balancerId: string; details: GateDetail[]; names: 
     </ul>
   );
 }
+
+type GateDetail = GateAnswer['details'][number];
 
 function UnavailableGroup(props: {
   nodes: BalancerAnalysisView['degradedNodes'];

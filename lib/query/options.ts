@@ -3,6 +3,7 @@
 // takes over from there.
 import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
 import type { ApiToken } from '@/lib/schemas/token';
+import type { GateAnswer } from '@/lib/schemas/rollout';
 import type { DashboardSession } from '@/lib/schemas/session';
 import type { AlertSink, SinkAlert } from '@/lib/schemas/alert-sink';
 import type { WebhookDelivery, WebhookEndpoint } from '@/lib/schemas/webhook';
@@ -28,6 +29,7 @@ export const queryKeys = {
   balancerNodes: (id: string) => ['balancer', id, 'nodes'] as const,
   balancerNodePages: (id: string, query: MatrixQuery) => ['balancer', id, 'nodes', 'pages', query] as const,
   balancerEvents: (id: string) => ['balancer', id, 'events'] as const,
+  gate: (id: string, revision: string) => ['balancer', id, 'gate', revision] as const,
   node: (id: string) => ['node', id] as const,
   nodeHistory: (id: string) => ['node', id, 'history'] as const,
   nodeRollups: (id: string) => ['node', id, 'rollups'] as const,
@@ -97,6 +99,20 @@ export function balancerNodePagesQuery(fetcher: Fetcher, id: string, query: Matr
       ),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+}
+
+/**
+ * The gate's answer for one revision: its reasons with the nodes each names (count and node filter), for the
+ * balancer page's links to them. Judged over every node, so it is asked for less often than the page polls.
+ */
+export function gateQuery(fetcher: Fetcher, id: string, revision: string, enabled = true) {
+  return queryOptions({
+    queryKey: queryKeys.gate(id, revision),
+    queryFn: () =>
+      requestJson<GateAnswer>(fetcher, `/api/v1/balancers/${enc(id)}/gate?revision=${enc(revision)}`),
+    enabled,
+    refetchInterval: 10_000,
   });
 }
 

@@ -1,7 +1,8 @@
 // The node matrix of a 1,000-node balancer (seeded through the store, served with the poller off): search
 // and group filters narrow the rows and the URL keeps them across a reload, a header click sorts, scrolling
 // the window loads rows past the first page with no scroller of the matrix's own, a fingerprint group's link
-// opens the matrix filtered to it, and the page passes axe and fits 360 px and 1440 px, light and dark.
+// opens the matrix filtered to it, a gate reason's link opens the nodes it names, and the page passes axe and
+// fits 360 px and 1440 px, light and dark.
 import { expect, test, type Page } from '@playwright/test';
 import { startApp, type RunningApp } from './support/app';
 import { BIG_NODES, kindOf, latencyOf, nodeUrl, seedBigBalancer } from './support/big-balancer';
@@ -187,4 +188,30 @@ test('a fingerprint group links to the matrix filtered to it, with its count', a
   // The back button returns to the page as it was.
   await page.goBack();
   await expect(count(page)).toHaveText(`${BIG_NODES} of ${BIG_NODES} nodes`);
+});
+
+test('a gate reason links to the nodes it names, with their count', async ({ page }) => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto(`${app.url}/balancers/${seeded.id}`);
+  const lacking = page.getByTestId('gate-reason').filter({ hasText: '2026-07-28 is not served by' });
+  const link = lacking.getByTestId('gate-reason-nodes');
+  await expect(link).toHaveText(`show ${LEGACY} nodes`);
+  await link.click();
+  await expect(page).toHaveURL(/[?&]lacks=2026-07-28/);
+  await expect(count(page)).toHaveText(`${LEGACY} of ${BIG_NODES} nodes`);
+  await expect(page.getByLabel('Lacks a revision')).toHaveValue('2026-07-28');
+  await expect(page.getByTestId('node-verdict').first()).toHaveText(/^Legacy/);
+
+  await page.goBack();
+  const down = page
+    .getByTestId('gate-reason')
+    .filter({ hasText: 'unavailable' })
+    .getByTestId('gate-reason-nodes');
+  const unavailable = Array.from({ length: BIG_NODES }, (_, i) => i).filter(
+    (i) => kindOf(i) === 'down',
+  ).length;
+  await expect(down).toHaveText(`show ${unavailable} nodes`);
+  await down.click();
+  await expect(page).toHaveURL(/[?&]availability=unavailable/);
+  await expect(count(page)).toHaveText(`${unavailable} of ${BIG_NODES} nodes`);
 });

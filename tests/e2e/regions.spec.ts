@@ -53,7 +53,7 @@ test.afterAll(async () => {
   await app?.stop();
 });
 
-test('a balancer whose regions see different pools shows the region split and splits its matrix', async ({
+test('a balancer whose regions see different pools shows the region split and filters its matrix by region', async ({
   page,
 }) => {
   test.setTimeout(180_000);
