@@ -471,8 +471,8 @@ const CANNOT_JUDGE: Presentation = {
 type GateSnapshot = BalancerAnalysisView['gates'][number];
 
 /**
- * Each reason in full, with a link to the matrix showing the nodes it names: the gate's own answer gives
- * each reason's node count and filter (until it answers, the analysis' reasons stand alone).
+ * Each reason (three lines at most, whole on hover) with a link to the matrix showing the nodes it names:
+ * the gate's own answer gives each reason's node count and filter (until it answers, the reasons stand alone).
  */
 function GateReasons(props: { balancerId: string; gate: GateSnapshot; names: Map<string, string> }) {
   const answer = useQuery(
@@ -483,15 +483,16 @@ function GateReasons(props: { balancerId: string; gate: GateSnapshot; names: Map
   return (
     <ul className="reasons">
       {details.map((d) => (
-        <li key={d.text} data-testid="gate-reason">
-          <span className="reason-text">{withNodeNames(d.text, props.names)}</span>
+        <li key={d.text} data-testid="gate-reason" title={withNodeNames(d.text, props.names)}>
+          <span className="clamp">{withNodeNames(d.text, props.names)}</span>
           {d.nodes && d.nodes.count > 0 ? (
-            <>
-              {' '}
-              <Link href={matrixHref(props.balancerId, d.nodes.filter)} data-testid="gate-reason-nodes">
-                show {plural(d.nodes.count, 'node', 'nodes')}
-              </Link>
-            </>
+            <Link
+              className="reason-nodes"
+              href={matrixHref(props.balancerId, d.nodes.filter)}
+              data-testid="gate-reason-nodes"
+            >
+              show {plural(d.nodes.count, 'node', 'nodes')}
+            </Link>
           ) : null}
         </li>
       ))}
