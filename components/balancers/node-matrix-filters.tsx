@@ -173,7 +173,7 @@ export function MatrixFilters(props: {
         id="nodes-lacks"
         label="Lacks a revision"
         value={query.lacks}
-        any="Any revisions"
+        any="Any revision served"
         options={props.revisions.map((r) => [r, `Lacks ${r}`] as const)}
         onChange={(lacks) => set({ lacks })}
       />
