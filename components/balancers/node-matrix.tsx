@@ -201,6 +201,8 @@ function MatrixTable(props: {
         aria-rowcount={count + 1}
         aria-busy={props.stale}
         data-testid="node-matrix"
+        // Set once the page has measured where the rows start (after hydration): tests wait for it.
+        data-measured={scrollMargin > 0 ? 'true' : undefined}
         style={{ minWidth: narrow ? 0 : 760 + revisions.length * 90 + (showRegion ? 96 : 0) }}
       >
         <div role="rowgroup">

@@ -30,6 +30,9 @@ test.afterAll(async () => {
 });
 
 const rows = (page: Page) => page.getByTestId('node-row');
+/** The matrix is hydrated: it measured where its rows start, so its controls answer. */
+const hydrated = (page: Page) =>
+  expect(page.getByTestId('node-matrix')).toHaveAttribute('data-measured', 'true');
 const count = (page: Page) => page.getByTestId('matrix-count');
 
 /**
@@ -75,11 +78,13 @@ test('search and group filters narrow the rows and stay in the URL across a relo
   await expect(count(page)).toHaveText(`${BIG_NODES} of ${BIG_NODES} nodes`);
   await expect(rows(page).first()).toHaveAttribute('data-node-url', nodeUrl(0));
 
+  await hydrated(page);
   await page.getByLabel('Search nodes by name or URL').fill(':2012');
   await expect(page).toHaveURL(/[?&]q=%3A2012/);
   await expect(count(page)).toHaveText(`10 of ${BIG_NODES} nodes`);
   await expect(rows(page)).toHaveCount(10);
   await page.reload();
+  await hydrated(page);
   await expect(page.getByLabel('Search nodes by name or URL')).toHaveValue(':2012');
   await expect(rows(page)).toHaveCount(10);
   for (const row of await rows(page).all()) {
@@ -94,6 +99,7 @@ test('search and group filters narrow the rows and stay in the URL across a relo
   await expect(page).not.toHaveURL(/[?&]q=/);
 
   // Group B (the legacy nodes) from the filter bar.
+  await hydrated(page);
   await page.getByLabel('Fingerprint group').selectOption({ label: 'Group B' });
   await expect(page).toHaveURL(/[?&]group=fp_/);
   await expect(count(page)).toHaveText(`${LEGACY} of ${BIG_NODES} nodes`);
@@ -122,6 +128,7 @@ test('a header click sorts, by keyboard too, and the order is right', async ({ p
   await page.goto(`${app.url}/balancers/${seeded.id}`);
   const node = page.getByRole('columnheader', { name: 'Node' });
   await expect(node).toHaveAttribute('aria-sort', 'ascending');
+  await hydrated(page);
   await node.getByRole('button').focus();
   await page.keyboard.press('Enter');
   await expect(node).toHaveAttribute('aria-sort', 'descending');
@@ -155,6 +162,7 @@ test('scrolling the window loads rows past the first page; the matrix has no scr
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`${app.url}/balancers/${seeded.id}`);
   await expect(rows(page).first()).toBeVisible();
+  await hydrated(page);
   expect(await verticalScrollers(page)).toEqual([]);
   const table = page.getByRole('table', { name: 'Nodes by revision' });
   await expect(table).toHaveAttribute('aria-rowcount', String(BIG_NODES + 1));
@@ -193,6 +201,7 @@ test('a fingerprint group links to the matrix filtered to it, with its count', a
 test('a gate reason links to the nodes it names, with their count', async ({ page }) => {
   await page.setViewportSize({ width: 1440, height: 900 });
   await page.goto(`${app.url}/balancers/${seeded.id}`);
+  await hydrated(page);
   const lacking = page.getByTestId('gate-reason').filter({ hasText: '2026-07-28 is not served by' });
   const link = lacking.getByTestId('gate-reason-nodes');
   await expect(link).toHaveText(`show ${LEGACY} nodes`);
