@@ -338,6 +338,7 @@ export const ROUTES = {
     summary: 'Events, newest first, filtered by balancer, node, type and time',
     tag: 'events',
     access: 'viewer',
+    etag: true,
     query: EventQuery,
     response: pageOf(Event),
     problems: READ,
