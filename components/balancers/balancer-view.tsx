@@ -476,7 +476,7 @@ type GateSnapshot = BalancerAnalysisView['gates'][number];
  */
 function GateReasons(props: { balancerId: string; gate: GateSnapshot; names: Map<string, string> }) {
   const answer = useQuery(
-    gateQuery(browserFetcher, props.balancerId, props.gate.revision, !props.gate.ready),
+    gateQuery(browserFetcher, props.balancerId, props.gate.revision, props.gate.reasons),
   );
   const details: GateDetail[] =
     answer.data?.details ?? props.gate.reasons.map((text) => ({ text, nodes: null }));

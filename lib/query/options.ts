@@ -1,7 +1,7 @@
 // Shared query keys and options: a server page prefetches under these keys from the store (lib/api/page-read.ts)
 // and its client component reads the same key with useQuery, so the first paint is server data and polling
 // takes over from there.
-import { infiniteQueryOptions, queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { ApiToken } from '@/lib/schemas/token';
 import type { GateAnswer } from '@/lib/schemas/rollout';
 import type { DashboardSession } from '@/lib/schemas/session';
@@ -29,7 +29,8 @@ export const queryKeys = {
   balancerNodes: (id: string) => ['balancer', id, 'nodes'] as const,
   balancerNodePages: (id: string, query: MatrixQuery) => ['balancer', id, 'nodes', 'pages', query] as const,
   balancerEvents: (id: string) => ['balancer', id, 'events'] as const,
-  gate: (id: string, revision: string) => ['balancer', id, 'gate', revision] as const,
+  gate: (id: string, revision: string, reasons: string) =>
+    ['balancer', id, 'gate', revision, reasons] as const,
   node: (id: string) => ['node', id] as const,
   nodeHistory: (id: string) => ['node', id, 'history'] as const,
   nodeRollups: (id: string) => ['node', id, 'rollups'] as const,
@@ -104,15 +105,18 @@ export function balancerNodePagesQuery(fetcher: Fetcher, id: string, query: Matr
 
 /**
  * The gate's answer for one revision: its reasons with the nodes each names (count and node filter), for the
- * balancer page's links to them. Judged over every node, so it is asked for less often than the page polls.
+ * balancer page's links to them. Keyed by the analysis' reasons, so it is asked for again only when they
+ * change: an unchanged page's refresh costs nothing here.
  */
-export function gateQuery(fetcher: Fetcher, id: string, revision: string, enabled = true) {
+export function gateQuery(fetcher: Fetcher, id: string, revision: string, reasons: readonly string[]) {
   return queryOptions({
-    queryKey: queryKeys.gate(id, revision),
+    queryKey: queryKeys.gate(id, revision, reasons.join('\n')),
     queryFn: () =>
       requestJson<GateAnswer>(fetcher, `/api/v1/balancers/${enc(id)}/gate?revision=${enc(revision)}`),
-    enabled,
-    refetchInterval: 10_000,
+    enabled: reasons.length > 0,
+    refetchInterval: false,
+    staleTime: Infinity,
+    placeholderData: keepPreviousData,
   });
 }
 
