@@ -476,3 +476,59 @@ describe('gate details', () => {
     }
   });
 });
+
+describe('a second region', () => {
+  it('adds a matrix row per node it probed; region selects its rows, and pages cover every row once', async () => {
+    const store = await getStore({ settings: processSettings() });
+    const reader = await openReader(location);
+    const seqs = new Map(
+      (await reader.all<{ id: string; seq: number | null }>('SELECT id, seq FROM nodes')).map((r) => [
+        r.id,
+        r.seq,
+      ]),
+    );
+    await reader.close();
+    const probed = spec.slice(0, 10);
+    const at = T1 + 180_000;
+    const results = probed.map((s) => {
+      const verdict = verdictOf(s, at);
+      return {
+        nodeId: s.id,
+        seq: seqs.get(s.id) ?? null,
+        verdict,
+        fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
+        prior: null,
+      };
+    });
+    const analysis = analyzeCycle({
+      balancerId,
+      at,
+      nodes: results.map((r) => ({ nodeId: r.nodeId, verdict: r.verdict, recentChanges: [] })),
+      samples: [],
+      window: null,
+      gateRevisions: [MODERN],
+    });
+    await writeProbes(store, {
+      kind: 'node',
+      region: 'eu-west',
+      balancerId,
+      at,
+      newNodes: [],
+      results,
+      analysis,
+      analysisDigest: analysisDigest(analysis),
+      events: [],
+    });
+    const eu = await allPages(UI_NODES, { region: 'eu-west', limit: '1000' });
+    expect([...eu.ids].sort()).toEqual(probed.map((s) => s.id));
+    expect(eu.pages[0]?.items.every((r) => r.state?.region === 'eu-west')).toBe(true);
+    expect(eu.pages[0]?.total).toBe(N + probed.length);
+    const api = await allPages(API_NODES, { region: 'eu-west', limit: '1000' });
+    expect([...api.ids].sort()).toEqual(probed.map((s) => s.id));
+    expect(api.pages[0]?.total).toBe(N);
+    const rows = await allPages(UI_NODES, { sort: 'region', limit: '77' });
+    const keys = rows.pages.flatMap((p) => p.items.map((r) => `${r.id}@${r.state?.region ?? ''}`));
+    expect(keys).toHaveLength(N + probed.length);
+    expect(new Set(keys).size).toBe(N + probed.length);
+  }, 60_000);
+});
