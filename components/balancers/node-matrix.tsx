@@ -8,6 +8,7 @@ import Link from 'next/link';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { Age } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
+import { LoadError, Loading } from '@/components/ui/query-state';
 import { NARROW_QUERY, useMediaQuery } from '@/components/ui/use-media';
 import { browserFetcher } from '@/lib/query/fetch-json';
 import { balancerNodePagesQuery } from '@/lib/query/options';
@@ -112,11 +113,8 @@ export function NodeMatrix({
         total={total}
         loaded={nodes.data !== undefined}
       />
-      {nodes.error && !nodes.data ? (
-        <p className="empty" role="alert">
-          Could not load the nodes: {nodes.error.message}
-        </p>
-      ) : null}
+      {nodes.isPending ? <Loading what="nodes" /> : null}
+      {nodes.error && !nodes.data ? <LoadError error={nodes.error} what="the nodes" /> : null}
       {nodes.data && matched === 0 ? (
         <MatrixEmpty filtered={total > 0} onClear={() => setQuery({ ...query, ...NO_FILTER })} />
       ) : null}
