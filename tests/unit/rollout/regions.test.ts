@@ -125,7 +125,9 @@ describe('analyzeRegions: the verdict across regions', () => {
     expect(combined.degradedNodes.map((d) => [d.nodeId, d.region, d.reason])).toEqual([
       ['us-a', 'us-east', 'timeout'],
     ]);
-    expect(combined.gates[0]?.reasons).toEqual(['us-east: 1 node unavailable: http://127.0.0.1/us-a (timeout)']);
+    expect(combined.gates[0]?.reasons).toEqual([
+      'us-east: 1 node unavailable: http://127.0.0.1/us-a (timeout)',
+    ]);
   });
 
   it('a region that must probe the balancer but has no result keeps the gate shut', () => {
