@@ -3,19 +3,18 @@ import { useRole } from '@/components/session/role';
 import { catalogDriftOf } from '@/lib/rollout/gate';
 import { useQuery } from '@tanstack/react-query';
 import Link from 'next/link';
-import { useMemo, useState } from 'react';
+import { useMemo } from 'react';
 import { Timeline } from '@/components/events/timeline';
 import { Age, Since } from '@/components/ui/age';
 import { Badge } from '@/components/ui/badge';
 import { Icon } from '@/components/ui/icon';
-import { MixChart } from '@/components/ui/mix-chart';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { useNow } from '@/components/ui/use-now';
 import { browserFetcher } from '@/lib/query/fetch-json';
-import { balancerEventsQuery, balancerNodesQuery, balancerQuery } from '@/lib/query/options';
-import type { BalancerDetail, EventItem, NodeSummary, BalancerAnalysisView } from '@/lib/query/types';
+import { balancerEventsQuery, balancerQuery, gateQuery, nodeLabelsQuery } from '@/lib/query/options';
+import type { GateAnswer } from '@/lib/schemas/rollout';
+import type { BalancerDetail, EventItem, BalancerAnalysisView } from '@/lib/query/types';
 import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
-import type { NodeSnapshot } from '@/lib/rollout/types';
 import type { PartitionGroupView as PartitionGroup } from '@/lib/schemas/balancer-analysis';
 import {
   FINGERPRINT_FIELDS,
@@ -26,9 +25,7 @@ import {
   differingFields,
   fingerprintValue,
   formatDuration,
-  replayEraMix,
-  rowRegions,
-  splitRowsByRegion,
+  groupLetter,
   type FingerprintField,
 } from '@/lib/ui/balancer';
 import { withNodeNames } from '@/lib/ui/events';
@@ -36,7 +33,8 @@ import { presentGate, presentStatus, type Presentation } from '@/lib/ui/presenta
 import { isAuthGatedReason } from '@/lib/probe/types';
 import { describeRegionSplit } from '@/lib/rollout/regions';
 import { BalancerActions, WindowControls } from './balancer-actions';
-import { nodeLabel } from '@/lib/schemas/node-label';
+import { matrixHref } from '@/lib/ui/node-filter';
+import { plural } from '@/lib/rollout/text';
 import { NodeMatrix } from './node-matrix';
 import { BalancerHistoryPanel } from './balancer-history';
 import { BalancerProgressPanel } from './progress-bar';
@@ -50,21 +48,15 @@ const FIELD_LABELS: Record<FingerprintField, string> = {
   serverVersion: 'Server version',
 };
 
-/** "A", "B", … for fingerprint groups, largest first (the analysis' order). */
-export function groupLetter(index: number): string {
-  return index < 26 ? String.fromCharCode(65 + index) : `G${index + 1}`;
-}
-
 export function BalancerView({ id }: { id: string }) {
   const balancer = useQuery(balancerQuery(browserFetcher, id));
-  const nodes = useQuery(balancerNodesQuery(browserFetcher, id));
   const events = useQuery(balancerEventsQuery(browserFetcher, id));
+  const names = useNodeNames(balancer.data?.analysis ?? null, events.data ?? []);
 
   if (balancer.isPending) return <Loading what="the balancer" />;
   if (!balancer.data) return <LoadError error={balancer.error} what="the balancer" />;
   const b = balancer.data;
   const a = b.analysis;
-  const nodeList = nodes.data ?? [];
   return (
     <>
       {/* The page's head: crumbs, name and state, the actions, and one line of facts. A rollout's progress
@@ -96,117 +88,47 @@ export function BalancerView({ id }: { id: string }) {
       <BalancerProgressPanel progress={b.progress} />
       <div className="grid-3">
         <HazardPanel analysis={a} />
-        <GatePanel analysis={a} names={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))} />
+        <GatePanel balancerId={b.id} analysis={a} names={names} />
         <WindowPanel balancer={b} />
       </div>
       {a && (a.partition.length > 0 || a.degradedNodes.length > 0) ? (
-        <FingerprintGroups analysis={a} nodes={nodeList} />
+        <FingerprintGroups balancerId={b.id} analysis={a} names={names} />
       ) : null}
       <BalancerHistoryPanel id={b.id} />
-      <section className="panel" aria-labelledby="nodes-h">
+      <section className="panel" aria-labelledby="timeline-h">
+        <div className="panel-head">
+          <h2 id="timeline-h">Timeline</h2>
+          <Link href={`/events?balancerId=${encodeURIComponent(b.id)}`}>all events</Link>
+        </div>
+        {events.error && !events.data ? <LoadError error={events.error} what="events" /> : null}
+        <Timeline events={events.data ?? []} nodeNames={names} />
+      </section>
+      {/* Last on the page: the rows scroll with it, and 1,000 of them would push anything below far away. */}
+      <section className="panel" aria-labelledby="nodes-h" id="nodes">
         <div className="panel-head">
           <h2 id="nodes-h">Nodes × revisions</h2>
           <span className="muted">
-            {a
-              ? `${a.counts.availableNodes} of ${a.counts.nodes} nodes available`
-              : `${nodeList.length} nodes`}
+            {a ? `${a.counts.availableNodes} of ${a.counts.nodes} nodes available` : ''}
             {a && a.counts.samples > 0
               ? ` · ${a.counts.availableSamples} of ${a.counts.samples} samples via the public URL`
               : ''}
           </span>
         </div>
-        {nodes.error && !nodes.data ? <LoadError error={nodes.error} what="the nodes" /> : null}
-        {nodes.isPending ? <Loading what="nodes" /> : <Matrix nodes={nodeList} analysis={a} />}
-        {a && nodeList.length < a.counts.nodes ? (
-          <p className="muted panel-body" data-testid="matrix-first-page">
-            The first {nodeList.length} of {a.counts.nodes} nodes, by name.
-          </p>
-        ) : null}
+        <NodeMatrix balancerId={b.id} analysis={a} />
       </section>
-      <div className="grid-2">
-        <section className="panel" aria-labelledby="mix-h">
-          <div className="panel-head">
-            <h2 id="mix-h">Era mix over time</h2>
-          </div>
-          <div className="panel-body">
-            <EraMixOverTime analysis={a} nodes={nodeList} events={events.data ?? []} />
-          </div>
-        </section>
-        <section className="panel" aria-labelledby="timeline-h">
-          <div className="panel-head">
-            <h2 id="timeline-h">Timeline</h2>
-            <Link href={`/events?balancerId=${encodeURIComponent(b.id)}`}>all events</Link>
-          </div>
-          {events.error && !events.data ? <LoadError error={events.error} what="events" /> : null}
-          <Timeline
-            events={events.data ?? []}
-            nodeNames={new Map(nodeList.map((n) => [n.id, nodeLabel(n)]))}
-          />
-        </section>
-      </div>
     </>
   );
 }
 
-/** The node matrix, whole or split into one table per region (the control shows once several regions probe). */
-function Matrix({ nodes, analysis: a }: { nodes: NodeSummary[]; analysis: BalancerAnalysisView | null }) {
-  const [byRegion, setByRegion] = useState(false);
-  const regions = rowRegions(nodes);
-  if (regions.length < 2) return <NodeMatrix nodes={nodes} analysis={a} />;
-  const verdictOf = new Map((a?.regions ?? []).map((r) => [r.region, r]));
-  return (
-    <>
-      <div className="panel-body" style={{ paddingBottom: 0 }}>
-        <span className="segmented" role="group" aria-label="Split the matrix">
-          <button type="button" aria-pressed={!byRegion} onClick={() => setByRegion(false)}>
-            All regions
-          </button>
-          <button
-            type="button"
-            aria-pressed={byRegion}
-            onClick={() => setByRegion(true)}
-            data-testid="split-by-region"
-          >
-            By region ({regions.length})
-          </button>
-        </span>
-      </div>
-      {byRegion ? (
-        splitRowsByRegion(nodes).map((section) => {
-          const v = section.region ? verdictOf.get(section.region) : undefined;
-          return (
-            <div
-              key={section.region ?? '~unprobed'}
-              className="region-section"
-              data-testid="region-section"
-              data-region={section.region ?? ''}
-            >
-              <h3 className="region-head">
-                <span className="mono">{section.region ?? 'not probed yet'}</span>
-                {v ? <Badge p={presentStatus(v.displayStatus)} testId="region-status" /> : null}
-                <span className="muted">
-                  {v
-                    ? `${v.counts.availableNodes} of ${v.counts.nodes} nodes available${
-                        v.counts.samples > 0
-                          ? ` · ${v.counts.availableSamples} of ${v.counts.samples} samples`
-                          : ''
-                      }`
-                    : `${section.rows.length} rows`}
-                </span>
-              </h3>
-              <NodeMatrix
-                nodes={section.rows}
-                analysis={a}
-                label={`Nodes by revision, ${section.region ?? 'not probed yet'}`}
-              />
-            </div>
-          );
-        })
-      ) : (
-        <NodeMatrix nodes={nodes} analysis={a} />
-      )}
-    </>
-  );
+/** Node ids named in the timeline, the gate's reasons and the unavailable list, as the nodes' labels. */
+function useNodeNames(a: BalancerAnalysisView | null, events: EventItem[]): Map<string, string> {
+  const ids = [
+    ...events.flatMap((e) => (e.nodeId ? [e.nodeId] : [])),
+    ...(a?.gates ?? []).flatMap((g) => g.reasons.flatMap((r) => r.match(/\bnod_[A-Za-z0-9_-]+/g) ?? [])),
+    ...(a?.degradedNodes ?? []).map((d) => d.nodeId),
+  ].slice(0, 500);
+  const labels = useQuery(nodeLabelsQuery(browserFetcher, ids));
+  return useMemo(() => new Map(Object.entries(labels.data ?? {})), [labels.data]);
 }
 
 function StatusBadges({ analysis: a }: { analysis: BalancerAnalysisView | null }) {
@@ -365,9 +287,11 @@ function HazardPanel({ analysis: a }: { analysis: BalancerAnalysisView | null })
 }
 
 function GatePanel({
+  balancerId,
   analysis: a,
   names,
 }: {
+  balancerId: string;
   analysis: BalancerAnalysisView | null;
   names: Map<string, string>;
 }) {
@@ -393,16 +317,7 @@ function GatePanel({
               />
             </p>
             {g.reasons.length > 0 ? (
-              <ul className="reasons">
-                {g.reasons.map((r) => {
-                  const text = withNodeNames(r, names);
-                  return (
-                    <li key={r} title={text}>
-                      <span className="clamp">{text}</span>
-                    </li>
-                  );
-                })}
-              </ul>
+              <GateReasons balancerId={balancerId} gate={g} names={names} />
             ) : (
               <p className="muted" style={{ margin: 0 }}>
                 Every node is available and presents the same served set
@@ -477,9 +392,17 @@ function WindowPanel({ balancer: b }: { balancer: BalancerDetail }) {
   );
 }
 
-function FingerprintGroups({ analysis: a, nodes }: { analysis: BalancerAnalysisView; nodes: NodeSummary[] }) {
+function FingerprintGroups({
+  balancerId,
+  analysis: a,
+  names,
+}: {
+  balancerId: string;
+  analysis: BalancerAnalysisView;
+  names: Map<string, string>;
+}) {
   const diffs = differingFields(a.partition);
-  const names = new Map(nodes.map((n) => [n.id, nodeLabel(n)]));
+  const capped = a.degradedNodeCount > a.degradedNodes.length;
   // Catalog differences are against the largest group whose catalog was listed (samples carry none).
   const baseLetter = groupLetter(
     Math.max(
@@ -507,17 +430,19 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: BalancerAnalysisV
             letter={groupLetter(i)}
             baseLetter={baseLetter}
             diffs={diffs}
-            nodes={nodes}
+            href={matrixHref(balancerId, { group: g.key })}
           />
         ))}
         <UnavailableGroup
           nodes={a.degradedNodes.filter((d) => !isAuthGatedReason(d.reason))}
           names={names}
+          href={matrixHref(balancerId, { availability: 'unavailable' })}
           testId="group-unavailable"
           p={{ label: 'Unavailable', icon: 'unavailable', tone: 'bad', hint: 'not part of the partition' }}
           note="reported beside the partition, never as divergence"
+          capped={capped}
         />
-        {a.degradedNodeCount > a.degradedNodes.length ? (
+        {capped ? (
           <p className="muted" data-testid="degraded-more">
             {a.degradedNodes.length} of {a.degradedNodeCount} unavailable nodes listed
           </p>
@@ -525,9 +450,11 @@ function FingerprintGroups({ analysis: a, nodes }: { analysis: BalancerAnalysisV
         <UnavailableGroup
           nodes={a.degradedNodes.filter((d) => isAuthGatedReason(d.reason))}
           names={names}
+          href={matrixHref(balancerId, { availability: 'auth-gated' })}
           testId="group-auth-gated"
           p={{ label: 'Auth-gated', icon: 'lock', tone: 'warn', hint: 'refused with 401/403: not down' }}
           note="refused at the door: not down, and their era cannot be judged without a working credential"
+          capped={capped}
         />
       </div>
     </section>
@@ -541,12 +468,49 @@ const CANNOT_JUDGE: Presentation = {
   hint: 'Only auth-gated nodes stand in the way: their era is unknown.',
 };
 
+type GateSnapshot = BalancerAnalysisView['gates'][number];
+
+/**
+ * Each reason (three lines at most, whole on hover) with a link to the matrix showing the nodes it names:
+ * the gate's own answer gives each reason's node count and filter (until it answers, the reasons stand alone).
+ */
+function GateReasons(props: { balancerId: string; gate: GateSnapshot; names: Map<string, string> }) {
+  const answer = useQuery(
+    gateQuery(browserFetcher, props.balancerId, props.gate.revision, props.gate.reasons),
+  );
+  const details: GateDetail[] =
+    answer.data?.details ?? props.gate.reasons.map((text) => ({ text, nodes: null }));
+  return (
+    <ul className="reasons">
+      {details.map((d) => (
+        <li key={d.text} data-testid="gate-reason" title={withNodeNames(d.text, props.names)}>
+          <span className="clamp">{withNodeNames(d.text, props.names)}</span>
+          {d.nodes && d.nodes.count > 0 ? (
+            <Link
+              className="reason-nodes"
+              href={matrixHref(props.balancerId, d.nodes.filter)}
+              data-testid="gate-reason-nodes"
+            >
+              show {plural(d.nodes.count, 'node', 'nodes')}
+            </Link>
+          ) : null}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+type GateDetail = GateAnswer['details'][number];
+
 function UnavailableGroup(props: {
   nodes: BalancerAnalysisView['degradedNodes'];
   names: Map<string, string>;
+  href: string;
   testId: string;
   p: Presentation;
   note: string;
+  /** Only the first of them are listed: the link does not count them. */
+  capped: boolean;
 }) {
   if (props.nodes.length === 0) return null;
   return (
@@ -554,6 +518,10 @@ function UnavailableGroup(props: {
       <div className="group-head">
         <Badge p={props.p} />
         <span className="muted">{props.note}</span>
+        <Link href={props.href}>
+          {props.capped ? 'show them all' : `show ${plural(props.nodes.length, 'node', 'nodes')}`} in the
+          matrix
+        </Link>
       </div>
       <div className="group-nodes">
         {props.nodes.map((d) => (
@@ -573,14 +541,10 @@ function GroupCard(props: {
   letter: string;
   baseLetter: string;
   diffs: Set<FingerprintField>;
-  nodes: NodeSummary[];
+  href: string;
 }) {
-  const { group: g, letter, baseLetter, diffs, nodes } = props;
-  // The group's nodes among the rows loaded (a response counts a group, it does not list it).
-  const shown = [...new Map(nodes.filter((n) => n.groupKey === g.key).map((n) => [n.id, n])).values()].slice(
-    0,
-    30,
-  );
+  const { group: g, letter, baseLetter, diffs } = props;
+  const count = groupNodeCount(g);
   return (
     <div className="group" data-testid="partition-group">
       <div className="group-head">
@@ -602,22 +566,26 @@ function GroupCard(props: {
           </>
         ) : null}
       </dl>
-      <div className="group-nodes">
-        {shown.map((n, i) => (
-          <span key={`${n.id}|${n.state?.region ?? ''}`}>
-            {i > 0 ? ', ' : ''}
-            <Link href={`/nodes/${encodeURIComponent(n.id)}`}>{nodeLabel(n)}</Link>
-          </span>
-        ))}
-        {g.nodeCount > shown.length ? ` and ${g.nodeCount - shown.length} more` : ''}
-      </div>
+      {count > 0 ? (
+        <div className="group-nodes">
+          <Link href={props.href} data-testid="group-nodes-link">
+            Show {count === 1 ? 'its node' : `its ${count} nodes`} in the matrix
+          </Link>
+        </div>
+      ) : null}
     </div>
   );
 }
 
+/** How many nodes present the group's fingerprint. */
+function groupNodeCount(g: PartitionGroup): number {
+  return g.nodeCount;
+}
+
 function groupCounts(g: PartitionGroup): string {
   const parts: string[] = [];
-  if (g.nodeCount > 0) parts.push(`${g.nodeCount} node${g.nodeCount === 1 ? '' : 's'}`);
+  const count = groupNodeCount(g);
+  if (count > 0) parts.push(plural(count, 'node', 'nodes'));
   if (g.sampleCount > 0) {
     parts.push(`${g.sampleCount} sample${g.sampleCount === 1 ? '' : 's'} via the public URL`);
   }
@@ -639,42 +607,4 @@ function FieldRow({ field, value, differs }: { field: FingerprintField; value: s
       </dd>
     </>
   );
-}
-
-function EraMixOverTime({
-  analysis: a,
-  nodes,
-  events,
-}: {
-  analysis: BalancerAnalysisView | null;
-  nodes: NodeSummary[];
-  events: EventItem[];
-}) {
-  const now = a?.analyzedAt ?? 0;
-  const points = useMemo(() => {
-    if (!a) return [];
-    const oldest = events.reduce((m, e) => Math.min(m, e.at), now);
-    const since = Math.min(oldest - 30_000, now - 2 * 60_000);
-    return replayEraMix(nodes.map(currentEra), events, since, now);
-  }, [a, nodes, events, now]);
-  if (!a || points.length === 0) return <p className="muted">The chart starts with the first probe cycle.</p>;
-  return <MixChart points={points} now={now} title="Nodes per client era over time" />;
-}
-
-/** A node's current era for the replay: its verdict, or its last available era while it is down. */
-function currentEra(n: NodeSummary): NodeSnapshot {
-  const era = n.state?.clientEra;
-  const known = era === 'modern' || era === 'legacy' ? era : null;
-  const last =
-    n.state?.verdict.verdict === 'modern' || n.state?.verdict.verdict === 'legacy'
-      ? n.state.verdict.verdict
-      : null;
-  return {
-    nodeId: n.id,
-    available: known !== null,
-    reason: known === null ? (n.state?.reason ?? 'not probed') : null,
-    fingerprintKey: null,
-    era: known ?? last,
-    servedEras: null,
-  };
 }

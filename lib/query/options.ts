@@ -1,14 +1,19 @@
 // Shared query keys and options: a server page prefetches under these keys from the store (lib/api/page-read.ts)
 // and its client component reads the same key with useQuery, so the first paint is server data and polling
 // takes over from there.
-import { queryOptions } from '@tanstack/react-query';
+import { infiniteQueryOptions, keepPreviousData, queryOptions } from '@tanstack/react-query';
 import type { ApiToken } from '@/lib/schemas/token';
+import type { GateAnswer } from '@/lib/schemas/rollout';
 import type { DashboardSession } from '@/lib/schemas/session';
 import type { AlertSink, SinkAlert } from '@/lib/schemas/alert-sink';
 import type { WebhookDelivery, WebhookEndpoint } from '@/lib/schemas/webhook';
 import { requestJson, type Fetcher } from './fetch-json';
 import type { FleetRow } from '@/lib/ui/fleet';
+import { matrixParams, type MatrixQuery } from '@/lib/ui/node-filter';
+import { NODE_LIMIT_MAX } from '@/lib/schemas/node-query';
 import type {
+  NodePage,
+  NodeRow,
   BalancerDetail,
   EventItem,
   NodeDetail,
@@ -22,7 +27,10 @@ export const queryKeys = {
   fleet: ['fleet'] as const,
   balancer: (id: string) => ['balancer', id] as const,
   balancerNodes: (id: string) => ['balancer', id, 'nodes'] as const,
+  balancerNodePages: (id: string, query: MatrixQuery) => ['balancer', id, 'nodes', 'pages', query] as const,
   balancerEvents: (id: string) => ['balancer', id, 'events'] as const,
+  gate: (id: string, revision: string, reasons: string) =>
+    ['balancer', id, 'gate', revision, reasons] as const,
   node: (id: string) => ['node', id] as const,
   nodeHistory: (id: string) => ['node', id, 'history'] as const,
   nodeRollups: (id: string) => ['node', id, 'rollups'] as const,
@@ -53,11 +61,62 @@ export function balancerQuery(fetcher: Fetcher, id: string) {
   });
 }
 
+/** A balancer's first 1,000 nodes by name, for a pick list (the events page's node filter). */
 export function balancerNodesQuery(fetcher: Fetcher, id: string) {
   return queryOptions({
     queryKey: queryKeys.balancerNodes(id),
     queryFn: async () =>
-      (await requestJson<Page<NodeSummary>>(fetcher, `/dashboard-data/balancers/${enc(id)}/nodes`)).items,
+      (
+        await requestJson<Page<NodeSummary>>(
+          fetcher,
+          `/dashboard-data/balancers/${enc(id)}/nodes?limit=${NODE_LIMIT_MAX}`,
+        )
+      ).items,
+  });
+}
+
+/** Rows per page of the node matrix: one request fills a screen and more, and stays small. */
+export const NODE_PAGE_SIZE = 100;
+
+/** The node matrix's query string: its filter and sort, the page size and the cursor of a page past the first. */
+export function nodePageParams(query: MatrixQuery, cursor: string | null): URLSearchParams {
+  const params = new URLSearchParams(matrixParams(query));
+  params.set('limit', String(NODE_PAGE_SIZE));
+  if (cursor) params.set('cursor', cursor);
+  return params;
+}
+
+/**
+ * The node matrix's rows, filtered and sorted on the server, a page at a time as the window scrolls. A
+ * refresh refetches the loaded pages; when nothing changed the server answers each with 304 (ETag).
+ */
+export function balancerNodePagesQuery(fetcher: Fetcher, id: string, query: MatrixQuery) {
+  return infiniteQueryOptions({
+    queryKey: queryKeys.balancerNodePages(id, query),
+    queryFn: ({ pageParam }) =>
+      requestJson<NodePage<NodeRow>>(
+        fetcher,
+        `/dashboard-data/balancers/${enc(id)}/nodes?${nodePageParams(query, pageParam).toString()}`,
+      ),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+}
+
+/**
+ * The gate's answer for one revision: its reasons with the nodes each names (count and node filter), for the
+ * balancer page's links to them. Keyed by the analysis' reasons, so it is asked for again only when they
+ * change: an unchanged page's refresh costs nothing here.
+ */
+export function gateQuery(fetcher: Fetcher, id: string, revision: string, reasons: readonly string[]) {
+  return queryOptions({
+    queryKey: queryKeys.gate(id, revision, reasons.join('\n')),
+    queryFn: () =>
+      requestJson<GateAnswer>(fetcher, `/api/v1/balancers/${enc(id)}/gate?revision=${enc(revision)}`),
+    enabled: reasons.length > 0,
+    refetchInterval: false,
+    staleTime: Infinity,
+    placeholderData: keepPreviousData,
   });
 }
 

@@ -1,7 +1,10 @@
-// Pure helpers for the balancer detail: matrix columns, fingerprint differences, the era mix over time.
-import type { CacheHazard, Fingerprint, NodeSnapshot, PartitionGroup } from '@/lib/rollout/types';
-import { isAuthGatedReason } from '@/lib/probe/types';
-import type { EraMix } from './fleet';
+// Pure helpers for the balancer detail: matrix columns, fingerprint differences, regions.
+import type { CacheHazard, Fingerprint, PartitionGroup } from '@/lib/rollout/types';
+
+/** "A", "B", … for fingerprint groups, largest first (the analysis' order). */
+export function groupLetter(index: number): string {
+  return index < 26 ? String.fromCharCode(65 + index) : `G${index + 1}`;
+}
 
 /** Every revision any node was seen to serve, newest first: the matrix's columns. */
 export function revisionColumns(sets: ReadonlyArray<readonly string[]>): string[] {
@@ -90,115 +93,7 @@ export function formatDuration(ms: number | null): string {
   return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
 }
 
-export interface MixPoint extends EraMix {
-  at: number;
-}
-
-export interface EraEvent {
-  type: string;
-  nodeId: string | null;
-  at: number;
-  data: Record<string, unknown>;
-}
-
-type Availability = 'available' | 'unavailable' | 'auth-gated';
-type NodeEra = { state: Availability; era: 'modern' | 'legacy' | null };
-
-function mixOf(nodes: Map<string, NodeEra>): EraMix {
-  const mix: EraMix = { modern: 0, legacy: 0, unavailable: 0, authGated: 0 };
-  for (const n of nodes.values()) {
-    if (n.state === 'auth-gated') mix.authGated += 1;
-    else if (n.state === 'unavailable') mix.unavailable += 1;
-    // Available with no era yet: before its first event the node was not in the fleet (or not probed).
-    else if (n.era !== null) mix[n.era] += 1;
-  }
-  return mix;
-}
-
-function downState(reason: unknown): Availability {
-  return typeof reason === 'string' && isAuthGatedReason(reason) ? 'auth-gated' : 'unavailable';
-}
-
-/** What a node was before an unavailable or auth-gated event: the event's `from`, else available. */
-function stateBefore(from: unknown): Availability {
-  return from === 'unavailable' || from === 'auth-gated' ? from : 'available';
-}
-
-function eraFrom(value: unknown): 'modern' | 'legacy' | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const era = (value as { era?: unknown }).era;
-  return era === 'modern' || era === 'legacy' ? era : null;
-}
-
-/**
- * Rebuilds the node era mix over time by undoing node events from the current snapshot backwards.
- * Each returned point's mix holds from its `at` until the next point's (the last until now); the first
- * point is at `since`. Events are one balancer's, in any order (ties keep their given order).
- */
-export function replayEraMix(
-  current: readonly NodeSnapshot[],
-  events: readonly EraEvent[],
-  since: number,
-  now: number,
-): MixPoint[] {
-  const nodes = new Map<string, NodeEra>(
-    current.map((n) => [
-      n.nodeId,
-      { state: n.available ? 'available' : downState(n.reason), era: n.era } satisfies NodeEra,
-    ]),
-  );
-  const newestFirst = events
-    .map((e, i) => ({ e, i }))
-    .filter(({ e }) => e.nodeId !== null && e.at <= now && e.at > since)
-    .sort((a, b) => b.e.at - a.e.at || b.i - a.i);
-  const reversed: MixPoint[] = [];
-  let mix = mixOf(nodes);
-  for (const { e } of newestFirst) {
-    const id = e.nodeId ?? '';
-    const node: NodeEra = nodes.get(id) ?? { state: 'available', era: null };
-    if (e.type === 'node.era_changed') node.era = eraFrom(e.data.from) ?? node.era;
-    else if (e.type === 'node.recovered') node.state = downState(e.data.downReason);
-    else if (e.type === 'node.unavailable' || e.type === 'node.auth_gated')
-      node.state = stateBefore(e.data.from);
-    else continue;
-    nodes.set(id, node);
-    reversed.push({ at: e.at, ...mix });
-    mix = mixOf(nodes);
-  }
-  reversed.push({ at: since, ...mix });
-  return reversed.reverse();
-}
-
 /** A node row's region: the one its state was probed from (`default` before regions). */
 export function regionOfRow(n: { state: { region?: string } | null }): string {
   return n.state?.region ?? 'default';
-}
-
-/** The regions that probed any of these rows, sorted. */
-export function rowRegions(rows: ReadonlyArray<{ state: { region?: string } | null }>): string[] {
-  return [...new Set(rows.filter((r) => r.state !== null).map(regionOfRow))].sort();
-}
-
-/**
- * The matrix split by region: one section per region, in name order, each with that region's rows. A node
- * not probed yet by any region has no region and goes in a last section named null.
- */
-export function splitRowsByRegion<T extends { state: { region?: string } | null }>(
-  rows: readonly T[],
-): Array<{ region: string | null; rows: T[] }> {
-  const sections = new Map<string, T[]>();
-  const unprobed: T[] = [];
-  for (const r of rows) {
-    if (r.state === null) {
-      unprobed.push(r);
-      continue;
-    }
-    const region = regionOfRow(r);
-    sections.set(region, [...(sections.get(region) ?? []), r]);
-  }
-  const out: Array<{ region: string | null; rows: T[] }> = [...sections.keys()]
-    .sort()
-    .map((region) => ({ region, rows: sections.get(region) ?? [] }));
-  if (unprobed.length > 0) out.push({ region: null, rows: unprobed });
-  return out;
 }

@@ -1,5 +1,5 @@
 // A balancer probed from two regions whose workers see different pools behind its one public URL: the page
-// shows the region split, the node matrix splits by region, and each node page names the region of its
+// shows the region split, the node matrix filters by region, and each node page names the region of its
 // verdict. The dashboard runs no poller; two `erawatch worker --roles poll` processes, one per region, bind
 // their own source addresses against a front door that routes by source address.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -53,7 +53,7 @@ test.afterAll(async () => {
   await app?.stop();
 });
 
-test('a balancer whose regions see different pools shows the region split and splits its matrix', async ({
+test('a balancer whose regions see different pools shows the region split and filters its matrix by region', async ({
   page,
 }) => {
   test.setTimeout(180_000);
@@ -80,14 +80,17 @@ test('a balancer whose regions see different pools shows the region split and sp
   const rowRegions = page.getByTestId('node-row-region');
   await expect(rowRegions).toHaveCount(2);
   expect((await rowRegions.allTextContents()).sort()).toEqual(['eu-west', 'us-east']);
-  await page.getByTestId('split-by-region').click();
-  const sections = page.getByTestId('region-section');
-  await expect(sections).toHaveCount(2);
-  await expect(sections.nth(0).getByTestId('region-status')).toHaveText('Uniform');
-  await expect(sections.nth(0).getByTestId('node-row')).toHaveCount(1);
+  // The region filter shows one region's rows with that region's own verdict, and the URL keeps it.
+  await page.getByLabel('Region', { exact: true }).selectOption('eu-west');
+  await expect(page).toHaveURL(/[?&]region=eu-west/);
+  await expect(page.getByTestId('region-status')).toHaveText('Uniform');
+  await expect(page.getByTestId('node-row')).toHaveCount(1);
+  await expect(page.getByTestId('node-row-region')).toHaveText('eu-west');
   await page.screenshot({ path: screenshotPath('balancer-regions'), fullPage: true });
 
-  await sections.nth(1).getByTestId('node-row').getByRole('link').click();
+  await page.getByLabel('Region', { exact: true }).selectOption('us-east');
+  await expect(page.getByTestId('node-row-region')).toHaveText('us-east');
+  await page.getByTestId('node-row').getByRole('link').click();
   await expect(page.getByTestId('node-region')).toHaveText('us-east');
   await page.screenshot({ path: screenshotPath('node-region'), fullPage: true });
 

@@ -3,23 +3,44 @@ import type { Metadata } from 'next';
 import { BalancerView } from '@/components/balancers/balancer-view';
 import { notFound } from 'next/navigation';
 import { answeredNotFound, makeQueryClient } from '@/lib/query/make-query-client';
-import { balancerEventsParams, queryKeys } from '@/lib/query/options';
+import { balancerEventsParams, nodePageParams, queryKeys } from '@/lib/query/options';
 import { prefetchRead } from '@/lib/api/page-read';
+import { readMatrixQuery } from '@/lib/ui/node-filter';
 
 export const metadata: Metadata = { title: 'Balancer' };
 
-export default async function BalancerPage({ params }: { params: Promise<{ id: string }> }) {
+type SearchParams = Record<string, string | string[] | undefined>;
+
+/** The page's query string as URLSearchParams (a repeated parameter counts once, its first value). */
+function searchOf(sp: SearchParams): URLSearchParams {
+  const out = new URLSearchParams();
+  for (const [key, value] of Object.entries(sp)) {
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) out.set(key, first);
+  }
+  return out;
+}
+
+export default async function BalancerPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<SearchParams>;
+}) {
   const { id } = await params;
+  // The matrix's first page as the URL filters and sorts it, so the first paint has its rows.
+  const matrix = readMatrixQuery(searchOf(await searchParams));
   const client = makeQueryClient();
   const path = { id };
   await Promise.all([
     prefetchRead(client, queryKeys.balancer(id), 'dashboardBalancer', { params: path }, (r) => r),
     prefetchRead(
       client,
-      queryKeys.balancerNodes(id),
+      queryKeys.balancerNodePages(id, matrix),
       'dashboardBalancerNodes',
-      { params: path },
-      (r) => r.items,
+      { params: path, query: Object.fromEntries(nodePageParams(matrix, null)) },
+      (r) => ({ pages: [r], pageParams: [null] }),
     ),
     prefetchRead(
       client,
