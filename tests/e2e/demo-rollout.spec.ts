@@ -68,6 +68,9 @@ test('the balancer page follows the demo rollout: progress, rollback and history
   await expect(page.getByTestId('balancer-status')).toHaveText('Rolling out');
   await expect(page.getByTestId('balancer-nonuniform')).toHaveText('Non-uniform: Era split');
   await expect(progressOf(page)).toContainText('0 of 4');
+  // The nodes carry the names the demo's console uses, in the matrix, sorted by name.
+  const rows = page.getByTestId('node-row');
+  await expect(rows.locator('.col-node')).toHaveText(['search-1', 'search-2', 'search-3', 'search-4']);
 
   const plan = planRollout(SEARCH_INITIAL, SEARCH_ROLLOUT);
   const statusText = { 'era-split': 'Era split', drift: 'Drift', uniform: 'Uniform' } as const;
@@ -83,6 +86,11 @@ test('the balancer page follows the demo rollout: progress, rollback and history
       );
       await expect(progressOf(page)).toContainText(`${onTarget} of 4`);
     }
+    if (i === 0) {
+      // The node that moved is named in the timeline, and its group card opens the matrix filtered to it.
+      const moved = page.locator('[data-testid="timeline-event"][data-type="node.era_changed"]');
+      await expect(moved.first()).toContainText(step.node);
+    }
     if (i === 1) {
       // Every node answers 2026-07-28 to a client, but the served sets still differ: drift, not done.
       await expect(page.getByTestId('balancer-status')).toHaveText('Rolling out');
@@ -95,6 +103,16 @@ test('the balancer page follows the demo rollout: progress, rollback and history
     }
   }
   await expect(page.getByTestId('balancer-status')).toHaveText('Uniform');
+  // One group of four, and its link opens the matrix with all four.
+  await expect(page.getByTestId('partition-group')).toHaveCount(1);
+  await page.getByTestId('group-nodes-link').click();
+  await expect(page).toHaveURL(/[?&]group=/);
+  await expect(rows).toHaveCount(4);
+  // The node page is titled by the name, with the URL under it.
+  await rows.getByRole('link', { name: 'search-3' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('search-3');
+  await expect(page.getByText(demo.node('search-3').url)).toBeVisible();
+  await page.goBack();
 
   // The timeline tells the whole story, the rollback included, without a reload.
   const severity = page.locator('[data-testid="timeline-event"][data-type="balancer.severity_changed"]');
