@@ -175,6 +175,7 @@ describe('balancers', () => {
         legacyVersions: _l,
         auth: _a,
         tlsCa: _t,
+        nodeNames: _n,
         ...rest
       } = full.items[i] ?? ({} as never);
       expect(item).toEqual({ ...rest, nodeUrlCount: nodeUrls.length });

@@ -72,6 +72,8 @@ it('a node switched from legacy to modern on the same host:port produces exactly
   expect(changed?.data).toEqual({
     from: { era: 'legacy', servedEras: 'legacy-only' },
     to: { era: 'modern', servedEras: 'modern-only' },
+    // Registered without a name, the node is called by its URL.
+    nodeName: node?.url,
   });
   // History: legacy span, the outage, the modern span (a real change); counters only otherwise.
   const spans = (await getNodeHistory(store, node?.id ?? '')).reverse();
