@@ -11,7 +11,15 @@ import { Icon } from '@/components/ui/icon';
 import { LoadError, Loading } from '@/components/ui/query-state';
 import { useNow } from '@/components/ui/use-now';
 import { browserFetcher } from '@/lib/query/fetch-json';
-import { balancerEventsQuery, balancerQuery, gateQuery, nodeLabelsQuery } from '@/lib/query/options';
+import {
+  balancerEventsQuery,
+  balancerQuery,
+  gateQuery,
+  GROUP_NAMES_MAX,
+  groupMembersQuery,
+  nodeLabelsQuery,
+} from '@/lib/query/options';
+import { nodeLabel } from '@/lib/schemas/node-label';
 import type { GateAnswer } from '@/lib/schemas/rollout';
 import type { BalancerDetail, EventItem, BalancerAnalysisView } from '@/lib/query/types';
 import { SERVED_ERA_LABELS, WINDOW_STATUS_LABELS } from '@/lib/rollout/labels';
@@ -431,6 +439,7 @@ function FingerprintGroups({
             baseLetter={baseLetter}
             diffs={diffs}
             href={matrixHref(balancerId, { group: g.key })}
+            balancerId={balancerId}
           />
         ))}
         <UnavailableGroup
@@ -542,6 +551,7 @@ function GroupCard(props: {
   baseLetter: string;
   diffs: Set<FingerprintField>;
   href: string;
+  balancerId: string;
 }) {
   const { group: g, letter, baseLetter, diffs } = props;
   const count = groupNodeCount(g);
@@ -566,6 +576,9 @@ function GroupCard(props: {
           </>
         ) : null}
       </dl>
+      {count > 0 && count <= GROUP_NAMES_MAX ? (
+        <GroupMembers balancerId={props.balancerId} groupKey={g.key} />
+      ) : null}
       {count > 0 ? (
         <div className="group-nodes">
           <Link href={props.href} data-testid="group-nodes-link">
@@ -574,6 +587,24 @@ function GroupCard(props: {
         </div>
       ) : null}
     </div>
+  );
+}
+
+/** A small group's nodes by name, each a link to its page. */
+function GroupMembers({ balancerId, groupKey }: { balancerId: string; groupKey: string }) {
+  const members = useQuery(groupMembersQuery(browserFetcher, balancerId, groupKey));
+  if (!members.data || members.data.length === 0) return null;
+  return (
+    <p className="group-members" data-testid="group-members">
+      {members.data.map((row, i) => (
+        <span key={row.id}>
+          {i > 0 ? ', ' : null}
+          <Link href={`/nodes/${encodeURIComponent(row.id)}`} title={row.url}>
+            {nodeLabel(row)}
+          </Link>
+        </span>
+      ))}
+    </p>
   );
 }
 

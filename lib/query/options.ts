@@ -28,6 +28,7 @@ export const queryKeys = {
   balancer: (id: string) => ['balancer', id] as const,
   balancerNodes: (id: string) => ['balancer', id, 'nodes'] as const,
   balancerNodePages: (id: string, query: MatrixQuery) => ['balancer', id, 'nodes', 'pages', query] as const,
+  groupMembers: (id: string, key: string) => ['balancer', id, 'nodes', 'group', key] as const,
   balancerEvents: (id: string) => ['balancer', id, 'events'] as const,
   gate: (id: string, revision: string, reasons: string) =>
     ['balancer', id, 'gate', revision, reasons] as const,
@@ -100,6 +101,26 @@ export function balancerNodePagesQuery(fetcher: Fetcher, id: string, query: Matr
       ),
     initialPageParam: null as string | null,
     getNextPageParam: (last) => last.nextCursor ?? undefined,
+  });
+}
+
+/** A small group's nodes are named on its card; a larger one is counted and opens the matrix instead. */
+export const GROUP_NAMES_MAX = 8;
+
+/** The nodes of one fingerprint group (at most GROUP_NAMES_MAX rows, by name), for its card. */
+export function groupMembersQuery(fetcher: Fetcher, id: string, key: string) {
+  return queryOptions({
+    queryKey: queryKeys.groupMembers(id, key),
+    queryFn: async () => {
+      const params = new URLSearchParams({ group: key, limit: String(GROUP_NAMES_MAX) });
+      const page = await requestJson<NodePage<NodeRow>>(
+        fetcher,
+        `/dashboard-data/balancers/${enc(id)}/nodes?${params.toString()}`,
+      );
+      // A node probed from several regions is one row per region: named once.
+      const seen = new Set<string>();
+      return page.items.filter((row) => !seen.has(row.id) && seen.add(row.id));
+    },
   });
 }
 
