@@ -1,7 +1,8 @@
 'use client';
 // A balancer's history over the picked range: a state band (uniform, drift, era-split, degraded) above a
 // stacked chart of its nodes per client era, with the nodes serving the target beside it.
-import { useQuery } from '@tanstack/react-query';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useEffect, useRef } from 'react';
 import {
   LegendItem,
   PATTERN,
@@ -38,9 +39,17 @@ function valueOf(s: HistoryStepEntry, key: SeriesKey): number {
   return seriesValues(s)[key];
 }
 
-export function BalancerHistoryPanel({ id }: { id: string }) {
+/** `analyzedAt`: the balancer's latest cycle; a new one is read at once, not at the history's next refresh. */
+export function BalancerHistoryPanel({ id, analyzedAt }: { id: string; analyzedAt: number | null }) {
   const range = useTimeRange();
   const q = useQuery(balancerHistoryQuery(browserFetcher, id, range));
+  const client = useQueryClient();
+  const seen = useRef(analyzedAt);
+  useEffect(() => {
+    if (analyzedAt === seen.current) return;
+    seen.current = analyzedAt;
+    void client.invalidateQueries({ queryKey: ['balancer', id, 'history'] });
+  }, [client, id, analyzedAt]);
   return (
     <section className="panel" aria-labelledby="history-h" data-testid="history" data-range={range.key}>
       <div className="panel-head" style={{ flexWrap: 'wrap', gap: 8 }}>

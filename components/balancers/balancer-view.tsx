@@ -102,7 +102,7 @@ export function BalancerView({ id }: { id: string }) {
       {a && (a.partition.length > 0 || a.degradedNodes.length > 0) ? (
         <FingerprintGroups balancerId={b.id} analysis={a} names={names} />
       ) : null}
-      <BalancerHistoryPanel id={b.id} />
+      <BalancerHistoryPanel id={b.id} analyzedAt={a?.analyzedAt ?? null} />
       <section className="panel" aria-labelledby="timeline-h">
         <div className="panel-head">
           <h2 id="timeline-h">Timeline</h2>
