@@ -16,11 +16,8 @@ import { openStore, type Store } from '@/db/index';
 import { createBalancer } from '@/lib/balancers';
 import { checkBuild } from '@/lib/demo/next-app';
 import { stopChild } from '@/lib/peers/spawn';
-import { writeProbes } from '@/db/queries/subjects';
-import type { Verdict } from '@/lib/probe/types';
-import { analyzeCycle, keyedFingerprintOf } from '@/lib/rollout';
-import { analysisDigest } from '@/lib/rollout/digest';
 import { childEnvironment, processVariables, processSettings } from '@/lib/settings';
+import { syntheticVerdict, writeSyntheticCycle, type SyntheticKind } from './support/synthetic-cycle';
 
 const require = createRequire(import.meta.url);
 /** The overview's first row (1,000 balancers). */
@@ -44,164 +41,39 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-function verdictFor(url: string, kind: 'modern' | 'legacy' | 'down', at: number, seq: number): Verdict {
-  const base = {
-    url,
-    probedAt: at,
-    durationMs: 3 + (seq % 17),
-    address: '127.0.0.1',
-    servedBy: null,
-    anomaly: null,
-    cache: null,
-  };
-  if (kind === 'modern') {
-    return {
-      ...base,
-      verdict: 'modern',
-      reason: 'discover_result',
-      negotiatedVersion: '2026-07-28',
-      supported: ['2026-07-28'],
-      servedEras: 'modern-only',
-      serverInfo: { name: 'bench', version: '2.4.0' },
-      cache: { ttlMs: 300_000, cacheScope: 'public' },
-      initializeSent: false,
-      evidence: [
-        {
-          step: 'discover',
-          method: 'server/discover',
-          protocolVersion: '2026-07-28',
-          requestId: `erawatch-${seq}`,
-          httpStatus: 200,
-          contentType: 'application/json',
-          outcome: 'result',
-          rpcError: null,
-          elapsedMs: 3,
-        },
-      ],
-    };
-  }
-  if (kind === 'legacy') {
-    return {
-      ...base,
-      verdict: 'legacy',
-      reason: 'legacy_positive_evidence',
-      negotiatedVersion: '2025-11-25',
-      supported: ['2025-11-25'],
-      servedEras: 'legacy-only',
-      serverInfo: { name: 'bench', version: '1.32.2' },
-      initializeSent: true,
-      evidence: [
-        {
-          step: 'discover',
-          method: 'server/discover',
-          protocolVersion: '2026-07-28',
-          requestId: `erawatch-${seq}`,
-          httpStatus: 400,
-          contentType: 'application/json',
-          outcome: 'rpc_error',
-          rpcError: { code: -32000, message: 'Bad Request: No valid session ID provided' },
-          elapsedMs: 2,
-        },
-        {
-          step: 'initialize',
-          method: 'initialize',
-          protocolVersion: '2025-11-25',
-          requestId: `erawatch-${seq + 1}`,
-          httpStatus: 200,
-          contentType: 'text/event-stream',
-          outcome: 'result',
-          rpcError: null,
-          elapsedMs: 4,
-          checks: [
-            { name: 'id_match', passed: true },
-            { name: 'single_result', passed: true },
-            { name: 'protocol_version', passed: true },
-            { name: 'capabilities_object', passed: true },
-            { name: 'server_info', passed: true },
-          ],
-          sessionIssued: true,
-        },
-      ],
-    };
-  }
-  return {
-    ...base,
-    verdict: 'unavailable',
-    reason: 'timeout',
-    negotiatedVersion: null,
-    supported: [],
-    servedEras: 'unknown',
-    serverInfo: null,
-    initializeSent: false,
-    evidence: [
-      {
-        step: 'discover',
-        method: 'server/discover',
-        protocolVersion: '2026-07-28',
-        requestId: `erawatch-${seq}`,
-        httpStatus: null,
-        contentType: null,
-        outcome: 'timeout',
-        rpcError: null,
-        elapsedMs: 5_000,
-        detail: 'no response within 5000 ms',
-      },
-    ],
-  };
-}
-
 /** One stored cycle for a balancer whose nodes are of the given kinds (ids must be unique in the file). */
 async function seedCycle(
   store: Store,
   balancerId: string,
-  kinds: Array<'modern' | 'legacy' | 'down'>,
+  kinds: SyntheticKind[],
   at: number,
 ): Promise<void> {
   const newNodes = kinds.map((_, i) => ({
     id: `${balancerId.replace(/^bal_/, 'nod_')}_${i}`,
-    key: `listed:http://127.0.0.1:${20_000 + i}/mcp`,
-    origin: 'listed' as const,
     url: `http://127.0.0.1:${20_000 + i}/mcp`,
-    address: '127.0.0.1',
-    servedBy: null,
   }));
-  // `seq: null` marks nodes created this cycle (the writer assigns their rollup seq).
-  const results = newNodes.map((n, i) => {
-    const verdict = verdictFor(n.url, kinds[i] ?? 'modern', at, i * 2);
-    return {
-      nodeId: n.id,
-      seq: null,
-      verdict,
-      fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
-      prior: null,
-    };
-  });
-  const analysis = analyzeCycle({
-    balancerId,
-    at,
-    nodes: results.map((r) => ({ nodeId: r.nodeId, verdict: r.verdict, recentChanges: [] })),
-    samples: [],
-    window: null,
-    gateRevisions: ['2026-07-28'],
-  });
-  await writeProbes(store, {
-    kind: 'node',
-    region: 'default',
-    balancerId,
-    at,
-    newNodes,
-    results,
-    analysis,
-    analysisDigest: analysisDigest(analysis),
-    events: [],
-  });
+  const results = newNodes.map((n, i) => ({
+    nodeId: n.id,
+    seq: null,
+    verdict: syntheticVerdict(
+      {
+        url: n.url,
+        kind: kinds[i] ?? 'modern',
+        durationMs: 3 + ((i * 2) % 17),
+        seq: i * 2,
+        serverName: 'bench',
+      },
+      at,
+    ),
+  }));
+  await writeSyntheticCycle(store, { balancerId, at, newNodes, results });
 }
 
 export async function seed(file: string): Promise<{ bigId: string }> {
   const store = await openStore(file, { settings: processSettings() });
   try {
     const at = Date.now();
-    const kindsOf = (i: number): Array<'modern' | 'legacy' | 'down'> =>
+    const kindsOf = (i: number): SyntheticKind[] =>
       i % 10 === 0
         ? ['modern', 'legacy', 'modern']
         : i % 17 === 0
@@ -216,7 +88,7 @@ export async function seed(file: string): Promise<{ bigId: string }> {
       await seedCycle(store, b.id, kindsOf(i), at);
     }
     const big = await createBalancer(store, { name: 'bench-big', publicUrl: 'http://127.0.0.1:9/big' }, at);
-    const kinds = Array.from({ length: 1_000 }, (_, i): 'modern' | 'legacy' | 'down' =>
+    const kinds = Array.from({ length: 1_000 }, (_, i): SyntheticKind =>
       i % 7 === 0 ? 'legacy' : i % 50 === 0 ? 'down' : 'modern',
     );
     await seedCycle(store, big.id, kinds, at);

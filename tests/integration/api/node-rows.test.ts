@@ -21,10 +21,8 @@ process.env.ERAWATCH_AUTH_FAILURE_LIMIT = '0';
 
 const { getStore } = await import('@/db/index');
 const { createBalancer } = await import('@/lib/balancers');
-const { writeProbes } = await import('@/db/queries/subjects');
 const { listNodes } = await import('@/db/queries/nodes');
-const { analyzeCycle, keyedFingerprintOf } = await import('@/lib/rollout');
-const { analysisDigest } = await import('@/lib/rollout/digest');
+const { writeSyntheticCycle } = await import('@/bench/support/synthetic-cycle');
 
 type Handler = (req: Request, ctx?: { params: Promise<Record<string, string>> }) => Promise<Response>;
 const APP = path.resolve(import.meta.dirname, '../../../app');
@@ -113,13 +111,11 @@ async function writeCycle(at: number): Promise<void> {
   );
   await reader.close();
   const results = spec.map((s) => {
-    const verdict = verdictOf(s, at);
     const st = known.get(s.id)?.state ?? null;
     return {
       nodeId: s.id,
       seq: seqs.get(s.id) ?? null,
-      verdict,
-      fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
+      verdict: verdictOf(s, at),
       prior: st && {
         fingerprintKey: st.fingerprintKey,
         verdictDigest: null,
@@ -133,34 +129,12 @@ async function writeCycle(at: number): Promise<void> {
       },
     };
   });
-  const analysis = analyzeCycle({
+  await writeSyntheticCycle(store, {
     balancerId,
     at,
-    nodes: results.map((r) => ({ nodeId: r.nodeId, verdict: r.verdict, recentChanges: [] })),
-    samples: [],
-    window: null,
-    gateRevisions: [MODERN],
-  });
-  await writeProbes(store, {
-    kind: 'node',
-    region: 'default',
-    balancerId,
-    at,
-    newNodes:
-      known.size > 0
-        ? []
-        : spec.map((s) => ({
-            id: s.id,
-            key: `listed:${s.url}`,
-            origin: 'listed' as const,
-            url: s.url,
-            address: s.address,
-            servedBy: null,
-          })),
+    newNodes: known.size > 0 ? [] : spec.map((s) => ({ id: s.id, url: s.url, address: s.address })),
     results,
-    analysis,
-    analysisDigest: analysisDigest(analysis),
-    events: [],
+    gateRevisions: [MODERN],
   });
 }
 
@@ -499,34 +473,18 @@ describe('a second region', () => {
     await reader.close();
     const probed = spec.slice(0, 10);
     const at = T1 + 180_000;
-    const results = probed.map((s) => {
-      const verdict = verdictOf(s, at);
-      return {
-        nodeId: s.id,
-        seq: seqs.get(s.id) ?? null,
-        verdict,
-        fingerprintKey: keyedFingerprintOf(verdict)?.key ?? null,
-        prior: null,
-      };
-    });
-    const analysis = analyzeCycle({
+    const results = probed.map((s) => ({
+      nodeId: s.id,
+      seq: seqs.get(s.id) ?? null,
+      verdict: verdictOf(s, at),
+    }));
+    await writeSyntheticCycle(store, {
       balancerId,
       at,
-      nodes: results.map((r) => ({ nodeId: r.nodeId, verdict: r.verdict, recentChanges: [] })),
-      samples: [],
-      window: null,
-      gateRevisions: [MODERN],
-    });
-    await writeProbes(store, {
-      kind: 'node',
       region: 'eu-west',
-      balancerId,
-      at,
       newNodes: [],
       results,
-      analysis,
-      analysisDigest: analysisDigest(analysis),
-      events: [],
+      gateRevisions: [MODERN],
     });
     const eu = await allPages(UI_NODES, { region: 'eu-west', limit: '1000' });
     expect([...eu.ids].sort()).toEqual(probed.map((s) => s.id));
