@@ -160,9 +160,9 @@ const QUIET_LAG_BUDGET = 32;
 
 /**
  * Requests to admit in the next sample: while the loop lags by more than LAG_HIGH_MS, three quarters of what was
- * admitted in the last one (at least MIN_BUDGET); once it is below that again, a quarter more each sample (a
- * loaded machine rarely gives a quiet loop, and the admitted load is answered in time), and no bound once it is
- * well above what is admitted and the loop is quick.
+ * admitted in the last one (at least MIN_BUDGET); once it is quick again, a quarter more each sample, and no
+ * bound once it is well above what is admitted. (Growing back while the loop still lags by 50 to 200 ms admits
+ * the work of a flood's first second again: `bench api` then leaves requests unanswered for 10 s.)
  */
 export function budgetAfter(budget: number, admitted: number, lagMs: number): number {
   if (lagMs > LAG_HIGH_MS) {
@@ -171,9 +171,12 @@ export function budgetAfter(budget: number, admitted: number, lagMs: number): nu
     if (admitted < MIN_BUDGET) return Math.min(budget, QUIET_LAG_BUDGET);
     return Math.max(MIN_BUDGET, Math.floor(Math.min(budget, admitted) * 0.75));
   }
-  if (!Number.isFinite(budget)) return budget;
-  const next = Math.ceil(budget * 1.25) + 1;
-  return lagMs < LAG_LOW_MS && next > admitted * 4 && next > 1_000 ? Number.POSITIVE_INFINITY : next;
+  if (lagMs < LAG_LOW_MS) {
+    if (!Number.isFinite(budget)) return budget;
+    const next = Math.ceil(budget * 1.25) + 1;
+    return next > admitted * 4 && next > 1_000 ? Number.POSITIVE_INFINITY : next;
+  }
+  return budget;
 }
 
 function median(values: number[]): number {
