@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Fingerprint, PartitionGroup } from '@/lib/rollout/types';
 import { describeRegionSplit } from '@/lib/rollout/regions';
-import { listIds, plural } from '@/lib/rollout/text';
+import { boundedText, listIds, plural } from '@/lib/rollout/text';
 import { ALERT_NAMES, type AlertName, type PostableAlert } from '@/lib/schemas/alert-sink';
 import type { StoredAnalysisView } from '@/lib/schemas/balancer-analysis';
 
@@ -87,24 +87,9 @@ function summaryOf(name: AlertName, subject: AlertSubject): string {
 /** The longest `node` label value sent: a name is at most 80 characters, a URL label may be longer. */
 export const NODE_LABEL_MAX = 200;
 
-/**
- * A label value as Alertmanager takes it: valid UTF-8 (a lone surrogate becomes U+FFFD), control characters
- * escaped (`\xNN`), at most NODE_LABEL_MAX characters (the last one `…` when cut).
- */
+/** A label value as Alertmanager takes it: valid UTF-8, control characters escaped, at most NODE_LABEL_MAX. */
 export function labelValue(value: string): string {
-  let out = '';
-  for (const ch of value) {
-    const c = ch.charCodeAt(0);
-    const shown =
-      c < 0x20 || (c >= 0x7f && c <= 0x9f)
-        ? `\\x${c.toString(16).padStart(2, '0')}`
-        : c >= 0xd800 && c <= 0xdfff && ch.length === 1
-          ? '\uFFFD'
-          : ch;
-    if (out.length + shown.length > NODE_LABEL_MAX - 1) return `${out}…`;
-    out += shown;
-  }
-  return out;
+  return boundedText(value, NODE_LABEL_MAX);
 }
 
 /** The nodes an alert is about, by id: the odd ones out, the down ones or the refused ones. */

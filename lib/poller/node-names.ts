@@ -3,17 +3,9 @@
 // address. Names a remote party supplies (headers, reverse DNS) are made safe to show and to send on: control
 // characters escaped, at most NODE_NAME_MAX characters.
 import type { Verdict } from '@/lib/probe/types';
+import { boundedText } from '@/lib/rollout/text';
 import { NODE_NAME_MAX } from '@/lib/schemas/balancer';
 import type { NodeOrigin } from '@/db';
-
-/** One character as shown: a control character (C0, DEL, C1) as `\xNN`, anything else itself. */
-function shownChar(ch: string): string {
-  const c = ch.charCodeAt(0);
-  if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) return `\\x${c.toString(16).padStart(2, '0')}`;
-  // A lone surrogate has no UTF-8 form: JSON, headers and Alertmanager labels would each mangle it.
-  if (c >= 0xd800 && c <= 0xdfff && ch.length === 1) return '\uFFFD';
-  return ch;
-}
 
 /**
  * A remote party's name for a node, safe to store and show: trimmed, control characters escaped, cut to
@@ -21,15 +13,7 @@ function shownChar(ch: string): string {
  */
 export function remoteName(value: string | null | undefined): string | null {
   const trimmed = value?.trim() ?? '';
-  if (trimmed === '') return null;
-  const pieces = Array.from(trimmed, shownChar);
-  let out = '';
-  for (const [i, piece] of pieces.entries()) {
-    const last = i === pieces.length - 1;
-    if (out.length + piece.length > (last ? NODE_NAME_MAX : NODE_NAME_MAX - 1)) return `${out}…`;
-    out += piece;
-  }
-  return out;
+  return trimmed === '' ? null : boundedText(trimmed, NODE_NAME_MAX);
 }
 
 export interface NameFacts {
