@@ -4,14 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
-import { openDemoRolloutWindow, registerDemoBalancers } from '@/lib/demo/register';
+import type { DemoFleet } from '@/lib/demo/fleet';
+import { openDemoRolloutWindow } from '@/lib/demo/register';
 import { runRolloutScript } from '@/lib/demo/rollout-script';
 import { closeDefaultProbe } from '@/lib/poller/default-probe';
 import { storeLocation } from '../../support/store';
 import { processSettings } from '@/lib/settings';
 import { testSettings } from '../../support/settings';
 import { runOneCycle } from '../../support/cycle';
+import { startDemoSearch } from '../../support/demo-search';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-progress-'));
 process.env.ERAWATCH_DB = await storeLocation(dir, 'progress.db');
@@ -40,13 +41,7 @@ async function get(mod: Promise<Record<string, unknown>>, url: string) {
 beforeAll(async () => {
   const { getStore } = await import('@/db/index');
   const store = await getStore({ settings: processSettings() });
-  fleet = await startDemoFleet();
-  const wide = { intervalMs: 120_000, timeoutMs: 30_000, legacyProbeTimeoutMs: 30_000 };
-  const search = fleet.balancers
-    .filter((b) => b.name === DEMO_BALANCERS.rollout)
-    .map((b) => ({ ...b, ...wide }));
-  const [registered] = await registerDemoBalancers(store, search);
-  searchId = registered?.balancer.id ?? '';
+  ({ fleet, searchId } = await startDemoSearch(store));
   // A window declared an hour ago in which nothing has moved yet: stalled until the first node moves.
   await openDemoRolloutWindow(store, searchId, 2 * HOUR, Date.now() - HOUR);
 }, 180_000);

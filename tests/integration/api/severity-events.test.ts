@@ -4,14 +4,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEMO_BALANCERS, startDemoFleet, type DemoFleet } from '@/lib/demo/fleet';
-import { registerDemoBalancers } from '@/lib/demo/register';
+import type { DemoFleet } from '@/lib/demo/fleet';
 import { runRolloutScript } from '@/lib/demo/rollout-script';
 import { closeDefaultProbe } from '@/lib/poller/default-probe';
 import { storeLocation } from '../../support/store';
 import { processSettings } from '@/lib/settings';
 import { testSettings } from '../../support/settings';
 import { runOneCycle } from '../../support/cycle';
+import { startDemoSearch } from '../../support/demo-search';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'erawatch-severity-events-'));
 process.env.ERAWATCH_DB = await storeLocation(dir, 'severity-events.db');
@@ -37,14 +37,7 @@ async function getJson(url: string) {
 beforeAll(async () => {
   const { getStore } = await import('@/db/index');
   const store = await getStore({ settings: processSettings() });
-  fleet = await startDemoFleet();
-  // Deadlines a loaded machine always meets: the era walk is under test, not the demo's timeouts.
-  const wide = { intervalMs: 120_000, timeoutMs: 30_000, legacyProbeTimeoutMs: 30_000 };
-  const search = fleet.balancers
-    .filter((b) => b.name === DEMO_BALANCERS.rollout)
-    .map((b) => ({ ...b, ...wide }));
-  const [registered] = await registerDemoBalancers(store, search);
-  searchId = registered?.balancer.id ?? '';
+  ({ fleet, searchId } = await startDemoSearch(store));
 }, 180_000);
 
 afterAll(async () => {
