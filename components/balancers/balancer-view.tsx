@@ -36,7 +36,6 @@ import {
   groupLetter,
   type FingerprintField,
 } from '@/lib/ui/balancer';
-import { withNodeNames } from '@/lib/ui/events';
 import { presentGate, presentStatus, type Presentation } from '@/lib/ui/presentation';
 import { isAuthGatedReason } from '@/lib/probe/types';
 import { describeRegionSplit } from '@/lib/rollout/regions';
@@ -96,7 +95,7 @@ export function BalancerView({ id }: { id: string }) {
       <BalancerProgressPanel progress={b.progress} />
       <div className="grid-3">
         <HazardPanel analysis={a} />
-        <GatePanel balancerId={b.id} analysis={a} names={names} />
+        <GatePanel balancerId={b.id} analysis={a} />
         <WindowPanel balancer={b} />
       </div>
       {a && (a.partition.length > 0 || a.degradedNodes.length > 0) ? (
@@ -128,11 +127,13 @@ export function BalancerView({ id }: { id: string }) {
   );
 }
 
-/** Node ids named in the timeline, the gate's reasons and the unavailable list, as the nodes' labels. */
+/**
+ * Node ids in the timeline and the unavailable list, as the nodes' labels (events stored before nodes had
+ * names carry ids in their text). The gate's reasons name nodes themselves.
+ */
 function useNodeNames(a: BalancerAnalysisView | null, events: EventItem[]): Map<string, string> {
   const ids = [
     ...events.flatMap((e) => (e.nodeId ? [e.nodeId] : [])),
-    ...(a?.gates ?? []).flatMap((g) => g.reasons.flatMap((r) => r.match(/\bnod_[A-Za-z0-9_-]+/g) ?? [])),
     ...(a?.degradedNodes ?? []).map((d) => d.nodeId),
   ].slice(0, 500);
   const labels = useQuery(nodeLabelsQuery(browserFetcher, ids));
@@ -297,11 +298,9 @@ function HazardPanel({ analysis: a }: { analysis: BalancerAnalysisView | null })
 function GatePanel({
   balancerId,
   analysis: a,
-  names,
 }: {
   balancerId: string;
   analysis: BalancerAnalysisView | null;
-  names: Map<string, string>;
 }) {
   const gates = a?.gates ?? [];
   const drift = a ? catalogDriftOf(a.partition) : null;
@@ -325,7 +324,7 @@ function GatePanel({
               />
             </p>
             {g.reasons.length > 0 ? (
-              <GateReasons balancerId={balancerId} gate={g} names={names} />
+              <GateReasons balancerId={balancerId} gate={g} />
             ) : (
               <p className="muted" style={{ margin: 0 }}>
                 Every node is available and presents the same served set
@@ -440,6 +439,7 @@ function FingerprintGroups({
             diffs={diffs}
             href={matrixHref(balancerId, { group: g.key })}
             balancerId={balancerId}
+            analyzedAt={a.analyzedAt}
           />
         ))}
         <UnavailableGroup
@@ -483,7 +483,7 @@ type GateSnapshot = BalancerAnalysisView['gates'][number];
  * Each reason (three lines at most, whole on hover) with a link to the matrix showing the nodes it names:
  * the gate's own answer gives each reason's node count and filter (until it answers, the reasons stand alone).
  */
-function GateReasons(props: { balancerId: string; gate: GateSnapshot; names: Map<string, string> }) {
+function GateReasons(props: { balancerId: string; gate: GateSnapshot }) {
   const answer = useQuery(
     gateQuery(browserFetcher, props.balancerId, props.gate.revision, props.gate.reasons),
   );
@@ -492,8 +492,8 @@ function GateReasons(props: { balancerId: string; gate: GateSnapshot; names: Map
   return (
     <ul className="reasons">
       {details.map((d) => (
-        <li key={d.text} data-testid="gate-reason" title={withNodeNames(d.text, props.names)}>
-          <span className="clamp">{withNodeNames(d.text, props.names)}</span>
+        <li key={d.text} data-testid="gate-reason" title={d.text}>
+          <span className="clamp">{d.text}</span>
           {d.nodes && d.nodes.count > 0 ? (
             <Link
               className="reason-nodes"
@@ -552,6 +552,7 @@ function GroupCard(props: {
   diffs: Set<FingerprintField>;
   href: string;
   balancerId: string;
+  analyzedAt: number;
 }) {
   const { group: g, letter, baseLetter, diffs } = props;
   const count = groupNodeCount(g);
@@ -577,7 +578,7 @@ function GroupCard(props: {
         ) : null}
       </dl>
       {count > 0 && count <= GROUP_NAMES_MAX ? (
-        <GroupMembers balancerId={props.balancerId} groupKey={g.key} />
+        <GroupMembers balancerId={props.balancerId} groupKey={g.key} analyzedAt={props.analyzedAt} />
       ) : null}
       {count > 0 ? (
         <div className="group-nodes">
@@ -591,8 +592,10 @@ function GroupCard(props: {
 }
 
 /** A small group's nodes by name, each a link to its page. */
-function GroupMembers({ balancerId, groupKey }: { balancerId: string; groupKey: string }) {
-  const members = useQuery(groupMembersQuery(browserFetcher, balancerId, groupKey));
+function GroupMembers(props: { balancerId: string; groupKey: string; analyzedAt: number }) {
+  const members = useQuery(
+    groupMembersQuery(browserFetcher, props.balancerId, props.groupKey, props.analyzedAt),
+  );
   if (!members.data || members.data.length === 0) return null;
   return (
     <p className="group-members" data-testid="group-members">

@@ -28,7 +28,8 @@ export const queryKeys = {
   balancer: (id: string) => ['balancer', id] as const,
   balancerNodes: (id: string) => ['balancer', id, 'nodes'] as const,
   balancerNodePages: (id: string, query: MatrixQuery) => ['balancer', id, 'nodes', 'pages', query] as const,
-  groupMembers: (id: string, key: string) => ['balancer', id, 'nodes', 'group', key] as const,
+  groupMembers: (id: string, key: string, analyzedAt: number) =>
+    ['balancer', id, 'nodes', 'group', key, analyzedAt] as const,
   balancerEvents: (id: string) => ['balancer', id, 'events'] as const,
   gate: (id: string, revision: string, reasons: string) =>
     ['balancer', id, 'gate', revision, reasons] as const,
@@ -107,10 +108,16 @@ export function balancerNodePagesQuery(fetcher: Fetcher, id: string, query: Matr
 /** A small group's nodes are named on its card; a larger one is counted and opens the matrix instead. */
 export const GROUP_NAMES_MAX = 8;
 
-/** The nodes of one fingerprint group (at most GROUP_NAMES_MAX rows, by name), for its card. */
-export function groupMembersQuery(fetcher: Fetcher, id: string, key: string) {
+/**
+ * The nodes of one fingerprint group (at most GROUP_NAMES_MAX rows, by name), for its card. Who is in a group
+ * changes only with a cycle: asked again when the analysis is newer (`analyzedAt`), not at every refresh.
+ */
+export function groupMembersQuery(fetcher: Fetcher, id: string, key: string, analyzedAt: number) {
   return queryOptions({
-    queryKey: queryKeys.groupMembers(id, key),
+    queryKey: queryKeys.groupMembers(id, key, analyzedAt),
+    refetchInterval: false,
+    staleTime: Infinity,
+    placeholderData: keepPreviousData,
     queryFn: async () => {
       const params = new URLSearchParams({ group: key, limit: String(GROUP_NAMES_MAX) });
       const page = await requestJson<NodePage<NodeRow>>(
