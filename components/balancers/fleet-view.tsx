@@ -5,6 +5,7 @@ import { useVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
 import { RoleGate } from '@/components/session/role';
 import { useSearchParams } from 'next/navigation';
+import { replaceUrlQuery } from '@/components/ui/url-query';
 import { useDeferredValue, useMemo, useRef, useState } from 'react';
 import { NARROW_QUERY, useMediaQuery } from '@/components/ui/use-media';
 import { useSlashFocus } from '@/components/ui/use-slash-focus';
@@ -33,14 +34,15 @@ export function FleetView() {
   const params = useSearchParams();
   const [search, setSearchState] = useState(() => params.get('q') ?? '');
   const [status, setStatusState] = useState<FleetFilter['status']>(() => readStatus(params.get('state')));
-  // The filter lives in the URL so it can be shared; replaceState changes it without a server round trip.
-  const syncUrl = (q: string, state: FleetFilter['status']) => {
-    const next = new URLSearchParams();
-    if (q) next.set('q', q);
-    if (state !== 'all') next.set('state', state);
-    const qs = next.toString();
-    window.history.replaceState(null, '', qs ? `?${qs}` : window.location.pathname);
-  };
+  // The filter lives in the URL so it can be shared.
+  const syncUrl = (q: string, state: FleetFilter['status']) =>
+    replaceUrlQuery((next) => {
+      if (q) next.set('q', q);
+      else next.delete('q');
+      if (state !== 'all') next.set('state', state);
+      else next.delete('state');
+      return next;
+    });
   const setSearch = (q: string) => {
     setSearchState(q);
     syncUrl(q, status);

@@ -3,6 +3,7 @@
 // the node lacks and availability, a sort for phones (wider screens sort by the column headers), the count of
 // matching rows and a way to clear. The picks live in the URL, so a link or a reload keeps them.
 import { useSearchParams } from 'next/navigation';
+import { replaceUrlQuery } from '@/components/ui/url-query';
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { CLIENT_ERAS, SERVED_ERAS } from '@/lib/probe/types';
@@ -22,18 +23,16 @@ import {
 import { presentStatus } from '@/lib/ui/presentation';
 
 /**
- * The matrix's query from the page's URL, and a setter that rewrites the URL in place (history.replaceState,
- * which Next's router follows: no server round trip, no new history entry per keystroke). Links to a
- * filtered matrix are ordinary navigations, so the back button leaves them.
+ * The matrix's query from the page's URL, and a setter that rewrites the URL in place (replaceUrlQuery). Links
+ * to a filtered matrix are ordinary navigations, so the back button leaves them.
  */
 export function useMatrixQuery(): [MatrixQuery, (next: MatrixQuery) => void] {
   const params = useSearchParams();
   const query = useMemo(() => readMatrixQuery(params), [params]);
-  const set = useCallback((next: MatrixQuery) => {
-    const qs = withMatrixQuery(new URLSearchParams(window.location.search), next).toString();
-    const url = `${window.location.pathname}${qs ? `?${qs}` : ''}${window.location.hash}`;
-    window.history.replaceState(null, '', url);
-  }, []);
+  const set = useCallback(
+    (next: MatrixQuery) => replaceUrlQuery((current) => withMatrixQuery(current, next)),
+    [],
+  );
   return [query, set];
 }
 

@@ -1,5 +1,6 @@
 'use client';
-import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useSearchParams } from 'next/navigation';
+import { replaceUrlQuery } from './url-query';
 import { RANGE_PARAM, TIME_RANGES, readRange, withRange, type TimeRange } from '@/lib/ui/time-range';
 
 /** The range the URL names (`?range=`), the default otherwise. */
@@ -9,10 +10,7 @@ export function useTimeRange(): TimeRange {
 
 /** 15 min … 30 d as a segmented control; the choice is kept in the URL, so a link or a reload keeps it. */
 export function RangePicker({ label = 'Time range' }: { label?: string }) {
-  const router = useRouter();
-  const pathname = usePathname();
-  const params = useSearchParams();
-  const current = readRange(params.get(RANGE_PARAM));
+  const current = useTimeRange();
   return (
     <span className="segmented" role="group" aria-label={label} data-testid="range-picker">
       {TIME_RANGES.map((r) => (
@@ -22,7 +20,7 @@ export function RangePicker({ label = 'Time range' }: { label?: string }) {
           aria-pressed={r.key === current.key}
           title={`the last ${r.long}`}
           onClick={() =>
-            router.replace(`${pathname}${withRange(params.toString(), r.key)}`, { scroll: false })
+            replaceUrlQuery((params) => new URLSearchParams(withRange(params.toString(), r.key)))
           }
         >
           {r.label}
